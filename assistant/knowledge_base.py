@@ -1,0 +1,124 @@
+"""The one object every interface talks to: ask, stream, search, versions."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+
+from assistant.answering import (
+    MIN_COVERAGE,
+    Answerer,
+    ExtractiveAnswerer,
+    missing_symbols,
+    refusal,
+)
+from assistant.embeddings import Embedder, SentenceTransformerEmbedder
+from assistant.models import Answer, Passage
+from assistant.query import Query, build_query
+from assistant.retrieval import HybridRetriever
+from assistant.settings import Settings
+from assistant.store import ChunkStore
+
+logger = logging.getLogger(__name__)
+
+ANSWER_PASSAGES = 8  # passages the answerer reads; `top_k` of them at most are cited
+
+
+class KnowledgeBase:
+    """Release docs you can ask questions of. Build once with `open`, share across threads."""
+
+    def __init__(self, settings: Settings, retriever: HybridRetriever, answerer: Answerer | None = None) -> None:
+        self.settings = settings
+        self.retriever = retriever
+        self.extractive = ExtractiveAnswerer(retriever, max_units=settings.top_k)
+        self.answerer: Answerer = answerer or self.extractive
+
+    @classmethod
+    def open(
+        cls, settings: Settings, *, embedder: Embedder | None = None, answerer: Answerer | None = None
+    ) -> KnowledgeBase:
+        """Load the index built by `ingest.sync`; raises `assistant.store.IndexError_` when there is none."""
+        store = ChunkStore(settings.index_path)
+        manifest = store.manifest()
+        chunks = store.load_chunks(manifest)
+        embedder = embedder or SentenceTransformerEmbedder(settings.embedding_model)
+        assert manifest is not None  # load_chunks raised otherwise
+        kb = cls(settings, HybridRetriever(store, manifest, embedder, chunks), answerer)
+        embedder.encode(["warm-up"])  # load the model now, not on the first user's question
+        return kb
+
+    def versions(self) -> list[str]:
+        """Indexed versions, oldest first."""
+        return list(self.retriever.versions)
+
+    def search(self, query: str, *, k: int = 10, version: str | None = None) -> list[Passage]:
+        """The k best passages for a free-text query, with scores."""
+        q = build_query(query, self.versions(), version=version, max_chars=self.settings.max_question_chars)
+        return self.retriever.search(q, k)
+
+    def ask(self, question: str, history: Sequence[str] = (), version: str | None = None) -> Answer:
+        """Answer a question; `history` holds the user's earlier questions in this conversation."""
+        answer = None
+        for answer in self.stream(question, history, version):
+            pass
+        assert answer is not None
+        return answer
+
+    def stream(self, question: str, history: Sequence[str] = (), version: str | None = None) -> Iterator[Answer]:
+        """Drafts of the answer as it is written; the last one has `final=True` and timings."""
+        started = time.perf_counter()
+        timings: dict[str, float] = {}
+        query = build_query(
+            question, self.versions(), history=history, version=version, max_chars=self.settings.max_question_chars
+        )
+        answer: Answer | None = None
+        for answer in self._answer(query, timings):
+            if not answer.final:
+                yield answer
+        assert answer is not None
+        timings["total"] = (time.perf_counter() - started) * 1e3
+        yield replace(answer, final=True, timings_ms={k: round(v, 2) for k, v in timings.items()})
+
+    def _answer(self, query: Query, timings: dict[str, float]) -> Iterator[Answer]:
+        no = self._precheck(query)
+        if no is not None:
+            yield no
+            return
+        passages = self.retriever.search(query, ANSWER_PASSAGES, timings)
+        started = time.perf_counter()
+        no = self._evidence_check(query, passages)
+        if no is not None:
+            yield no
+            return
+        yield from self.answerer.stream(query, passages)
+        timings["answer"] = (time.perf_counter() - started) * 1e3
+
+    def _precheck(self, query: Query) -> Answer | None:
+        if query.versions and not set(query.versions) & set(self.versions()):
+            return refusal(query, reason=self._coverage_note(query))
+        if query.unknown_versions and not query.prefer:
+            return refusal(query, reason=self._coverage_note(query))
+        if not query.terms and not query.prefer:
+            return refusal(query)
+        return None
+
+    def _evidence_check(self, query: Query, passages: Sequence[Passage]) -> Answer | None:
+        if not passages:
+            return refusal(query)
+        missing = missing_symbols(query, self.retriever)
+        if missing:
+            names = ", ".join(f"`{m}`" for m in missing[:3])
+            reason = f"(Nothing mentions {names}.)" if query.language != "fr" else f"(Aucune mention de {names}.)"
+            return refusal(query, reason=reason)
+        if query.terms and self.extractive.best_coverage(query, passages) < MIN_COVERAGE:
+            return refusal(query)
+        return None
+
+    def _coverage_note(self, query: Query) -> str:
+        versions = self.versions()
+        span = f"{versions[0]}–{versions[-1]}" if versions else "none"
+        if query.language == "fr":
+            return f"(Les documents indexés couvrent les versions {span}.)"
+        return f"(The indexed docs cover versions {span}.)"

@@ -1,0 +1,69 @@
+"""Data the core returns: frozen dataclasses that every interface renders in its own way."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+Mode = Literal["extractive", "llm"]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One indexed piece of a document, with the metadata its citations need."""
+
+    id: str
+    text: str
+    source: str  # path relative to the corpus root, always with forward slashes
+    title: str
+    product: str
+    version: str
+    kind: str
+    section: str
+    language: str = "en"
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class Passage:
+    """A chunk found for a query: fused score (higher is better) and the two signals behind it."""
+
+    chunk: Chunk
+    score: float
+    similarity: float | None = None  # cosine similarity to the query, when dense search found it
+    bm25: float | None = None  # BM25 score, when lexical search found it
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A numbered source behind an answer; `n` matches the [n] markers in the answer text."""
+
+    n: int
+    title: str
+    version: str
+    kind: str
+    section: str
+    source: str
+    url: str
+    quote: str
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What `KnowledgeBase.ask` returns; `found` is False for honest refusals, which cite nothing."""
+
+    question: str
+    text: str
+    found: bool
+    citations: tuple[Citation, ...] = ()
+    mode: Mode = "extractive"
+    language: str = "en"
+    notice: str | None = None
+    final: bool = True
+    timings_ms: dict[str, float] = field(default_factory=dict, compare=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (the `ask --json` contract)."""
+        data = asdict(self)
+        data.pop("final")
+        return data

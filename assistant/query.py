@@ -1,0 +1,221 @@
+"""Understanding a question before search: versions it names, follow-ups, French terms."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from assistant.text import content_terms, detect_language, fold
+
+_VERSION = re.compile(r"(?<![\w.])v?(\d{1,2})\.(\d{1,2})(?:\.(\d{1,2}))?(?![\w]|\.\d)")
+# Numbers after these words are versions of something else ("CUDA 12.6", "Python 3.14").
+_OTHER_VERSIONED = frozenset(
+    "cuda python cmake gcc clang rocm cudnn numpy triton nccl c++ xcode macos ubuntu sm driver opset onnx llvm "
+    "mkl onednn glibc manylinux nvcc cublas cusolver cutlass magma protobuf windows android ios arm sve xpu "
+    "compute capability cp intel oneapi msvc visual studio".split()
+)
+_PRODUCT_WORDS = frozenset("pytorch torch version versions release releases v libtorch".split())
+
+# Release-doc vocabulary, French to English, so a French question reaches English passages lexically too.
+FRENCH_GLOSSARY = {
+    "optimiseur": "optimizer",
+    "optimiseurs": "optimizers",
+    "compiler": "build compile",
+    "construire": "build",
+    "compilation": "build compile",
+    "source": "source",
+    "minimale": "minimum",
+    "minimum": "minimum",
+    "requise": "required",
+    "requis": "required",
+    "exige": "requires",
+    "nécessite": "requires",
+    "obsolète": "deprecated",
+    "obsolètes": "deprecated",
+    "déprécié": "deprecated",
+    "dépréciée": "deprecated",
+    "dépréciation": "deprecation deprecated",
+    "supprimé": "removed",
+    "supprimée": "removed",
+    "retiré": "removed",
+    "changements": "changes",
+    "incompatibles": "incompatible breaking",
+    "cassant": "breaking",
+    "casse": "breaks breaking",
+    "cassé": "broken breaking",
+    "mémoire": "memory",
+    "unifiée": "unified",
+    "rapide": "faster",
+    "vitesse": "speed faster",
+    "nouvelle": "new",
+    "nouveau": "new",
+    "nouveautés": "new features",
+    "fonctionnalité": "feature",
+    "fonctionnalités": "features",
+    "graphe": "graph",
+    "graphes": "graphs",
+    "capture": "capture",
+    "rejouer": "replay",
+    "sauvegarder": "save",
+    "enregistrer": "save",
+    "défaut": "default",
+    "entraînement": "training",
+    "distribué": "distributed",
+    "distribuée": "distributed",
+    "noyau": "kernel",
+    "noyaux": "kernels",
+    "avertissement": "warning",
+    "erreur": "error",
+    "lève": "raises",
+    "prise": "support",
+    "supporte": "supports",
+    "prend": "supports",
+    "charge": "support",
+    "précision": "precision",
+    "quantification": "quantization",
+    "compilateur": "compiler",
+    "publié": "released",
+    "publiée": "released",
+    "sortie": "release released",
+    "migrer": "migrate",
+    "remplace": "replaces replacement",
+    "remplacer": "replace",
+    "plateforme": "platform",
+    "désormais": "now",
+    "numérique": "numerical",
+    "parité": "parity",
+    "lent": "slow",
+    "valeur": "value",
+    "paramètre": "parameter argument",
+    "fichier": "file",
+    "libre": "free",
+    "utilise": "uses",
+}
+_GLOSSARY_FOLDED = {fold(k): v for k, v in FRENCH_GLOSSARY.items()}
+# How users say it vs. how release notes say it.
+ENGLISH_SYNONYMS = {
+    "break": "incompatible",
+    "breaks": "incompatible",
+    "breaking": "incompatible",
+    "broke": "incompatible",
+    "bc": "incompatible",
+    "removed": "deprecated",
+    "faster": "performance",
+    "speedup": "performance faster",
+    "slower": "regression",
+}
+
+
+@dataclass(frozen=True)
+class Query:
+    """A question made ready for search."""
+
+    question: str  # as asked (truncated if overlong)
+    text: str  # what is searched: the question, or a follow-up made standalone
+    language: str
+    terms: tuple[str, ...]  # content terms of `text`, for coverage and refusal checks
+    versions: tuple[str, ...] = ()  # hard filter (the caller's --version)
+    prefer: tuple[str, ...] = ()  # versions the question names; their passages rank higher
+    unknown_versions: tuple[str, ...] = ()  # "PyTorch 1.13" when 1.13 is not indexed
+
+
+def _version_key(v: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in re.split(r"[.\-]", v))
+
+
+def sort_versions(versions: Sequence[str]) -> list[str]:
+    return sorted(set(versions), key=_version_key)
+
+
+def named_versions(text: str, available: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Indexed versions a text names, and product versions it names that are not indexed."""
+    found, unknown, _ = _scan_versions(text, available)
+    return found, unknown
+
+
+def without_versions(text: str, available: Sequence[str]) -> str:
+    """The text minus its product-version mentions (they steer ranking, they are not topic words)."""
+    return _scan_versions(text, available)[2]
+
+
+def _scan_versions(text: str, available: Sequence[str]) -> tuple[list[str], list[str], str]:
+    found: list[str] = []
+    unknown: list[str] = []
+    rest = text
+    for m in reversed(list(_VERSION.finditer(text))):
+        before = re.findall(r"[\w+]+", text[max(0, m.start() - 24) : m.start()].lower())
+        prev = before[-1] if before else ""
+        if prev in _OTHER_VERSIONED:
+            continue
+        major, minor, patch = m.group(1), m.group(2), m.group(3)
+        matches = [
+            v
+            for v in available
+            if _version_key(v)[:2] == (int(major), int(minor)) and (patch is None or _version_key(v)[2:3] == (int(patch),))
+        ]
+        if matches:
+            found += [v for v in matches if v not in found]
+        elif prev in _PRODUCT_WORDS or m.group(0).startswith("v"):
+            unknown.append(m.group(0).lstrip("v"))
+        else:
+            continue
+        rest = rest[: m.start()] + " " + rest[m.end() :]
+    return found[::-1], unknown[::-1], rest
+
+
+def expand_synonyms(text: str) -> str:
+    """Append the release-notes wording of a few everyday words ("breaks" -> "incompatible")."""
+    extra = [ENGLISH_SYNONYMS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in ENGLISH_SYNONYMS]
+    return f"{text} {' '.join(dict.fromkeys(extra))}" if extra else text
+
+
+def expand_french(text: str) -> str:
+    """Append English equivalents of known French release-doc words."""
+    extra = [_GLOSSARY_FOLDED[w] for w in (fold(t) for t in re.findall(r"[^\W\d_]+", text)) if w in _GLOSSARY_FOLDED]
+    return f"{text} {' '.join(extra)}" if extra else text
+
+
+def is_follow_up(terms: Sequence[str]) -> bool:
+    """A question too thin to search alone leans on the conversation ("and in 2.11?", "et pour MPS ?")."""
+    return len(terms) < 2
+
+
+def build_query(
+    question: str,
+    available: Sequence[str],
+    *,
+    history: Sequence[str] = (),
+    version: str | None = None,
+    max_chars: int = 2000,
+) -> Query:
+    """Turn a question (and earlier user turns) into what the retriever searches for."""
+    question = " ".join(question.split())[:max_chars]
+    language = detect_language(question)
+    text = expand_french(question) if language == "fr" else expand_synonyms(question)
+    prefer, unknown = named_versions(question, available)
+    prefer_here = bool(prefer)
+    previous = [h for h in history if h.strip()]
+    if previous:
+        terms = content_terms(without_versions(question, available))
+        last = previous[-1]
+        if not prefer:  # "and which optimizer gained fused=True?" keeps the version talked about
+            prefer, _ = named_versions(" ".join(previous[-3:]), available)
+        if is_follow_up(terms):
+            last_text = expand_french(last) if detect_language(last) == "fr" else last
+            # Only the topic of the last question is carried over, not the version it named.
+            text = f"{text} {without_versions(last_text, available) if prefer_here else last_text}"
+    versions: tuple[str, ...] = ()
+    if version:
+        versions = tuple(v for v in available if v == version or v.startswith(version.rstrip(".") + "."))
+        if not versions:
+            versions = (version,)
+    return Query(
+        question=question,
+        text=text,
+        language=language,
+        terms=tuple(content_terms(without_versions(text, available))),
+        versions=versions,
+        prefer=tuple(prefer),
+        unknown_versions=tuple(unknown),
+    )

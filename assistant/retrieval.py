@@ -1,0 +1,100 @@
+"""Hybrid retrieval: dense (Chroma) and lexical (BM25) rankings fused by reciprocal rank."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+from collections.abc import Sequence
+
+import numpy as np
+
+from assistant.embeddings import Embedder
+from assistant.models import Chunk, Passage
+from assistant.query import Query, sort_versions
+from assistant.store import ChunkStore, Manifest
+from assistant.text import index_text, tokens
+
+RRF_K = 60  # the usual constant: damps the head of each ranking so neither signal dominates
+CANDIDATES = 40  # taken from each ranking before fusion
+PREFERRED_BOOST = 1.6  # a version the question names outranks a slightly better match elsewhere
+
+
+class HybridRetriever:
+    """Search over one index generation; BM25 is built in memory from the chunks Chroma holds."""
+
+    def __init__(self, store: ChunkStore, manifest: Manifest, embedder: Embedder, chunks: Sequence[Chunk]) -> None:
+        import bm25s
+
+        self.store = store
+        self.manifest = manifest
+        self.embedder = embedder
+        self.chunks = list(chunks)
+        self.by_id = {c.id: i for i, c in enumerate(self.chunks)}
+        self.versions = sort_versions([c.version for c in self.chunks if c.version])
+        self._version_of = np.array([c.version for c in self.chunks], dtype=object)
+        corpus_tokens = [tokens(index_text(c)) for c in self.chunks]
+        self.bm25 = bm25s.BM25()
+        if corpus_tokens:
+            self.bm25.index(corpus_tokens, show_progress=False)
+        df = Counter(t for toks in corpus_tokens for t in set(toks))
+        n = max(len(corpus_tokens), 1)
+        self._idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+        self._max_idf = math.log(1 + (n + 0.5) / 0.5)
+
+    def idf(self, token: str) -> float:
+        """Rarity of an index token; unseen tokens get the maximum."""
+        return self._idf.get(token, self._max_idf)
+
+    def knows(self, token: str) -> bool:
+        return token in self._idf
+
+    def search(self, query: Query, k: int, timings: dict[str, float] | None = None) -> list[Passage]:
+        """The k best passages for a query, honouring its version filter and preference."""
+        timings = timings if timings is not None else {}
+        if not self.chunks:
+            return []
+        t0 = time.perf_counter()
+        vector = self.embedder.encode([query.text])[0]
+        t1 = time.perf_counter()
+        dense = self._dense(vector, query)
+        t2 = time.perf_counter()
+        lexical = self._lexical(query)
+        t3 = time.perf_counter()
+        fused: dict[str, float] = {}
+        for ranking in (dense, lexical):
+            for rank, (cid, _) in enumerate(ranking):
+                fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
+        if query.prefer:
+            for cid in fused:
+                if self.chunks[self.by_id[cid]].version in query.prefer:
+                    fused[cid] *= PREFERRED_BOOST
+        sims, scores = dict(dense), dict(lexical)
+        best = sorted(fused, key=fused.__getitem__, reverse=True)[:k]
+        timings.update(embed=(t1 - t0) * 1e3, dense=(t2 - t1) * 1e3, lexical=(t3 - t2) * 1e3)
+        return [
+            Passage(self.chunks[self.by_id[cid]], fused[cid], similarity=sims.get(cid), bm25=scores.get(cid))
+            for cid in best
+        ]
+
+    def _dense(self, vector: np.ndarray, query: Query) -> list[tuple[str, float]]:
+        n = min(CANDIDATES, len(self.chunks))
+        hits = self.store.query(vector, n, versions=query.versions or None, manifest=self.manifest)
+        if query.prefer and not query.versions:
+            # The preferred version's own neighbours, so its passages are candidates even when others crowd it out.
+            hits += self.store.query(vector, min(n, 20), versions=query.prefer, manifest=self.manifest)
+        best: dict[str, float] = {}
+        for cid, sim in hits:
+            if cid in self.by_id:
+                best[cid] = max(sim, best.get(cid, -1.0))
+        return sorted(best.items(), key=lambda kv: kv[1], reverse=True)
+
+    def _lexical(self, query: Query) -> list[tuple[str, float]]:
+        toks = tokens(query.text)
+        if not toks:
+            return []
+        scores = self.bm25.get_scores(toks)
+        if query.versions:
+            scores = np.where(np.isin(self._version_of, query.versions), scores, 0.0)
+        top = np.argsort(-scores)[:CANDIDATES]
+        return [(self.chunks[i].id, float(scores[i])) for i in top if scores[i] > 0]

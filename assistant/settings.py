@@ -1,0 +1,39 @@
+"""Typed settings, read from `RELDOCS_*` environment variables when `Settings()` is built (never at import)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+
+class Settings(BaseSettings):
+    """Everything reldocs can be told; app.py builds one and passes it down."""
+
+    model_config = SettingsConfigDict(env_prefix="RELDOCS_", extra="ignore")
+
+    corpus_dir: Path = Field(PROJECT_ROOT / "corpus", description="Folder of release docs to index.")
+    data_dir: Path = Field(PROJECT_ROOT / "data", description="Folder for the index and feedback.")
+    index_dir: Path | None = Field(None, description="Index folder; defaults to <data_dir>/index.")
+    embedding_model: str = Field(
+        DEFAULT_MODEL,
+        description="Sentence-transformers model name or local path; the default ships offline.",
+    )
+    embedding_batch_size: int = Field(32, ge=1, description="Chunks encoded per batch during ingest.")
+    top_k: int = Field(5, ge=1, le=20, description="Passages an answer is drawn from.")
+    max_question_chars: int = Field(2000, ge=50, description="Longer questions are truncated.")
+    llm: str | None = Field(None, description="Optional chat model, e.g. 'openai:gpt-4o-mini'.")
+    llm_timeout_s: float = Field(10.0, gt=0, description="Per-request timeout of the chat model.")
+    web_auth: str | None = Field(None, description="'user:password' enables basic auth on the web UI.")
+
+    @property
+    def index_path(self) -> Path:
+        return self.index_dir or self.data_dir / "index"
+
+    @property
+    def feedback_path(self) -> Path:
+        return self.data_dir / "feedback.jsonl"

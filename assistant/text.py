@@ -1,0 +1,126 @@
+"""Text helpers shared by indexing and answering: markup stripping, tokens, language, sentences."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+from assistant.models import Chunk
+
+_PR_REF = re.compile(r"\s*\((?:\[#\d+\]\([^)]*\)(?:,\s*)?)+\)")  # "([#1234](https://...))"
+_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
+_TOKEN = re.compile(r"c\+\+\d*|[^\W_][\w]*(?:[.\-][\w]+)*|_[\w]+(?:\.[\w]+)*", re.UNICODE | re.IGNORECASE)
+_SPLIT = re.compile(r"[._\-]+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[`\"'(\[]?[A-Z0-9À-Ý])")
+
+STOPWORDS = frozenset(
+    """a about above after again all also am an and any are as at be been before being below between both
+    but by can could did do does doing down during each few for from further had has have having he her here
+    how i if in into is it its itself just me more most my no nor not now of off on once only or other our out
+    over own same she should so some such than that the their them then there these they this those through to
+    too under until up very was we were what when where which while who whom why will with would you your
+    yours hi hello please thanks tell know get got use used using make made new
+    le la les un une des du de d l au aux et ou est sont été être a ont avec pour par sur dans en que qui quoi
+    quel quelle quels quelles ce cet cette ces son sa ses leur leurs mon ma mes ton ta tes je tu il elle nous
+    vous ils elles on ne pas plus moins comment pourquoi quand où y s se sans sous entre depuis donc mais car
+    si lorsque dont chez vers ça cela ceci est-ce qu c j m n t fait faut peut doit avoir""".split()
+)
+# Words so common in release docs that a question is not "about" them.
+GENERIC = frozenset(
+    """pytorch torch version versions release releases change changes changed new now support supports
+    supported feature features default work works working happen happens happened need needs upgrade upgrading
+    move moving doc docs documentation note notes""".split()
+)
+_FRENCH_HINTS = frozenset(
+    "le la les des du une est sont avec pour quel quelle quels quelles pourquoi comment dans sur qui que "
+    "nouveau nouvelle nouveautés ne pas plus à où ça".split()
+)
+_ENGLISH_HINTS = frozenset("the is are what which how does do did why to of in and for with was were".split())
+
+
+def strip_markup(text: str, *, keep_code: bool = True) -> str:
+    """Markdown/HTML to readable text: PR links, link targets, tags and emphasis removed."""
+    text = _PR_REF.sub("", text)
+    text = _LINK.sub(r"\1", text)
+    text = _TAG.sub(" ", text)
+    text = text.replace("**", "").replace("__", " ") if "__" in text and " __" in text else text.replace("**", "")
+    if not keep_code:
+        text = text.replace("`", "")
+    return re.sub(r"[ \t]+", " ", text).strip()
+
+
+def fold(word: str) -> str:
+    """Lowercase without accents, so 'dépréciée' and 'depreciee' meet."""
+    decomposed = unicodedata.normalize("NFKD", word.lower())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
+@lru_cache(maxsize=65536)
+def _stem(word: str) -> str:
+    return _stemmer().stemWord(word)
+
+
+def raw_tokens(text: str) -> list[str]:
+    """Folded word and symbol tokens, before stopwords and stemming."""
+    return [fold(t) for t in _TOKEN.findall(text)]
+
+
+def is_symbol(token: str) -> bool:
+    """Code-like tokens (`torch.cond`, `max_autotune`, `fused=True` parts) are matched exactly."""
+    return bool(re.search(r"[._]|\d[a-z]|[a-z]\d", token)) and not re.fullmatch(r"[\d.]+", token)
+
+
+def tokens(text: str) -> list[str]:
+    """Index tokens: stemmed words, whole symbols plus their parts (so `a.b_c` meets 'b c')."""
+    out: list[str] = []
+    for tok in raw_tokens(text):
+        if tok in STOPWORDS:
+            continue
+        if is_symbol(tok) or re.fullmatch(r"[\d.]+", tok):
+            out.append(tok)
+            if "." in tok and not re.fullmatch(r"[\d.]+", tok):
+                out.extend(p for p in tok.split(".") if is_symbol(p))  # `cfg.max_autotune` meets `max_autotune`
+            out.extend(_stem(p) for p in _SPLIT.split(tok) if len(p) > 1 and p not in STOPWORDS)
+        elif len(tok) > 1:
+            out.append(_stem(tok))
+    return out
+
+
+def content_terms(text: str) -> list[str]:
+    """The distinct tokens that say what a question is about (no stopwords, no release-doc filler)."""
+    seen: dict[str, None] = {}
+    for tok in raw_tokens(text):
+        if tok in STOPWORDS or tok in GENERIC or len(tok) < 2:
+            continue
+        seen.setdefault(tok if is_symbol(tok) or re.fullmatch(r"[\d.]+", tok) else _stem(tok), None)
+    return list(seen)
+
+
+_FRENCH_FOLDED = frozenset(fold(h) for h in _FRENCH_HINTS)
+
+
+def detect_language(text: str) -> str:
+    """'fr' or 'en' from function words; enough to phrase refusals in the asker's language."""
+    words = [fold(w) for w in re.findall(r"[^\W\d_]+", text)]
+    french = sum(w in _FRENCH_FOLDED for w in words) + len(re.findall(r"[éèêàùçôîû]", text.lower()))
+    english = sum(w in _ENGLISH_HINTS for w in words)
+    return "fr" if french > english else "en"
+
+
+def sentences(text: str) -> list[str]:
+    """Split prose into sentences without breaking `torch.cond` or version numbers."""
+    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+
+
+def index_text(chunk: Chunk) -> str:
+    """What the model and BM25 see: where the chunk sits, then its readable text without code."""
+    return f"{chunk.title}\n{chunk.section}\n{strip_markup(chunk.text, keep_code=False)}"

@@ -1,0 +1,1 @@
+"""Evaluation set and scorer for reldocs (`python bench/evaluate.py`)."""

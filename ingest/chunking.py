@@ -1,0 +1,251 @@
+"""Structure-aware chunking: heading paths as sections, fences and list entries kept whole.
+
+Written by hand because langchain's MarkdownHeaderTextSplitter strips indentation (breaking code and
+nested list text) and knows no list entries; its RecursiveCharacterTextSplitter still cuts the rare
+block that is too long on its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+from assistant.models import Chunk
+from ingest.loader import Document
+
+CHUNKER_VERSION = 1
+TARGET_CHARS = 600  # short entries are packed together up to this size
+MAX_CHARS = 1600  # a single block longer than this is cut
+
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,3}[.)])\s+")
+_TOC_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\(#[^)]*\)\s*$")
+_GLYPH = re.compile(r"^\s*[●•▪■◆◦►▶]\s*")
+_SYMBOLS = re.compile(r"^[\W_]+", re.UNICODE)
+# A heading glued to the end of the previous line when a web page was flattened ("…freezingBreaking Changes").
+_GLUED_HEADING = re.compile(r"(?<=[a-z0-9`)])([A-Z][a-z]+(?: [A-Z][a-z]+){0,4})$")
+
+
+@dataclass
+class Block:
+    """A unit never split by packing: a paragraph, a list entry (with its nested code), a fence."""
+
+    section: tuple[str, ...]
+    lines: list[str] = field(default_factory=list)
+    kind: str = "para"
+    label: str = ""  # plain-text entries ("●Issue #2") name their own section
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines).strip("\n")
+
+
+def clean_heading(text: str) -> str:
+    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
+    return _SYMBOLS.sub("", text.replace("`", "").replace("**", "")).strip()
+
+
+def markdown_blocks(text: str) -> Iterator[Block]:
+    """Blocks of a Markdown body; `#` lines inside fences are code, not headings."""
+    path: list[tuple[int, str]] = []
+    block: Block | None = None
+    fence: str | None = None
+    blank_before = True
+
+    def section() -> tuple[str, ...]:
+        return tuple(name for _, name in path)
+
+    for line in text.split("\n"):
+        if fence:
+            assert block is not None
+            block.lines.append(line)
+            if re.match(rf"^\s*{re.escape(fence[0])}{{{len(fence)},}}\s*$", line):
+                fence = None
+            continue
+        fence_match = _FENCE.match(line)
+        if fence_match:
+            previous = block.text.rstrip() if block else ""
+            attach = block is not None and (
+                block.kind == "item" and line.startswith("  ") or not blank_before or previous.endswith(":")
+            )
+            if not attach:
+                if block:
+                    yield block
+                block = Block(section(), kind="code")
+            assert block is not None
+            block.lines.append(line)
+            fence = fence_match.group(1)
+            blank_before = False
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            if block:
+                yield block
+            block = None
+            level = len(heading.group(1))
+            path = [(lvl, name) for lvl, name in path if lvl < level] + [(level, clean_heading(heading.group(2)))]
+            blank_before = True
+            continue
+        if not line.strip():
+            if block and block.kind != "item":
+                yield block
+                block = None
+            elif block:
+                block.lines.append("")
+            blank_before = True
+            continue
+        if _ITEM.match(line) and not (block and block.kind == "item" and line.startswith("  ")):
+            if block:
+                yield block
+            block = None if _TOC_ITEM.match(line) else Block(section(), [line], "item")
+        elif block and block.kind == "item" and (line.startswith("  ") or not blank_before):
+            block.lines.append(line)
+        else:
+            if block and (block.kind != "para" or blank_before):
+                yield block
+                block = None
+            block = block or Block(section(), kind="para")
+            block.lines.append(line)
+        blank_before = False
+    if block:
+        yield block
+
+
+def _is_plain_heading(line: str) -> bool:
+    words = line.split()
+    return (
+        0 < len(words) <= 8
+        and len(line) <= 60
+        and ":" not in line
+        and not line.rstrip().endswith((".", ",", ";", "!"))
+        and not _ITEM.match(line)
+        and not _GLYPH.match(line)
+        and (not line[0].isalnum() or line[0].isupper())
+    )
+
+
+def text_blocks(text: str) -> Iterator[Block]:
+    """Blocks of plain text, including pages flattened from HTML ("●Issue #1 … ✓Solution …")."""
+    heading = ""
+    block: Block | None = None
+    lines = []
+    raw = [line.strip() for line in text.split("\n")]
+    for i, line in enumerate(raw):
+        glued = _GLUED_HEADING.search(line)
+        if glued and i + 1 < len(raw) and _GLYPH.match(raw[i + 1]):
+            lines += [line[: glued.start()], glued.group(1)]
+        else:
+            lines.append(line)
+    for i, line in enumerate(lines):
+        following = next((nxt for nxt in lines[i + 1 :] if nxt), "")
+        if not line:
+            if block and block.kind == "para":
+                yield block
+                block = None
+            continue
+        glyph = _GLYPH.match(line)
+        if glyph:
+            if block:
+                yield block
+            rest = line[glyph.end() :]
+            short = len(rest) <= 40 and bool(following)
+            block = Block((heading,) if heading else (), [] if short else [rest], "item", rest if short else "")
+        elif _ITEM.match(line) and not (block and block.label):
+            if not (block and block.kind == "list"):
+                if block:
+                    yield block
+                block = Block((heading,) if heading else (), kind="list")
+            block.lines.append(line)
+        elif block and block.label and not line[0].isalnum():
+            block.lines.append(line)  # "✓Solution" and similar sub-labels stay with their entry
+        elif _is_plain_heading(line) and following and not _is_plain_heading(following):
+            if block:
+                yield block
+            block = None
+            heading = clean_heading(line)
+        elif block and block.kind == "item":
+            block.lines.append(line)
+        else:
+            if block and block.kind != "para":
+                yield block
+                block = None
+            block = block or Block((heading,) if heading else (), kind="para")
+            block.lines.append(line)
+    if block:
+        yield block
+
+
+def _first_sentence(text: str, limit: int = 90) -> str:
+    sentence = re.split(r"(?<=[.!?])\s", text.replace("`", "").strip(), maxsplit=1)[0].rstrip(".")
+    return sentence if len(sentence) <= limit else sentence[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def _section_name(block: Block, title: str) -> str:
+    parts = [p for p in block.section if p and p != title]
+    if block.label:
+        parts.append(f"{block.label}: {_first_sentence(block.text)}")
+    return " › ".join(parts)
+
+
+_splitter = RecursiveCharacterTextSplitter(chunk_size=1200, chunk_overlap=100)
+
+
+def _pack(blocks: list[Block], title: str) -> Iterator[tuple[str, str]]:
+    """Join neighbouring blocks of one section up to TARGET_CHARS; cut only oversize blocks."""
+    pending: list[str] = []
+    pending_section: str | None = None
+    for block in blocks:
+        text = block.text
+        if not text.strip():
+            continue
+        name = _section_name(block, title)
+        if pending and (
+            name != pending_section or block.label or len("\n\n".join([*pending, text])) > TARGET_CHARS
+        ):
+            yield pending_section or "", "\n\n".join(pending)
+            pending = []
+        if len(text) > MAX_CHARS:
+            for piece in _splitter.split_text(text):
+                yield name, piece
+            continue
+        pending.append(text)
+        pending_section = name
+        if block.label:
+            yield name, "\n\n".join(pending)
+            pending = []
+    if pending:
+        yield pending_section or "", "\n\n".join(pending)
+
+
+def chunk_document(doc: Document) -> list[Chunk]:
+    """Split one document into chunks with stable, content-derived ids."""
+    meta = doc.meta
+    title = meta.get("title", "")
+    blocks = list(markdown_blocks(doc.text) if doc.format == "markdown" else text_blocks(doc.text))
+    source_key = hashlib.sha1(doc.source.encode()).hexdigest()[:10]
+    seen: dict[str, int] = {}
+    chunks = []
+    for section, text in _pack(blocks, title):
+        digest = hashlib.sha1(f"{section}\n{text}".encode()).hexdigest()[:16]
+        seen[digest] = seen.get(digest, 0) + 1
+        suffix = f"-{seen[digest]}" if seen[digest] > 1 else ""
+        chunks.append(
+            Chunk(
+                id=f"{source_key}-{digest}{suffix}",
+                text=text,
+                source=doc.source,
+                title=title,
+                product=meta.get("product", ""),
+                version=meta.get("version", ""),
+                kind=meta.get("kind", "document"),
+                section=section,
+                language=meta.get("language", "en"),
+                url=meta.get("url", ""),
+            )
+        )
+    return chunks

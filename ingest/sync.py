@@ -1,0 +1,165 @@
+"""Idempotent sync of the corpus folder into the index: embed only what changed, drop what vanished."""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from assistant.embeddings import Embedder, SentenceTransformerEmbedder
+from assistant.models import Chunk
+from assistant.settings import Settings
+from assistant.store import ChunkStore, Manifest
+from assistant.text import index_text
+from ingest.chunking import CHUNKER_VERSION, chunk_document
+from ingest.loader import DocumentError, discover, file_hash, load_document
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass
+class SyncReport:
+    """What a sync did; `errors` name the files that were skipped and why (the `ingest --json` contract)."""
+
+    files: int = 0
+    chunks: int = 0
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    errors: list[dict[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    changed: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {k: getattr(self, k) for k in ("files", "chunks", "added", "updated", "removed", "errors", "seconds")}
+
+
+def is_current(settings: Settings, store: ChunkStore | None = None) -> bool:
+    """True when the index matches the corpus byte for byte (no model load, no Chroma)."""
+    store = store or ChunkStore(settings.index_path)
+    manifest = store.manifest()
+    return manifest is not None and _unchanged(manifest, _hashes(settings.corpus_dir), settings)
+
+
+def _hashes(root: Path) -> dict[str, str]:
+    out = {}
+    for path in discover(root) if root.is_dir() else []:
+        try:
+            out[path.relative_to(root).as_posix()] = file_hash(path.read_bytes())
+        except OSError:
+            out[path.relative_to(root).as_posix()] = "unreadable"
+    return out
+
+
+def _unchanged(manifest: Manifest, hashes: dict[str, str], settings: Settings) -> bool:
+    recorded = {**manifest.files, **{src: err.split("\0", 1)[0] for src, err in manifest.errors.items()}}
+    return (
+        manifest.model == settings.embedding_model
+        and manifest.chunker == CHUNKER_VERSION
+        and recorded == hashes
+        and not any(h == "unreadable" for h in hashes.values())
+    )
+
+
+def sync(
+    settings: Settings,
+    *,
+    rebuild: bool = False,
+    progress: bool = True,
+    embedder: Embedder | None = None,
+) -> SyncReport:
+    """Bring the index in line with `settings.corpus_dir`; safe to run again at any time."""
+    started = time.perf_counter()
+    root = settings.corpus_dir
+    if not root.is_dir():
+        raise FileNotFoundError(f"corpus folder not found: {root}")
+    store = ChunkStore(settings.index_path)
+    old = None if rebuild else store.manifest()
+    if old and (old.model != settings.embedding_model or old.chunker != CHUNKER_VERSION):
+        logger.info("embedding model or chunker changed; rebuilding the index")
+        old = None
+    hashes = _hashes(root)
+    report = SyncReport(files=len(hashes))
+    if old and _unchanged(old, hashes, settings):
+        report.errors = [{"file": s, "error": e.split("\0", 1)[1]} for s, e in sorted(old.errors.items())]
+        report.files -= len(report.errors)
+        report.chunks = old.chunks
+        report.seconds = time.perf_counter() - started
+        return report
+
+    chunks, errors = _read_corpus(root)
+    old_chunks = {c.id: c for c in store.load_chunks(old)} if old else {}
+    # A file that became unreadable keeps its last good chunks: nothing indexed is lost to a bad edit.
+    kept_sources = {e["file"] for e in errors} & {c.source for c in old_chunks.values()}
+    chunks += [c for c in old_chunks.values() if c.source in kept_sources]
+    ids = {c.id for c in chunks}
+    reuse = store.embeddings([i for i in ids if i in old_chunks], old) if old else {}
+    todo = [c for c in chunks if c.id not in reuse]
+    vectors = _embed(todo, embedder or SentenceTransformerEmbedder(settings.embedding_model), settings, progress)
+    fresh = dict(zip((c.id for c in todo), vectors, strict=True))
+
+    old_sources = {c.source for c in old_chunks.values()}
+    for c in todo:
+        if c.source in old_sources:
+            report.updated += 1
+        else:
+            report.added += 1
+    report.removed = len(set(old_chunks) - ids)
+    report.changed = bool(todo) or bool(report.removed) or not old
+    report.files = len(hashes) - len(errors)
+    report.chunks = len(chunks)
+    report.errors = errors
+
+    manifest = Manifest(
+        collection=old.collection if old else "",
+        model=settings.embedding_model,
+        chunker=CHUNKER_VERSION,
+        files={s: h for s, h in hashes.items() if s not in {e["file"] for e in errors}},
+        errors={e["file"]: f"{hashes.get(e['file'], '')}\0{e['error']}" for e in errors},
+    )
+    if report.changed:
+        matrix = np.stack([fresh[c.id] if c.id in fresh else reuse[c.id] for c in chunks]) if chunks else np.zeros((0, 1))
+        store.write_generation(chunks, matrix, manifest)
+    else:  # only the error list or file hashes moved: no vectors to write
+        manifest.chunks = old.chunks if old else 0
+        manifest.built_at = time.time()
+        store.write_manifest(manifest)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _read_corpus(root: Path) -> tuple[list[Chunk], list[dict[str, str]]]:
+    chunks: list[Chunk] = []
+    errors: list[dict[str, str]] = []
+    for path in discover(root):
+        source = path.relative_to(root).as_posix()
+        try:
+            chunks.extend(chunk_document(load_document(path, root)))
+        except DocumentError as e:
+            errors.append({"file": source, "error": str(e)})
+            logger.warning("skipped %s: %s", source, e)
+    return chunks, errors
+
+
+def _embed(chunks: list[Chunk], embedder: Embedder, settings: Settings, progress: bool) -> np.ndarray:
+    if not chunks:
+        return np.zeros((0, 1), dtype=np.float32)
+    from tqdm import tqdm
+
+    batch = settings.embedding_batch_size
+    parts = []
+    # Longest first keeps padding per batch low; order is restored by the ids afterwards.
+    order = sorted(range(len(chunks)), key=lambda i: -len(chunks[i].text))
+    with tqdm(total=len(chunks), desc="Embedding", unit="chunk", file=sys.stderr, disable=not progress) as bar:
+        for start in range(0, len(order), batch):
+            idx = order[start : start + batch]
+            parts.append(embedder.encode([index_text(chunks[i]) for i in idx], batch_size=batch))
+            bar.update(len(idx))
+    vectors = np.concatenate(parts)
+    out = np.empty_like(vectors)
+    out[order] = vectors
+    return out
