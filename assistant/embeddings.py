@@ -53,6 +53,9 @@ class SentenceTransformerEmbedder(Embeddings):
                 from sentence_transformers import SentenceTransformer
             except ImportError as e:  # pragma: no cover - depends on the install
                 raise ImportError("Embedding needs sentence-transformers: pip install -r requirements.txt") from e
+            from transformers.utils import logging as hf_logging
+
+            hf_logging.disable_progress_bar()  # weight loading is instant; its bar is noise on stderr
             path = resolve_model(self.name)
             self._model = SentenceTransformer(path, device="cpu", local_files_only=Path(path).exists())
         return self._model

@@ -39,7 +39,7 @@ class KnowledgeBase:
     def open(
         cls, settings: Settings, *, embedder: Embedder | None = None, answerer: Answerer | None = None
     ) -> KnowledgeBase:
-        """Load the index built by `ingest.sync`; raises `assistant.store.IndexError_` when there is none."""
+        """Load the index built by `ingest.sync`; raises `IndexNotReady` when there is none."""
         store = ChunkStore(settings.index_path)
         manifest = store.manifest()
         chunks = store.load_chunks(manifest)

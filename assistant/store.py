@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from assistant.errors import IndexNotReady
 from assistant.models import Chunk
 
 logger = logging.getLogger(__name__)
@@ -24,10 +25,6 @@ logger = logging.getLogger(__name__)
 MANIFEST = "manifest.json"
 _META_FIELDS = ("source", "title", "product", "version", "kind", "section", "language", "url")
 _ADD_BATCH = 1000
-
-
-class IndexError_(Exception):  # noqa: N801 - avoids shadowing the builtin IndexError
-    """The index is missing, unreadable or built for another model."""
 
 
 @dataclass
@@ -76,11 +73,11 @@ class ChunkStore:
     def collection(self, manifest: Manifest | None = None) -> Any:
         manifest = manifest or self.manifest()
         if manifest is None:
-            raise IndexError_(f"no index at {self.path}; run `python app.py ingest`")
+            raise IndexNotReady(f"no index at {self.path}; run `python app.py ingest`")
         try:
             return self.client.get_collection(manifest.collection)
         except Exception as e:  # chromadb raises NotFoundError or ValueError depending on version
-            raise IndexError_(f"index at {self.path} is damaged ({e}); run `python app.py ingest --rebuild`") from e
+            raise IndexNotReady(f"index at {self.path} is damaged ({e}); run `python app.py ingest --rebuild`") from e
 
     def load_chunks(self, manifest: Manifest | None = None) -> list[Chunk]:
         """Every chunk of the live generation, in document order."""

@@ -10,12 +10,14 @@ from pathlib import Path
 
 import yaml
 
+from assistant.errors import ReldocsError
+
 SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".html", ".htm")
 _KINDS = ("release-notes", "migration-guide", "release-news", "changelog", "upgrade-guide")
 _LANG_SUFFIX = re.compile(r"\.([a-z]{2})$")
 
 
-class DocumentError(Exception):
+class DocumentError(ReldocsError):
     """A corpus file that cannot be indexed; the message says why in one line."""
 
 

@@ -1,0 +1,222 @@
+"""reldocs: ask release docs what breaks when you upgrade. Composition root and command line.
+
+Builds the Settings and the knowledge base once and hands them to an interface; interfaces are
+imported only by their own command, so `python app.py ask` never loads gradio or slack_bolt.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Iterator
+
+import click
+
+from assistant.errors import ReldocsError
+from assistant.settings import Settings
+
+logger = logging.getLogger("reldocs")
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+def open_knowledge_base(settings: Settings, *, sync_first: bool = True, quiet: bool = False):
+    """Sync the index when the corpus changed (with progress on stderr), then load it."""
+    from assistant.embeddings import SentenceTransformerEmbedder
+    from assistant.knowledge_base import KnowledgeBase
+    from ingest import is_current, sync
+
+    embedder = SentenceTransformerEmbedder(settings.embedding_model)  # one model for sync and answers
+    if sync_first and not is_current(settings):
+        if not quiet:
+            click.echo(f"Indexing {settings.corpus_dir} …", err=True)
+        report = sync(settings, progress=not quiet, embedder=embedder)
+        for error in report.errors:
+            click.echo(f"warning: skipped {error['file']}: {error['error']}", err=True)
+    return KnowledgeBase.open(settings, embedder=embedder)
+
+
+def _questions(words: tuple[str, ...]) -> Iterator[str]:
+    if words == ("-",):
+        for line in sys.stdin:
+            if line.strip():
+                yield line.strip()
+    else:
+        yield " ".join(words)
+
+
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("-v", "--verbose", is_flag=True, help="Log what happens, including full error tracebacks.")
+@click.pass_context
+def cli(ctx: click.Context, verbose: bool) -> None:
+    """Answers upgrade questions from release notes and migration guides, with cited sources.
+
+    \b
+    Examples:
+      python app.py ask "What is the minimum CUDA version to build PyTorch 2.12 from source?"
+      python app.py ingest
+      python app.py            # the web UI on http://127.0.0.1:7860
+    """
+    logging.basicConfig(
+        level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
+    logging.getLogger("bm25s").setLevel(logging.INFO if verbose else logging.WARNING)
+    ctx.obj = {"settings": Settings(), "verbose": verbose}
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(web)
+
+
+@cli.command()
+@click.argument("question", nargs=-1, required=True)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object per question per line.")
+@click.option("--version", "version", metavar="V", help="Only use docs of this version, e.g. 2.11 or 2.11.0.")
+@click.option("--no-sync", is_flag=True, help="Use the index as it is, even if the corpus changed.")
+@click.pass_obj
+def ask(obj: dict, question: tuple[str, ...], as_json: bool, version: str | None, no_sync: bool) -> None:
+    """Answer QUESTION from the docs; '-' reads one question per line from stdin.
+
+    \b
+    Examples:
+      python app.py ask "why does torchrun no longer use port 29500?"
+      python app.py ask --version 2.11 "What was deprecated?"
+      printf 'What breaks in 2.12?\\nQuel optimiseur supporte fused=True ?\\n' | python app.py ask --json -
+    """
+    from interfaces.terminal import answer_json, answer_text
+
+    settings: Settings = obj["settings"]
+    if question != ("-",) and not " ".join(question).strip():
+        raise click.UsageError("the question is empty")
+    kb = open_knowledge_base(settings, sync_first=not no_sync, quiet=as_json)
+    asked = 0
+    for text in _questions(question):
+        asked += 1
+        if len(text) > settings.max_question_chars:
+            click.echo(f"note: question truncated to {settings.max_question_chars} characters", err=True)
+        answer = kb.ask(text, version=version)
+        click.echo(answer_json(answer) if as_json else answer_text(answer) + ("\n" if question == ("-",) else ""))
+    if not asked:
+        raise click.UsageError("no question given on stdin")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the sync report as one JSON object.")
+@click.option("--rebuild", is_flag=True, help="Re-embed everything instead of syncing changes.")
+@click.pass_obj
+def ingest(obj: dict, as_json: bool, rebuild: bool) -> None:
+    """Sync the corpus folder into the index (only changed files are embedded again).
+
+    Exits 1 when a file could not be indexed; the others are indexed anyway.
+
+    \b
+    Examples:
+      python app.py ingest
+      RELDOCS_CORPUS_DIR=~/docs python app.py ingest --json
+    """
+    import json
+
+    from ingest import sync
+
+    settings: Settings = obj["settings"]
+    report = sync(settings, rebuild=rebuild, progress=not as_json)
+    if as_json:
+        click.echo(json.dumps(report.to_dict()))
+    else:
+        click.echo(
+            f"{report.files} files, {report.chunks} chunks: {report.added} added, {report.updated} updated, "
+            f"{report.removed} removed in {report.seconds:.1f}s"
+        )
+        for error in report.errors:
+            click.echo(f"skipped {error['file']}: {error['error']}", err=True)
+    if report.errors:
+        sys.exit(EXIT_ERROR)
+
+
+@cli.command()
+@click.argument("query", nargs=-1, required=True)
+@click.option("-k", "k", default=5, show_default=True, type=click.IntRange(1, 50), help="Passages to show.")
+@click.option("--version", "version", metavar="V", help="Only search docs of this version.")
+@click.option("--json", "as_json", is_flag=True, help="Print passages as a JSON array.")
+@click.pass_obj
+def search(obj: dict, query: tuple[str, ...], k: int, version: str | None, as_json: bool) -> None:
+    """Show the passages hybrid search finds for QUERY, with their scores.
+
+    \b
+    Example:
+      python app.py search max_autotune_defer_layout_freezing
+    """
+    from interfaces.terminal import passages_json, passages_text
+
+    text = " ".join(query).strip()
+    if not text:
+        raise click.UsageError("the query is empty")
+    kb = open_knowledge_base(obj["settings"], quiet=as_json)
+    passages = kb.search(text, k=k, version=version)
+    click.echo(passages_json(passages) if as_json else passages_text(passages))
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind; set RELDOCS_WEB_AUTH first.")
+@click.option("--port", default=7860, show_default=True, type=int, help="Port to serve on.")
+@click.pass_obj
+def web(obj: dict, host: str, port: int) -> None:
+    """Serve the chat UI (Gradio) over the knowledge base.
+
+    \b
+    Example:
+      python app.py web --port 7860
+    """
+    from interfaces.web import serve
+
+    settings: Settings = obj["settings"]
+    serve(open_knowledge_base(settings), settings, host=host, port=port)
+
+
+@cli.command()
+@click.option("--http", "use_http", is_flag=True, help="Serve the Events API over HTTP instead of Socket Mode.")
+@click.option("--port", default=3000, show_default=True, type=int, help="Port for --http.")
+@click.pass_obj
+def slack(obj: dict, use_http: bool, port: int) -> None:
+    """Run the Slack bot (Socket Mode when SLACK_APP_TOKEN is set, else --http).
+
+    \b
+    Example:
+      SLACK_BOT_TOKEN=xoxb-… SLACK_APP_TOKEN=xapp-… python app.py slack
+    """
+    from interfaces.slack import run
+
+    settings: Settings = obj["settings"]
+    run(open_knowledge_base(settings), settings, http=use_http, port=port)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; errors become one line on stderr and an exit status, never a traceback."""
+    try:
+        cli.main(args=argv, prog_name="app.py", standalone_mode=False)
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.Abort:
+        click.echo("aborted", err=True)
+        return 130
+    except click.ClickException as e:
+        e.show()
+        return EXIT_USAGE if isinstance(e, click.UsageError) else EXIT_ERROR
+    except SystemExit as e:
+        return e.code if isinstance(e.code, int) else EXIT_ERROR
+    except KeyboardInterrupt:
+        return 130
+    except (ReldocsError, FileNotFoundError, PermissionError) as e:
+        click.echo(f"error: {e}", err=True)
+        return EXIT_ERROR
+    except Exception as e:  # last resort: a bug must still not print a traceback at the user
+        logger.debug("unexpected error", exc_info=True)
+        click.echo(f"error: {type(e).__name__}: {e} (run with -v for details)", err=True)
+        if os.environ.get("RELDOCS_DEBUG"):
+            raise
+        return EXIT_ERROR
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
