@@ -62,7 +62,6 @@ def cli(ctx: click.Context, verbose: bool) -> None:
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
-    logging.getLogger("bm25s").setLevel(logging.INFO if verbose else logging.WARNING)
     ctx.obj = {"settings": Settings(), "verbose": verbose}
     if ctx.invoked_subcommand is None:
         ctx.invoke(web)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections import Counter
@@ -26,6 +27,8 @@ class HybridRetriever:
     def __init__(self, store: ChunkStore, manifest: Manifest, embedder: Embedder, chunks: Sequence[Chunk]) -> None:
         import bm25s
 
+        # bm25s sets its own logger to DEBUG on import; put it back under the app's logging config.
+        logging.getLogger("bm25s").setLevel(logging.NOTSET)
         self.store = store
         self.manifest = manifest
         self.embedder = embedder
