@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Protocol
 
@@ -16,8 +16,15 @@ NOT_COVERED = {
     "en": "The release docs don't cover this.",
     "fr": "Les notes de version ne couvrent pas cette question.",
 }
-MIN_COVERAGE = 0.45  # share of the question's weighted terms the best sentence must carry
+# Evidence needed to answer: a sentence carrying this share of the question's weighted terms, or a
+# passage this close in embedding space (paraphrased questions share few words with the docs).
+MIN_COVERAGE = 0.3
+MIN_SIMILARITY = 0.4
 MAX_UNITS = 5
+MAX_GROUPS = 3  # passages quoted in one answer
+GROUP_RATIO = 0.8  # a further passage joins when its best sentence scores this close to the best
+PRIOR_WEIGHT = 0.25  # how much the passage's retrieval rank lifts its sentences
+LEAD_BONUS = 0.05
 QUOTE_CHARS = 600
 _FENCE_BLOCK = re.compile(r"^\s*(`{3,}|~{3,}).*?^\s*\1\s*$", re.MULTILINE | re.DOTALL)
 _BULLET = re.compile(r"^\s*(?:[-*+●•]|\d{1,3}[.)])\s*")
@@ -114,6 +121,24 @@ def missing_symbols(query: Query, stats: TermStats) -> list[str]:
     return missing
 
 
+def unknown_names(query: Query, stats: TermStats) -> list[str]:
+    """Names the question hinges on ("TensorFlow", "hyperdrive") that no indexed text contains."""
+    return [n for n in query.names if not all(stats.knows(t) for t in tokens(n) or [n.lower()])]
+
+
+def assess(query: Query, passages: Sequence[Passage], stats: TermStats, best_coverage: float) -> str | None:
+    """Why the passages cannot answer the question (a reason to show), or None when they can."""
+    fr = query.language == "fr"
+    absent = missing_symbols(query, stats) + unknown_names(query, stats)
+    if absent:
+        names = ", ".join(f"`{m}`" for m in dict.fromkeys(absent[:3]))
+        return f"(Aucune mention de {names}.)" if fr else f"(Nothing mentions {names}.)"
+    similarity = max((p.similarity or 0.0 for p in passages), default=0.0)
+    if not passages or (best_coverage < MIN_COVERAGE and similarity < MIN_SIMILARITY):
+        return ""
+    return None
+
+
 def refusal(query: Query, *, reason: str | None = None, mode: str = "extractive") -> Answer:
     text = NOT_COVERED.get(query.language, NOT_COVERED["en"])
     if reason:
@@ -146,84 +171,87 @@ class ExtractiveAnswerer:
         self.stats = stats
         self.max_units = max_units
 
-    def select(self, query: Query, passages: Sequence[Passage]) -> list[tuple[float, int, Unit]]:
-        """Scored sentences, best first: term coverage, lifted by the passage's rank."""
+    def scored_units(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
+        """Every sentence of the passages with its term coverage, best first."""
         weights = term_weights(query, self.stats)
-        if not passages:
-            return []
-        top = passages[0].score or 1.0
-        scored = []
+        top = passages[0].score if passages and passages[0].score else 1.0
+        out = []
         for p_idx, passage in enumerate(passages):
             context = frozenset(tokens(f"{passage.chunk.title} {passage.chunk.section}"))
             prior = passage.score / top
-            for unit in units_of(passage.chunk):
+            for u_idx, unit in enumerate(units_of(passage.chunk)):
                 # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
                 cov = coverage(weights, unit.tokens, context, 1.0 if unit.lead else 0.5) if weights else 0.5
-                scored.append((cov + 0.25 * prior + (0.05 if unit.lead else 0.0), cov, p_idx, unit))
-        scored.sort(key=lambda s: s[0], reverse=True)
-        return [(score, p_idx, unit) for score, cov, p_idx, unit in scored if cov >= 0 and score > 0]
+                score = cov + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
+                out.append(Scored(score, cov, p_idx, u_idx, unit))
+        out.sort(key=lambda s: s.score, reverse=True)
+        return out
 
     def best_coverage(self, query: Query, passages: Sequence[Passage]) -> float:
-        weights = term_weights(query, self.stats)
-        best = 0.0
-        for passage in passages:
-            context = frozenset(tokens(f"{passage.chunk.title} {passage.chunk.section}"))
-            for unit in units_of(passage.chunk):
-                best = max(best, coverage(weights, unit.tokens, context, 1.0 if unit.lead else 0.5))
-        return best
+        return max((s.coverage for s in self.scored_units(query, passages)), default=0.0)
+
+    def choose(self, query: Query, passages: Sequence[Passage]) -> list[list[Scored]]:
+        """Groups of sentences to quote, one group per passage, best group first."""
+        ranked = self.scored_units(query, passages)
+        if not ranked:
+            return []
+        best = ranked[0].score
+        groups: dict[int, list[Scored]] = {}
+        taken: list[Scored] = []
+        for cand in ranked:
+            if len(taken) >= self.max_units:
+                break
+            group = groups.get(cand.p_idx)
+            # The best passage may add its neighbouring sentences (the fix after the change); others need
+            # to be nearly as good as the best sentence to join.
+            if group is not None and cand.p_idx == ranked[0].p_idx:
+                keep = cand.coverage >= 0.5 * ranked[0].coverage and len(group) < 3
+            else:
+                keep = cand.score >= GROUP_RATIO * best and len(groups) < MAX_GROUPS and group is None
+            if not keep or any(_similar(t.unit, cand.unit) for t in taken):
+                if keep:
+                    cand_dup = next(t for t in taken if _similar(t.unit, cand.unit))
+                    cand_dup.also.append(cand.p_idx)
+                continue
+            groups.setdefault(cand.p_idx, []).append(cand)
+            taken.append(cand)
+        return [sorted(g, key=lambda s: s.u_idx) for g in groups.values()]
 
     def stream(self, query: Query, passages: Sequence[Passage]) -> Iterator[Answer]:
-        ranked = self.select(query, passages)
-        if not ranked:
+        groups = self.choose(query, passages)
+        if not groups:
             yield refusal(query)
             return
-        best = ranked[0][0]
-        chosen: list[tuple[int, Unit]] = []
-        per_passage: dict[int, int] = {}
-        merged_into: dict[int, list[int]] = {}  # index in chosen -> other passages saying the same
-        for score, p_idx, unit in ranked:
-            if score < 0.75 * best or len(chosen) >= self.max_units:
-                break
-            dup = next((i for i, (_, u) in enumerate(chosen) if _similar(u, unit)), None)
-            if dup is not None:
-                if chosen[dup][0] != p_idx and p_idx not in merged_into.setdefault(dup, []):
-                    merged_into[dup].append(p_idx)
-                continue
-            if per_passage.get(p_idx, 0) >= 2:
-                continue
-            per_passage[p_idx] = per_passage.get(p_idx, 0) + 1
-            chosen.append((p_idx, unit))
-
         numbers: dict[int, int] = {}
-        quotes: dict[int, list[str]] = {}
+        quotes: dict[int, str] = {}
         lines: list[str] = []
-        # Sentences of one passage stay together and in document order, so they read as the doc does.
-        groups: dict[int, list[int]] = {}
-        for i, (p_idx, _) in enumerate(chosen):
-            groups.setdefault(p_idx, []).append(i)
         draft = Answer(question=query.question, text="", found=True, language=query.language, final=False)
-        for p_idx, members in groups.items():
-            order = {u: n for n, u in enumerate(units_of(passages[p_idx].chunk))}
-            members.sort(key=lambda i: order.get(chosen[i][1], 0))
-            refs = [p_idx] + [o for i in members for o in merged_into.get(i, [])]
+        for group in groups:
+            said = " ".join(_full_stop(s.unit.text) for s in group)
             marks = ""
-            for ref in dict.fromkeys(refs):
-                numbers.setdefault(ref, len(numbers) + 1)
-                quotes.setdefault(ref, []).append(" ".join(chosen[i][1].text for i in members))
-                marks += f"[{numbers[ref]}]"
-            lines.append(" ".join(_full_stop(chosen[i][1].text) for i in members) + f" {marks}")
+            for p_idx in dict.fromkeys([group[0].p_idx] + [o for s in group for o in s.also]):
+                numbers.setdefault(p_idx, len(numbers) + 1)
+                quotes.setdefault(p_idx, group[0].unit.text)
+                marks += f"[{numbers[p_idx]}]"
+            lines.append(f"{said} {marks}")
             text = lines[0] if len(lines) == 1 else "\n".join(f"- {line}" for line in lines)
-            draft = replace(draft, text=text, citations=self._citations(numbers, quotes, passages))
+            citations = tuple(
+                citation(n, passages[p], excerpt(passages[p].chunk, quotes[p]))
+                for p, n in sorted(numbers.items(), key=lambda kv: kv[1])
+            )
+            draft = replace(draft, text=text, citations=citations)
             yield draft
         yield replace(draft, final=True)
 
-    def _citations(
-        self, numbers: dict[int, int], quotes: dict[int, list[str]], passages: Sequence[Passage]
-    ) -> tuple[Citation, ...]:
-        return tuple(
-            citation(n, passages[p_idx], excerpt(passages[p_idx].chunk, quotes[p_idx][0]))
-            for p_idx, n in sorted(numbers.items(), key=lambda kv: kv[1])
-        )
+
+@dataclass
+class Scored:
+    score: float
+    coverage: float
+    p_idx: int
+    u_idx: int
+    unit: Unit
+    also: list[int] = field(default_factory=list)  # other passages that say the same
 
 
 def _similar(a: Unit, b: Unit) -> bool:

@@ -6,14 +6,9 @@ import logging
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
+from typing import Protocol, runtime_checkable
 
-from assistant.answering import (
-    MIN_COVERAGE,
-    Answerer,
-    ExtractiveAnswerer,
-    missing_symbols,
-    refusal,
-)
+from assistant.answering import Answerer, ExtractiveAnswerer, assess, refusal
 from assistant.embeddings import Embedder, SentenceTransformerEmbedder
 from assistant.models import Answer, Passage
 from assistant.query import Query, build_query
@@ -26,6 +21,13 @@ logger = logging.getLogger(__name__)
 ANSWER_PASSAGES = 8  # passages the answerer reads; `top_k` of them at most are cited
 
 
+@runtime_checkable
+class Condenser(Protocol):
+    """Rewrites a follow-up as a standalone question for search; None keeps the heuristic query."""
+
+    def condense(self, question: str, history: Sequence[str]) -> str | None: ...
+
+
 class KnowledgeBase:
     """Release docs you can ask questions of. Build once with `open`, share across threads."""
 
@@ -34,6 +36,8 @@ class KnowledgeBase:
         self.retriever = retriever
         self.extractive = ExtractiveAnswerer(retriever, max_units=settings.top_k)
         self.answerer: Answerer = answerer or self.extractive
+        # An answerer that can also condense follow-ups (the LLM one) does; otherwise build_query's heuristic.
+        self.condenser: Condenser | None = self.answerer if isinstance(self.answerer, Condenser) else None
 
     @classmethod
     def open(
@@ -46,6 +50,10 @@ class KnowledgeBase:
         embedder = embedder or SentenceTransformerEmbedder(settings.embedding_model)
         assert manifest is not None  # load_chunks raised otherwise
         kb = cls(settings, HybridRetriever(store, manifest, embedder, chunks), answerer)
+        if answerer is None and settings.llm:
+            from assistant.llm import LLMAnswerer  # LangChain's chat models load only when one is configured
+
+            kb.answerer = kb.condenser = LLMAnswerer.from_settings(settings, fallback=kb.extractive)
         embedder.encode(["warm-up"])  # load the model now, not on the first user's question
         return kb
 
@@ -70,9 +78,7 @@ class KnowledgeBase:
         """Drafts of the answer as it is written; the last one has `final=True` and timings."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
-        query = build_query(
-            question, self.versions(), history=history, version=version, max_chars=self.settings.max_question_chars
-        )
+        query = self._query(question, history, version, timings)
         answer: Answer | None = None
         for answer in self._answer(query, timings):
             if not answer.final:
@@ -80,6 +86,23 @@ class KnowledgeBase:
         assert answer is not None
         timings["total"] = (time.perf_counter() - started) * 1e3
         yield replace(answer, final=True, timings_ms={k: round(v, 2) for k, v in timings.items()})
+
+    def _query(self, question: str, history: Sequence[str], version: str | None, timings: dict[str, float]) -> Query:
+        """The question made searchable; with a condenser, a follow-up is first rewritten to stand alone."""
+        max_chars = self.settings.max_question_chars
+        query = build_query(question, self.versions(), history=history, version=version, max_chars=max_chars)
+        if self.condenser is None or not any(h.strip() for h in history):
+            return query
+        started = time.perf_counter()
+        standalone = self.condenser.condense(query.question, history)
+        timings["condense"] = (time.perf_counter() - started) * 1e3
+        if not standalone:
+            return query
+        searched = build_query(standalone, self.versions(), version=version, max_chars=max_chars)
+        # The user's own words and language stay what the answer is for; only what is searched changes.
+        return replace(
+            searched, question=query.question, language=query.language, prefer=searched.prefer or query.prefer
+        )
 
     def _answer(self, query: Query, timings: dict[str, float]) -> Iterator[Answer]:
         no = self._precheck(query)
@@ -105,16 +128,8 @@ class KnowledgeBase:
         return None
 
     def _evidence_check(self, query: Query, passages: Sequence[Passage]) -> Answer | None:
-        if not passages:
-            return refusal(query)
-        missing = missing_symbols(query, self.retriever)
-        if missing:
-            names = ", ".join(f"`{m}`" for m in missing[:3])
-            reason = f"(Nothing mentions {names}.)" if query.language != "fr" else f"(Aucune mention de {names}.)"
-            return refusal(query, reason=reason)
-        if query.terms and self.extractive.best_coverage(query, passages) < MIN_COVERAGE:
-            return refusal(query)
-        return None
+        reason = assess(query, passages, self.retriever, self.extractive.best_coverage(query, passages))
+        return None if reason is None else refusal(query, reason=reason or None)
 
     def _coverage_note(self, query: Query) -> str:
         versions = self.versions()

@@ -6,7 +6,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assistant.text import content_terms, detect_language, fold
+from assistant.text import STOPWORDS, content_terms, detect_language, fold
 
 _VERSION = re.compile(r"(?<![\w.])v?(\d{1,2})\.(\d{1,2})(?:\.(\d{1,2}))?(?![\w]|\.\d)")
 # Numbers after these words are versions of something else ("CUDA 12.6", "Python 3.14").
@@ -118,6 +118,7 @@ class Query:
     versions: tuple[str, ...] = ()  # hard filter (the caller's --version)
     prefer: tuple[str, ...] = ()  # versions the question names; their passages rank higher
     unknown_versions: tuple[str, ...] = ()  # "PyTorch 1.13" when 1.13 is not indexed
+    names: tuple[str, ...] = ()  # proper names and literals the question hinges on ("TensorFlow", "hyperdrive")
 
 
 def _version_key(v: str) -> tuple[int, ...]:
@@ -162,6 +163,27 @@ def _scan_versions(text: str, available: Sequence[str]) -> tuple[list[str], list
             continue
         rest = rest[: m.start()] + " " + rest[m.end() :]
     return found[::-1], unknown[::-1], rest
+
+
+_QUOTED = re.compile(r"[\"“«]\s*([^\"”»]{2,40}?)\s*[\"”»]")
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+]*")
+
+
+def proper_names(question: str) -> list[str]:
+    """CamelCase words, acronyms, capitalised words mid-sentence and quoted literals of a question."""
+    names = [m.group(1) for m in _QUOTED.finditer(question)]
+    sentence_start = True
+    for m in re.finditer(r"[A-Za-z][A-Za-z0-9+]*|[.?!:;]", question):
+        word = m.group(0)
+        if word in ".?!:;":
+            sentence_start = True
+            continue
+        inner_caps = any(c.isupper() for c in word[1:])
+        if inner_caps or (word[0].isupper() and not sentence_start and len(word) > 2):
+            if fold(word) not in STOPWORDS:
+                names.append(word)
+        sentence_start = False
+    return list(dict.fromkeys(names))
 
 
 def expand_synonyms(text: str) -> str:
@@ -218,4 +240,5 @@ def build_query(
         versions=versions,
         prefer=tuple(prefer),
         unknown_versions=tuple(unknown),
+        names=tuple(proper_names(question)),
     )

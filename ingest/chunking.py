@@ -15,15 +15,17 @@ from dataclasses import dataclass, field
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from assistant.models import Chunk
+from assistant.text import strip_markup
 from ingest.loader import Document
 
-CHUNKER_VERSION = 1
-TARGET_CHARS = 600  # short entries are packed together up to this size
+CHUNKER_VERSION = 2
+TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,3}[.)])\s+")
+_HTML_ITEM = re.compile(r"^\s*<(?:tr|li)\b", re.IGNORECASE)  # rows of a highlights table are entries too
 _TOC_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\(#[^)]*\)\s*$")
 _GLYPH = re.compile(r"^\s*[●•▪■◆◦►▶]\s*")
 _SYMBOLS = re.compile(r"^[\W_]+", re.UNICODE)
@@ -99,7 +101,7 @@ def markdown_blocks(text: str) -> Iterator[Block]:
                 block.lines.append("")
             blank_before = True
             continue
-        if _ITEM.match(line) and not (block and block.kind == "item" and line.startswith("  ")):
+        if _HTML_ITEM.match(line) or _ITEM.match(line) and not (block and block.kind == "item" and line.startswith("  ")):
             if block:
                 yield block
             block = None if _TOC_ITEM.match(line) else Block(section(), [line], "item")
@@ -201,7 +203,7 @@ def _pack(blocks: list[Block], title: str) -> Iterator[tuple[str, str]]:
     pending_section: str | None = None
     for block in blocks:
         text = block.text
-        if not text.strip():
+        if not strip_markup(text):  # bare `<table>` lines and the like
             continue
         name = _section_name(block, title)
         if pending and (
