@@ -55,6 +55,7 @@ class Unit:
     text: str
     tokens: frozenset[str]
     lead: bool  # first sentence of a list entry or paragraph: usually its summary
+    entry: int = 0  # which list entry (or top-level paragraph) of the chunk it belongs to
 
 
 @lru_cache(maxsize=8192)
@@ -63,12 +64,13 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
     text = _FENCE_BLOCK.sub("\n", chunk.text)
     out: list[Unit] = []
     paragraph: list[str] = []
+    entry = 0
 
     def flush() -> None:
         if paragraph:
             for i, sentence in enumerate(sentences(strip_markup(" ".join(paragraph)))):
                 if len(sentence) >= 15 and not (sentence.endswith(":") and len(sentence) < 60):
-                    out.append(Unit(sentence, frozenset(tokens(sentence)), i == 0))
+                    out.append(Unit(sentence, frozenset(tokens(sentence)), i == 0, entry))
             paragraph.clear()
 
     for line in text.split("\n"):
@@ -77,8 +79,11 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
             flush()  # "✓Solution" heads the next sentences; it is not part of them
         elif _BULLET.match(line) and not stripped.startswith(("`", "*")):
             flush()
+            entry += 1
             paragraph.append(_GLUED_NUMBER.sub("", _BULLET.sub("", line).strip()))
         else:
+            if not paragraph and not line.startswith((" ", "\t")):
+                entry += 1  # an unindented paragraph starts an entry; indented ones continue a list entry
             paragraph.append(stripped)
     flush()
     return tuple(out)
@@ -123,7 +128,10 @@ def missing_symbols(query: Query, stats: TermStats) -> list[str]:
 
 def unknown_names(query: Query, stats: TermStats) -> list[str]:
     """Names the question hinges on ("TensorFlow", "hyperdrive") that no indexed text contains."""
-    return [n for n in query.names if not all(stats.knows(t) for t in tokens(n) or [n.lower()])]
+    def known(token: str) -> bool:  # "TPUs" is known where the docs say "TPU"
+        return stats.knows(token) or token.endswith("s") and stats.knows(token[:-1])
+
+    return [n for n in query.names if not all(known(t) for t in tokens(n) or [n.lower()])]
 
 
 def assess(query: Query, passages: Sequence[Passage], stats: TermStats, best_coverage: float) -> str | None:
@@ -215,7 +223,18 @@ class ExtractiveAnswerer:
                 continue
             groups.setdefault(cand.p_idx, []).append(cand)
             taken.append(cand)
-        return [sorted(g, key=lambda s: s.u_idx) for g in groups.values()]
+        return [self._with_leads(sorted(g, key=lambda s: s.u_idx), passages) for g in groups.values()]
+
+    def _with_leads(self, group: list[Scored], passages: Sequence[Passage]) -> list[Scored]:
+        """A sentence from inside an entry brings the entry's first sentence, which says what changed."""
+        units = units_of(passages[group[0].p_idx].chunk)
+        have = {s.u_idx for s in group}
+        for s in list(group):
+            lead = next(i for i, u in enumerate(units) if u.entry == s.unit.entry)
+            if lead not in have:
+                have.add(lead)
+                group.append(Scored(s.score, s.coverage, s.p_idx, lead, units[lead]))
+        return sorted(group, key=lambda s: s.u_idx)
 
     def stream(self, query: Query, passages: Sequence[Passage]) -> Iterator[Answer]:
         groups = self.choose(query, passages)

@@ -165,6 +165,7 @@ def _scan_versions(text: str, available: Sequence[str]) -> tuple[list[str], list
     return found[::-1], unknown[::-1], rest
 
 
+_NOT_NAMES = frozenset(["ok", "okay", "faq", "api", "apis"])
 _QUOTED = re.compile(r"[\"“«]\s*([^\"”»]{2,40}?)\s*[\"”»]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9+]*")
 
@@ -179,9 +180,9 @@ def proper_names(question: str) -> list[str]:
             sentence_start = True
             continue
         inner_caps = any(c.isupper() for c in word[1:])
-        if inner_caps or (word[0].isupper() and not sentence_start and len(word) > 2):
-            if fold(word) not in STOPWORDS:
-                names.append(word)
+        capitalised = word[0].isupper() and not sentence_start and len(word) > 2
+        if (inner_caps or capitalised) and fold(word) not in STOPWORDS and fold(word) not in _NOT_NAMES:
+            names.append(word)
         sentence_start = False
     return list(dict.fromkeys(names))
 

@@ -40,9 +40,11 @@ _FRENCH_HINTS = frozenset(
 _ENGLISH_HINTS = frozenset("the is are what which how does do did why to of in and for with was were".split())
 
 
-def strip_markup(text: str, *, keep_code: bool = True) -> str:
-    """Markdown/HTML to readable text: PR links, link targets, tags and emphasis removed."""
-    text = _PR_REF.sub("", text)
+def strip_markup(text: str, *, keep_code: bool = True, keep_refs: bool = True) -> str:
+    """Markdown/HTML to readable text: link targets, tags and emphasis removed; "(#123)" PR refs kept
+    unless `keep_refs` is False (the model's few tokens are better spent on words)."""
+    if not keep_refs:
+        text = _PR_REF.sub("", text)
     text = _LINK.sub(r"\1", text)
     text = _TAG.sub(" ", text)
     text = text.replace("**", "").replace("__", " ") if "__" in text and " __" in text else text.replace("**", "")
@@ -123,4 +125,4 @@ def sentences(text: str) -> list[str]:
 
 def index_text(chunk: Chunk) -> str:
     """What the model and BM25 see: where the chunk sits, then its readable text without code."""
-    return f"{chunk.title}\n{chunk.section}\n{strip_markup(chunk.text, keep_code=False)}"
+    return f"{chunk.title}\n{chunk.section}\n{strip_markup(chunk.text, keep_code=False, keep_refs=False)}"
