@@ -29,6 +29,11 @@ QUOTE_CHARS = 600
 _FENCE_BLOCK = re.compile(r"^\s*(`{3,}|~{3,}).*?^\s*\1\s*$", re.MULTILINE | re.DOTALL)
 _BULLET = re.compile(r"^\s*(?:[-*+●•]|\d{1,3}[.)])\s*")
 _LABEL = re.compile(r"^[✓✔➜→]\s*\w+(?: \w+)?:?$")
+_DIRECTIVE = re.compile(
+    r"\b(instead|please|should|use|call|migrate|replace|set|pass|import|update|install|opt in|wrap|enable|"
+    r"disable|remove|switch)\b",
+    re.IGNORECASE,
+)
 _GLUED_NUMBER = re.compile(r"^\d{1,2}(?=[A-Z])")  # "1If building…" from a flattened numbered list
 
 
@@ -57,6 +62,11 @@ class Unit:
     lead: bool  # first sentence of a list entry or paragraph: usually its summary
     entry: int = 0  # which list entry (or top-level paragraph) of the chunk it belongs to
 
+    @property
+    def directive(self) -> bool:
+        """Tells the reader what to do ("Use X instead", "Call .item()"): the answer to a how-question."""
+        return bool(_DIRECTIVE.search(self.text))
+
 
 @lru_cache(maxsize=8192)
 def units_of(chunk: Chunk) -> tuple[Unit, ...]:
@@ -65,6 +75,10 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
     out: list[Unit] = []
     paragraph: list[str] = []
     entry = 0
+    heading = chunk.section.rsplit(" › ", 1)[-1]
+    if len(heading.split()) >= 5 and ": " not in heading:
+        # Some notes put the whole change in a `###` heading ("…now raises `NotImplementedError`…").
+        out.append(Unit(heading, frozenset(tokens(heading)), True, 0))
 
     def flush() -> None:
         if paragraph:
@@ -213,7 +227,8 @@ class ExtractiveAnswerer:
             # The best passage may add its neighbouring sentences (the fix after the change); others need
             # to be nearly as good as the best sentence to join.
             if group is not None and cand.p_idx == ranked[0].p_idx:
-                keep = cand.coverage >= 0.5 * ranked[0].coverage and len(group) < 3
+                fix = query.asks_how and cand.unit.directive and cand.unit.entry == ranked[0].unit.entry
+                keep = (cand.coverage >= 0.5 * ranked[0].coverage or fix) and len(group) < 3
             else:
                 keep = cand.score >= GROUP_RATIO * best and len(groups) < MAX_GROUPS and group is None
             if not keep or any(_similar(t.unit, cand.unit) for t in taken):

@@ -119,6 +119,7 @@ class Query:
     prefer: tuple[str, ...] = ()  # versions the question names; their passages rank higher
     unknown_versions: tuple[str, ...] = ()  # "PyTorch 1.13" when 1.13 is not indexed
     names: tuple[str, ...] = ()  # proper names and literals the question hinges on ("TensorFlow", "hyperdrive")
+    asks_how: bool = False  # wants a fix or replacement ("how do I…", "what instead"), not just a fact
 
 
 def _version_key(v: str) -> tuple[int, ...]:
@@ -165,6 +166,11 @@ def _scan_versions(text: str, available: Sequence[str]) -> tuple[list[str], list
     return found[::-1], unknown[::-1], rest
 
 
+_HOW = re.compile(
+    r"\b(how|where|instead|replace|replacement|migrate|alternative|what should|what do i|comment|où|remplac\w*|"
+    r"par quoi|faut-il)\b",
+    re.IGNORECASE,
+)
 _NOT_NAMES = frozenset(["ok", "okay", "faq", "api", "apis"])
 _QUOTED = re.compile(r"[\"“«]\s*([^\"”»]{2,40}?)\s*[\"”»]")
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9+]*")
@@ -242,4 +248,5 @@ def build_query(
         prefer=tuple(prefer),
         unknown_versions=tuple(unknown),
         names=tuple(proper_names(question)),
+        asks_how=bool(_HOW.search(question)),
     )

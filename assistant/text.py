@@ -25,7 +25,8 @@ STOPWORDS = frozenset(
     le la les un une des du de d l au aux et ou est sont été être a ont avec pour par sur dans en que qui quoi
     quel quelle quels quelles ce cet cette ces son sa ses leur leurs mon ma mes ton ta tes je tu il elle nous
     vous ils elles on ne pas plus moins comment pourquoi quand où y s se sans sous entre depuis donc mais car
-    si lorsque dont chez vers ça cela ceci est-ce qu c j m n t fait faut peut doit avoir""".split()
+    si lorsque dont chez vers ça cela ceci est-ce qu c j m n t fait faut peut doit avoir combien
+    lequel laquelle lesquels""".split()
 )
 # Words so common in release docs that a question is not "about" them.
 GENERIC = frozenset(
