@@ -267,8 +267,8 @@ class ExtractiveAnswerer:
                 numbers.setdefault(p_idx, len(numbers) + 1)
                 quotes.setdefault(p_idx, group[0].unit.text)
                 marks += f"[{numbers[p_idx]}]"
-            lines.append(f"{said} {marks}")
-            text = lines[0] if len(lines) == 1 else "\n".join(f"- {line}" for line in lines)
+            lines.append(f"{said} {marks}" if len(groups) == 1 else f"- {said} {marks}")
+            text = "\n".join(lines)  # each draft extends the last, so streaming UIs only append
             citations = tuple(
                 citation(n, passages[p], excerpt(passages[p].chunk, quotes[p]))
                 for p, n in sorted(numbers.items(), key=lambda kv: kv[1])

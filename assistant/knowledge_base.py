@@ -101,7 +101,11 @@ class KnowledgeBase:
         searched = build_query(standalone, self.versions(), version=version, max_chars=max_chars)
         # The user's own words and language stay what the answer is for; only what is searched changes.
         return replace(
-            searched, question=query.question, language=query.language, prefer=searched.prefer or query.prefer
+            searched,
+            question=query.question,
+            language=query.language,
+            prefer=searched.prefer or query.prefer,
+            unknown_versions=query.unknown_versions,  # a version the model made up must not cause a refusal
         )
 
     def _answer(self, query: Query, timings: dict[str, float]) -> Iterator[Answer]:

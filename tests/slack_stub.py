@@ -1,0 +1,240 @@
+"""A stand-in for the Slack Web API on 127.0.0.1: answers the methods the bot uses and records every call.
+
+It keeps the messages of each channel, so chat.update edits what chat.postMessage posted and
+conversations.replies returns a thread as Slack would: the bot's messages and those a test adds with
+`add_message`. Response URLs (slash commands, buttons) are served under /response/.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+BOT_USER_ID = "UBOT"
+BOT_ID = "BBOT"
+TEAM_ID = "T0001"
+
+
+@dataclass
+class Call:
+    method: str  # Web API method, or "response_url"
+    args: dict[str, Any]
+    token: str | None
+    path: str = ""
+    at: float = field(default_factory=time.monotonic)  # when the stub received it
+
+
+@dataclass
+class Message:
+    channel: str
+    ts: str
+    text: str
+    user: str | None = None
+    bot_id: str | None = None
+    thread_ts: str | None = None
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"type": "message", "ts": self.ts, "text": self.text}
+        if self.user:
+            data["user"] = self.user
+        if self.bot_id:
+            data["bot_id"] = self.bot_id
+        if self.thread_ts:
+            data["thread_ts"] = self.thread_ts
+        if self.blocks:
+            data["blocks"] = self.blocks
+        return data
+
+
+class SlackStub:
+    """`with SlackStub(bot_token=...) as slack:` serves {slack.api_url}<method> and {slack.response_url(id)}.
+
+    `errors[method] = "some_error"` makes that method answer `{"ok": false, "error": ...}`.
+    """
+
+    def __init__(self, *, bot_token: str, app_token: str | None = None) -> None:
+        self.bot_token = bot_token
+        self.app_token = app_token
+        self.errors: dict[str, str] = {}
+        self.socket_url: str | None = None  # what apps.connections.open hands out
+        self.calls: list[Call] = []
+        self.messages: dict[tuple[str, str], Message] = {}
+        self._counter = itertools.count(1)
+        self._lock = threading.Condition(threading.RLock())
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, name="slack-stub", daemon=True)
+
+    @property
+    def base_url(self) -> str:
+        host, port = self._server.server_address[:2]
+        return f"http://{host}:{port}"
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.base_url}/api/"
+
+    def response_url(self, name: str) -> str:
+        return f"{self.base_url}/response/{name}"
+
+    def __enter__(self) -> SlackStub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    # --- what tests use
+
+    def new_ts(self) -> str:
+        return f"{1_700_000_000 + next(self._counter)}.000100"
+
+    def add_message(self, channel: str, text: str, *, user: str = "U1", thread_ts: str | None = None) -> str:
+        """A person's message, as Slack would store it before sending its event; returns its ts."""
+        ts = self.new_ts()
+        with self._lock:
+            self.messages[(channel, ts)] = Message(channel, ts, text, user=user, thread_ts=thread_ts)
+        return ts
+
+    def calls_to(self, method: str) -> list[Call]:
+        with self._lock:
+            return [c for c in self.calls if c.method == method]
+
+    def wait_for(self, method: str, count: int = 1, *, timeout: float = 30.0) -> list[Call]:
+        """The calls to `method` once there are `count` of them; AssertionError after `timeout` seconds."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            while True:
+                found = [c for c in self.calls if c.method == method]
+                if len(found) >= count:
+                    return found
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"{method} called {len(found)} times, expected {count}: {self.calls}")
+                self._lock.wait(left)
+
+    def thread(self, channel: str, thread_ts: str) -> list[Message]:
+        with self._lock:
+            found = [
+                m
+                for m in self.messages.values()
+                if m.channel == channel and (m.ts == thread_ts or m.thread_ts == thread_ts)
+            ]
+        return sorted(found, key=lambda m: float(m.ts))
+
+    def reset(self) -> None:
+        with self._lock:
+            self.calls.clear()
+            self.messages.clear()
+            self.errors.clear()
+
+    # --- the Web API
+
+    def handle(self, method: str, args: dict[str, Any], token: str | None) -> dict[str, Any]:
+        if method in self.errors:
+            return {"ok": False, "error": self.errors[method]}
+        expected = self.app_token if method == "apps.connections.open" else self.bot_token
+        if token != expected:
+            return {"ok": False, "error": "invalid_auth"}
+        with self._lock:
+            if method == "auth.test":
+                return {
+                    "ok": True,
+                    "url": "https://example.slack.com/",
+                    "team": "Example",
+                    "user": "reldocs",
+                    "team_id": TEAM_ID,
+                    "user_id": BOT_USER_ID,
+                    "bot_id": BOT_ID,
+                }
+            if method == "chat.postMessage":
+                ts = self.new_ts()
+                m = Message(
+                    args["channel"],
+                    ts,
+                    args.get("text", ""),
+                    user=BOT_USER_ID,
+                    bot_id=BOT_ID,
+                    thread_ts=args.get("thread_ts"),
+                    blocks=_blocks(args),
+                )
+                self.messages[(m.channel, ts)] = m
+                return {"ok": True, "channel": m.channel, "ts": ts, "message": m.to_dict()}
+            if method == "chat.update":
+                m = self.messages.get((args.get("channel", ""), args.get("ts", "")))
+                if m is None:
+                    return {"ok": False, "error": "message_not_found"}
+                m.text, m.blocks = args.get("text", ""), _blocks(args)
+                return {"ok": True, "channel": m.channel, "ts": m.ts, "text": m.text}
+            if method == "chat.postEphemeral":
+                return {"ok": True, "message_ts": self.new_ts()}
+            if method == "conversations.replies":
+                messages = self.thread(args.get("channel", ""), args.get("ts", ""))
+                if not messages:
+                    return {"ok": False, "error": "thread_not_found"}
+                return {"ok": True, "messages": [m.to_dict() for m in messages], "has_more": False}
+            if method == "apps.connections.open":
+                if self.socket_url is None:
+                    return {"ok": False, "error": "invalid_auth"}
+                return {"ok": True, "url": self.socket_url}
+            return {"ok": False, "error": "unknown_method"}
+
+    def record(self, call: Call) -> None:
+        with self._lock:
+            self.calls.append(call)
+            self._lock.notify_all()
+
+
+def _blocks(args: dict[str, Any]) -> list[dict[str, Any]]:
+    blocks = args.get("blocks") or []
+    return json.loads(blocks) if isinstance(blocks, str) else list(blocks)
+
+
+def _handler(stub: SlackStub) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self._serve()
+
+        def do_POST(self) -> None:
+            self._serve()
+
+        def _serve(self) -> None:
+            url = urlsplit(self.path)
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+            args: dict[str, Any] = dict(parse_qsl(url.query))
+            if body:
+                if "json" in (self.headers.get("Content-Type") or ""):
+                    args.update(json.loads(body))
+                else:
+                    args.update(parse_qsl(body))
+            auth = self.headers.get("Authorization") or ""
+            token = auth.removeprefix("Bearer ") if auth.startswith("Bearer ") else args.pop("token", None)
+            if url.path.startswith("/response/"):
+                stub.record(Call("response_url", args, token, url.path))
+                self._reply(200, b"ok", "text/plain")
+            elif url.path.startswith("/api/"):
+                method = url.path.removeprefix("/api/")
+                stub.record(Call(method, args, token, url.path))
+                self._reply(200, json.dumps(stub.handle(method, args, token)).encode(), "application/json")
+            else:
+                self._reply(404, b"not found", "text/plain")
+
+        def _reply(self, status: int, data: bytes, content_type: str) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler

@@ -1,0 +1,70 @@
+"""Chunking edge cases: fences, headings, list entries, the flattened migration guide."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ingest.chunking import chunk_document, markdown_blocks
+from ingest.loader import Document, load_document
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _doc(text: str, source: str = "lib/1.0/notes.md", **meta: str) -> Document:
+    return Document(source, text, "hash", {"title": "Notes", "version": "1.0", "product": "lib", **meta})
+
+
+def test_hash_lines_inside_fences_are_code_not_headings() -> None:
+    text = "# Changes\n\n- Entry one\n\n  ```bash\n  # not a heading\n  make\n  ```\n\n## Next\n\nBody.\n"
+    chunks = chunk_document(_doc(text))
+    sections = {c.section for c in chunks}
+    assert "not a heading" not in " ".join(sections)
+    fenced = next(c for c in chunks if "make" in c.text)
+    assert "# not a heading" in fenced.text and "Entry one" in fenced.text  # the fence stays with its entry
+    assert fenced.section == "Changes"
+
+
+def test_unclosed_fence_swallows_following_headings() -> None:
+    blocks = list(markdown_blocks("## A\n\n```\n## inside\n"))
+    assert [b.section for b in blocks] == [("A",)]
+
+
+def test_heading_path_is_the_section() -> None:
+    text = "# Release\n\n## Backwards Incompatible Changes\n\n### Distributed\n\n- Changed `x`.\n"
+    (chunk,) = chunk_document(_doc(text, title="Release"))
+    assert chunk.section == "Backwards Incompatible Changes › Distributed"
+
+
+def test_list_entries_are_kept_whole_and_long_sections_split_between_entries() -> None:
+    entries = [f"- Entry {i} " + "word " * 60 + f"end{i}." for i in range(6)]
+    chunks = chunk_document(_doc("## Section\n\n" + "\n".join(entries) + "\n"))
+    assert len(chunks) > 1
+    for i in range(6):
+        holding = [c for c in chunks if f"Entry {i} " in c.text]
+        assert len(holding) == 1 and f"end{i}." in holding[0].text
+
+
+def test_nested_list_items_stay_with_their_parent() -> None:
+    text = "## S\n\n- Parent entry:\n\n  - child one\n  - child two\n\n- Other entry\n"
+    chunks = chunk_document(_doc(text))
+    parent = next(c for c in chunks if "Parent entry" in c.text)
+    assert "child two" in parent.text
+
+
+def test_flattened_migration_guide_gives_one_chunk_per_breaking_change() -> None:
+    doc = load_document(ROOT / "corpus/pytorch/2.12.0/migration-guide.txt", ROOT / "corpus")
+    chunks = chunk_document(doc)
+    issues = [c for c in chunks if "Issue #" in c.section]
+    assert len(issues) == 7
+    cuda = next(c for c in issues if "Issue #2" in c.section)
+    assert cuda.section.startswith("Breaking Changes › Issue #2: Updated the minimum CUDA version")
+    assert "12.6" in cuda.text and "CUDA_HOME" in cuda.text  # the solution stays with its issue
+    assert all(c.version == "2.12.0" and c.kind == "migration-guide" for c in chunks)
+
+
+def test_chunk_ids_are_stable_and_content_derived() -> None:
+    text = "## A\n\n- one\n\n## B\n\n- two\n"
+    first = [c.id for c in chunk_document(_doc(text))]
+    edited = [c.id for c in chunk_document(_doc(text.replace("two", "three")))]
+    assert first == [c.id for c in chunk_document(_doc(text))]
+    assert first[0] == edited[0] and first[1] != edited[1]

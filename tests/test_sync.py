@@ -1,0 +1,101 @@
+"""Ingest is an idempotent sync: nothing re-embedded when nothing changed, only edits re-embedded."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from assistant.embeddings import SentenceTransformerEmbedder
+from assistant.knowledge_base import KnowledgeBase
+from assistant.settings import Settings
+from assistant.store import ChunkStore
+from ingest import is_current, sync
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+class CountingEmbedder:
+    """The real model, counting what it is asked to embed."""
+
+    def __init__(self, inner: SentenceTransformerEmbedder) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.texts = 0
+
+    def encode(self, texts: list[str], *, batch_size: int = 32) -> np.ndarray:
+        self.texts += len(texts)
+        return self.inner.encode(texts, batch_size=batch_size)
+
+
+def test_resync_embeds_only_what_changed(corpus_copy: Path, tmp_path: Path, embedder) -> None:
+    settings = Settings(corpus_dir=corpus_copy, data_dir=tmp_path / "data")
+    counter = CountingEmbedder(embedder)
+    first = sync(settings, progress=False, embedder=counter)
+    assert first.added == first.chunks > 10 and first.errors == []
+    assert is_current(settings)
+
+    counter.texts = 0
+    again = sync(settings, progress=False, embedder=counter)
+    assert (again.added, again.updated, again.removed, counter.texts) == (0, 0, 0, 0)
+
+    guide = corpus_copy / "pytorch/2.12.0/migration-guide.txt"
+    guide.write_text(guide.read_text().replace("CUDA 12.6 or newer", "CUDA 12.8 or newer"))
+    assert not is_current(settings)
+    edited = sync(settings, progress=False, embedder=counter)
+    # The phrase sits in two chunks (issue #2 and the migration steps): exactly those are re-embedded.
+    assert edited.updated == counter.texts == edited.removed == 2 and edited.chunks == first.chunks
+
+    (corpus_copy / "pytorch/2.12.0/release-news.fr.txt").unlink()
+    removed = sync(settings, progress=False, embedder=counter)
+    assert removed.removed > 0 and counter.texts == 2
+    sources = {c.source for c in ChunkStore(settings.index_path).load_chunks()}
+    assert sources == {"pytorch/2.12.0/migration-guide.txt"}
+
+    kb = KnowledgeBase.open(settings, embedder=embedder)
+    assert "12.8" in kb.ask("minimum CUDA version to build from source?").text
+
+
+def test_unchanged_sync_does_not_load_the_model_or_chroma(settings: Settings, kb: KnowledgeBase) -> None:
+    code = (
+        "import sys; from pathlib import Path; from assistant.settings import Settings; from ingest import sync; "
+        f"r = sync(Settings(corpus_dir=Path({str(settings.corpus_dir)!r}), data_dir=Path({str(settings.data_dir)!r})));"
+        "print(r.added, r.updated, r.removed, 'torch' in sys.modules, 'chromadb' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["0", "0", "0", "False", "False"]
+
+
+def test_bad_files_are_named_skipped_and_old_chunks_kept(corpus_copy: Path, tmp_path: Path, embedder) -> None:
+    settings = Settings(corpus_dir=corpus_copy, data_dir=tmp_path / "data")
+    sync(settings, progress=False, embedder=embedder)
+    (corpus_copy / "pytorch/2.12.0/bad-encoding.md").write_bytes(b"caf\xe9 \xff\xfe")
+    (corpus_copy / "pytorch/2.12.0/image.txt").write_bytes(b"\x89PNG\x00\x00\x00")
+    (corpus_copy / "pytorch/2.12.0/fronted.md").write_text("---\ntitle: [oops\n---\nText\n")
+    guide = corpus_copy / "pytorch/2.12.0/migration-guide.txt"
+    guide.write_bytes(guide.read_bytes() + b"\xff")  # a good file turned bad keeps its indexed chunks
+    report = sync(settings, progress=False, embedder=embedder)
+    assert {e["file"] for e in report.errors} == {
+        "pytorch/2.12.0/bad-encoding.md",
+        "pytorch/2.12.0/image.txt",
+        "pytorch/2.12.0/fronted.md",
+        "pytorch/2.12.0/migration-guide.txt",
+    }
+    sources = {c.source for c in ChunkStore(settings.index_path).load_chunks()}
+    assert "pytorch/2.12.0/migration-guide.txt" in sources
+    again = sync(settings, progress=False, embedder=embedder)  # errors are reported again, nothing re-done
+    assert len(again.errors) == 4 and again.added == again.updated == 0
+
+
+def test_interrupted_generation_leaves_previous_index_live(settings: Settings, kb: KnowledgeBase, tmp_path) -> None:
+    store = ChunkStore(settings.index_path)
+    live = store.manifest()
+    assert live is not None
+    # A writer killed after creating its collection but before the manifest swap leaves only an orphan.
+    store.client.create_collection("chunks-99999999999999-1-1")
+    reopened = KnowledgeBase.open(settings, embedder=kb.retriever.embedder)
+    assert reopened.ask("What is the minimum CUDA version to build PyTorch 2.12 from source?").found
+    store.drop_stale(keep=live.collection)
+    assert [c.name for c in store.client.list_collections()] == [live.collection]

@@ -1,0 +1,277 @@
+"""The web UI: its callbacks called directly, and the `ask`/`search` API through gradio_client, 20 clients at once."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import gradio as gr
+import pytest
+from gradio_client import Client
+
+from assistant.errors import ReldocsError
+from assistant.feedback import FeedbackLog
+from assistant.models import Answer, Citation
+from assistant.settings import Settings
+from interfaces.web import (
+    ALL_VERSIONS,
+    add_example,
+    add_question,
+    answer_turns,
+    api_ask,
+    build_ui,
+    launch,
+    record_feedback,
+    web_auth,
+)
+from interfaces.web_render import ERROR, SEARCHING, answer_markdown
+
+ROOT = Path(__file__).resolve().parents[1]
+CUDA_Q = "What is the minimum CUDA version to build PyTorch 2.12 from source?"
+FUSED_Q = "And which optimizer gained fused=True?"
+# (question, earlier questions, text the answer must contain, whether it is grounded)
+CASES = [
+    (CUDA_Q, [], "12.6", True),
+    (FUSED_Q, [CUDA_Q], "Adagrad", True),
+    ("Why does torchrun no longer use port 29500?", [], "free port", True),
+    ("Quel optimiseur supporte fused=True ?", [], "Adagrad", True),
+    ("How do I bake sourdough bread?", [], "don't cover", False),
+]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def web_settings(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """The session's settings with a data folder of this module's own, so feedback starts empty."""
+    return settings.model_copy(update={"data_dir": tmp_path_factory.mktemp("web")})
+
+
+@pytest.fixture(scope="module")
+def server(kb, web_settings: Settings):
+    demo = launch(build_ui(kb, web_settings), web_settings, port=free_port(), block=False)
+    yield demo
+    demo.close()
+
+
+@pytest.fixture(scope="module")
+def client(server) -> Client:
+    return Client(server.local_url, verbose=False)
+
+
+def _last(turns: list[dict]) -> str:
+    return turns[-1]["content"]
+
+
+# -- callbacks, called directly ----------------------------------------------------------------------
+
+
+def test_answer_streams_with_citations(kb):
+    steps = list(answer_turns(kb, [{"role": "user", "content": CUDA_Q}], ALL_VERSIONS, {}))
+    assert _last(steps[0][0]) == SEARCHING  # something shows at once, before the search
+    turns, answers = steps[-1]
+    text = _last(turns)
+    assert "12.6" in text and "[1]" in text
+    assert "**Sources**" in text and "<details" in text and "github.com/pytorch" in text
+    assert answers[1].found and answers[1].citations  # kept for 👍/👎, keyed by the message index
+
+
+def test_follow_up_uses_earlier_questions_in_gradio_message_format(kb):
+    turns = [
+        {"role": "user", "content": [{"type": "text", "text": CUDA_Q}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "… 12.6 [1]"}]},
+        {"role": "user", "content": [{"type": "text", "text": FUSED_Q}]},
+    ]
+    turns, answers = list(answer_turns(kb, turns, ALL_VERSIONS, {}))[-1]
+    assert "Adagrad" in _last(turns)
+    assert answers[3].question == FUSED_Q
+
+
+def test_refusal_looks_different(kb):
+    turns, answers = list(answer_turns(kb, [{"role": "user", "content": "How do I bake bread?"}], "", {}))[-1]
+    text = _last(turns)
+    assert 'class="reldocs-refusal"' in text and "Not in the release docs" in text
+    assert "Sources" not in text
+    assert not answers[1].found
+
+
+def test_version_filter_is_passed_to_the_knowledge_base(kb):
+    turns, _ = list(answer_turns(kb, [{"role": "user", "content": "Which optimizer gained fused=True?"}], "2.9", {}))[
+        -1
+    ]
+    assert "reldocs-refusal" in _last(turns)  # 2.9 is not indexed, so nothing may be quoted
+
+
+class BrokenKB:
+    def stream(self, *args, **kwargs):
+        raise RuntimeError("disk on fire")
+        yield  # pragma: no cover
+
+
+def test_errors_show_a_friendly_line_not_a_traceback():
+    turns, answers = list(answer_turns(BrokenKB(), [{"role": "user", "content": "anything"}], "", {}))[-1]
+    assert _last(turns) == ERROR
+    assert "Traceback" not in ERROR and "disk on fire" not in ERROR
+    assert answers == {}
+
+
+def test_empty_question_is_not_added():
+    assert add_question("   ", []) == ("", [])
+    assert add_question(" hi ", [])[1] == [{"role": "user", "content": "hi"}]
+    assert add_example([], {"text": "Which optimizer gained fused=True?"})[-1]["content"].startswith("Which")
+
+
+def test_feedback_is_stored_with_question_answer_and_citations(tmp_path: Path, kb):
+    log = FeedbackLog(tmp_path / "feedback.jsonl")
+    answer = kb.ask(CUDA_Q)
+    assert record_feedback(log, {1: answer}, 1, True, user="ann")["vote"] == "up"
+    assert record_feedback(log, {1: answer}, [1, None], False) is not None
+    assert record_feedback(log, {1: answer}, 3, True) is None  # an error message: nothing to judge
+    assert record_feedback(log, {1: answer}, 1, None) is None  # a vote taken back
+    entries = log.entries()
+    assert [e["vote"] for e in entries] == ["up", "down"]
+    assert entries[0]["channel"] == "web" and entries[0]["user"] == "ann"
+    assert entries[0]["question"] == CUDA_Q and "12.6" in entries[0]["answer"]
+    assert entries[0]["citations"][0]["url"].startswith("https://")
+
+
+def test_render_escapes_tags_but_not_code():
+    cite = Citation(1, "Notes [beta]", "2.12.0", "release-notes", "API", "a/b.md", "", "returns <Tensor> now")
+    text = answer_markdown(Answer("q", "Use `x<y` and <script>", True, (cite,)))
+    assert "`x<y`" in text and "&lt;script&gt;" in text and "<script>" not in text
+    assert "&lt;Tensor&gt;" in text
+    assert r"Notes \[beta\]" in text and "](" not in text  # no url: no link
+
+
+def test_version_choices_come_from_the_index(kb, web_settings: Settings):
+    demo = build_ui(kb, web_settings)
+    dropdown = next(b for b in demo.blocks.values() if isinstance(b, gr.Dropdown))
+    assert [value for _, value in dropdown.choices] == [ALL_VERSIONS, *reversed(kb.versions())]
+
+
+def test_web_auth_setting():
+    assert web_auth(Settings(web_auth=None)) is None
+    assert web_auth(Settings(web_auth="ann:s3:cret")) == ("ann", "s3:cret")
+    with pytest.raises(ReldocsError):
+        web_auth(Settings(web_auth="no-password"))
+
+
+def test_api_ask_rejects_an_empty_question(kb):
+    with pytest.raises(gr.Error):
+        api_ask(kb, "  ")
+
+
+# -- the API through gradio_client -------------------------------------------------------------------
+
+
+def test_api_lists_only_ask_and_search(client: Client):
+    endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+    assert set(endpoints) == {"/ask", "/search"}
+
+
+def test_api_ask_returns_answer_and_citations(client: Client):
+    data = client.predict(CUDA_Q, api_name="/ask")
+    assert data["found"] is True and "12.6" in data["answer"]
+    assert data["mode"] == "extractive"
+    first = data["citations"][0]
+    assert first["n"] == 1 and first["version"] == "2.12.0" and "12.6" in first["quote"]
+    assert set(first) >= {"title", "section", "url", "source", "kind"}
+
+
+def test_api_ask_follow_up_and_version(client: Client):
+    assert "Adagrad" in client.predict(FUSED_Q, "", [CUDA_Q], api_name="/ask")["answer"]
+    assert client.predict(CUDA_Q, "2.9", api_name="/ask")["found"] is False
+
+
+def test_api_errors_are_one_friendly_line(client: Client):
+    with pytest.raises(Exception, match="The question is empty") as e:
+        client.predict("   ", api_name="/ask")
+    assert "Traceback" not in str(e.value)
+
+
+def test_api_search(client: Client):
+    hits = client.predict("torchrun port 29500", 3, api_name="/search")
+    assert 1 <= len(hits) <= 3
+    assert any("29500" in h["text"] for h in hits)
+
+
+def test_twenty_concurrent_clients(server):
+    """20 clients at once, each its own connection; all must get correct answers (p50/p95 printed)."""
+    clients = [Client(server.local_url, verbose=False) for _ in range(20)]
+
+    def one(i: int) -> tuple[float, bool]:
+        question, history, expected, found = CASES[i % len(CASES)]
+        started = time.perf_counter()
+        data = clients[i].predict(question, "", history, api_name="/ask")
+        elapsed = time.perf_counter() - started
+        return elapsed, expected in data["answer"] and data["found"] is found and bool(data["citations"]) is found
+
+    with ThreadPoolExecutor(max_workers=20) as pool:
+        results = list(pool.map(one, range(20)))
+    assert all(ok for _, ok in results), results
+    latencies = sorted(s for s, _ in results)
+    p50, p95 = statistics.median(latencies), latencies[int(0.95 * len(latencies)) - 1]
+    print(f"\n20 concurrent /ask: p50 {p50 * 1e3:.0f} ms, p95 {p95 * 1e3:.0f} ms, max {latencies[-1] * 1e3:.0f} ms")
+    assert p95 < 30  # generous for 2 shared cores; catches a model loaded per request or a stuck queue
+
+
+def test_basic_auth(kb, web_settings: Settings):
+    locked = web_settings.model_copy(update={"web_auth": "ann:secret"})
+    demo = launch(build_ui(kb, locked), locked, port=free_port(), block=False)
+    try:
+        with pytest.raises(Exception):  # noqa: B017 - gradio_client raises a bare ValueError/HTTP error here
+            Client(demo.local_url, verbose=False)
+        ok = Client(demo.local_url, auth=("ann", "secret"), verbose=False)
+        assert "12.6" in ok.predict(CUDA_Q, api_name="/ask")["answer"]
+    finally:
+        demo.close()
+
+
+def test_app_py_web_serves_the_chat(kb, settings: Settings, tmp_path: Path):
+    """`python app.py web` end to end, over a copy of the session's index (so it does not re-ingest)."""
+    shutil.copytree(settings.index_path, tmp_path / "index")
+    port = free_port()
+    env = {
+        **os.environ,
+        "RELDOCS_CORPUS_DIR": str(settings.corpus_dir),
+        "RELDOCS_DATA_DIR": str(tmp_path),
+        "GRADIO_ANALYTICS_ENABLED": "False",
+    }
+    env.pop("RELDOCS_INDEX_DIR", None)
+    env.pop("RELDOCS_WEB_AUTH", None)
+    proc = subprocess.Popen(
+        [sys.executable, "app.py", "web", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        url = f"http://127.0.0.1:{port}/"
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                client = Client(url, verbose=False)
+                break
+            except Exception:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"app.py web did not start:\n{proc.communicate()[0] if proc.poll() else ''}")
+                time.sleep(0.5)
+        assert "12.6" in client.predict(CUDA_Q, api_name="/ask")["answer"]
+    finally:
+        proc.terminate()
+        output = proc.communicate(timeout=30)[0]
+    assert f"127.0.0.1:{port}" in output
+    assert "Traceback" not in output
