@@ -29,9 +29,17 @@ QUOTE_CHARS = 600
 _FENCE_BLOCK = re.compile(r"^\s*(`{3,}|~{3,}).*?^\s*\1\s*$", re.MULTILINE | re.DOTALL)
 _BULLET = re.compile(r"^\s*(?:[-*+●•]|\d{1,3}[.)])\s*")
 _LABEL = re.compile(r"^[✓✔➜→]\s*\w+(?: \w+)?:?$")
+# A heading that states a change ("… now raises `NotImplementedError` …"), not a topic ("Release Engineering").
+_HEADLINE = re.compile(
+    r"^(?=(?:\S+\s+){3,})(?=.*\b(?:is|are|was|were|now|no longer|removed?|added|changed?|fails?|deprecated|raises?|"
+    r"switched|renamed|moved|requires?|default|dropped|replaced|supports?)\b)"
+)
+HEADING_ENTRY = -1  # a sentence-like heading leads every entry under it
+# An instruction: an imperative ("Use X", "To keep Y, set Z"), a "should/must", or a bare "instead".
 _DIRECTIVE = re.compile(
-    r"\b(instead|please|should|use|call|migrate|replace|set|pass|import|update|install|opt in|wrap|enable|"
-    r"disable|remove|switch)\b",
+    r"^(?:to [^,]{3,60},\s*)?(?:please\s+)?(?:use|call|set|pass|import|migrate|replace|update|install|enable|"
+    r"disable|remove|switch|wrap|add|opt|build|upgrade|downgrade|move|rename)\b"
+    r"|\b(?:should|must|need to|please)\b|\binstead\b(?!\s+of)",
     re.IGNORECASE,
 )
 _GLUED_NUMBER = re.compile(r"^\d{1,2}(?=[A-Z])")  # "1If building…" from a flattened numbered list
@@ -43,6 +51,8 @@ class TermStats(Protocol):
     def idf(self, token: str) -> float: ...
 
     def knows(self, token: str) -> bool: ...
+
+    def knows_prefix(self, prefix: str) -> bool: ...
 
 
 class Answerer(Protocol):
@@ -76,9 +86,9 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
     paragraph: list[str] = []
     entry = 0
     heading = chunk.section.rsplit(" › ", 1)[-1]
-    if len(heading.split()) >= 5 and ": " not in heading:
+    if _HEADLINE.search(heading) and ": " not in heading:
         # Some notes put the whole change in a `###` heading ("…now raises `NotImplementedError`…").
-        out.append(Unit(heading, frozenset(tokens(heading)), True, 0))
+        out.append(Unit(heading, frozenset(tokens(heading)), True, HEADING_ENTRY))
 
     def flush() -> None:
         if paragraph:
@@ -142,8 +152,13 @@ def missing_symbols(query: Query, stats: TermStats) -> list[str]:
 
 def unknown_names(query: Query, stats: TermStats) -> list[str]:
     """Names the question hinges on ("TensorFlow", "hyperdrive") that no indexed text contains."""
-    def known(token: str) -> bool:  # "TPUs" is known where the docs say "TPU"
-        return stats.knows(token) or token.endswith("s") and stats.knows(token[:-1])
+
+    def known(token: str) -> bool:  # "TPUs" is known where the docs say "TPU", "C++" where they say "C++20"
+        return (
+            stats.knows(token)
+            or (token.endswith("s") and stats.knows(token[:-1]))
+            or (len(token) >= 3 and stats.knows_prefix(token))
+        )
 
     return [n for n in query.names if not all(known(t) for t in tokens(n) or [n.lower()])]
 
@@ -238,6 +253,14 @@ class ExtractiveAnswerer:
                 continue
             groups.setdefault(cand.p_idx, []).append(cand)
             taken.append(cand)
+        if query.asks_how and not any(s.unit.directive for s in taken):
+            # A how-question wants the fix; quote the best instruction from the leading passages.
+            fix = next(
+                (c for c in ranked if c.unit.directive and c.p_idx < 3 and c.coverage >= 0.5 * ranked[0].coverage),
+                None,
+            )
+            if fix is not None:
+                groups.setdefault(fix.p_idx, []).append(fix)
         return [self._with_leads(sorted(g, key=lambda s: s.u_idx), passages) for g in groups.values()]
 
     def _with_leads(self, group: list[Scored], passages: Sequence[Passage]) -> list[Scored]:
@@ -245,10 +268,11 @@ class ExtractiveAnswerer:
         units = units_of(passages[group[0].p_idx].chunk)
         have = {s.u_idx for s in group}
         for s in list(group):
-            lead = next(i for i, u in enumerate(units) if u.entry == s.unit.entry)
-            if lead not in have:
-                have.add(lead)
-                group.append(Scored(s.score, s.coverage, s.p_idx, lead, units[lead]))
+            for entry in (HEADING_ENTRY, s.unit.entry):
+                lead = next((i for i, u in enumerate(units) if u.entry == entry), None)
+                if lead is not None and lead not in have:
+                    have.add(lead)
+                    group.append(Scored(s.score, s.coverage, s.p_idx, lead, units[lead]))
         return sorted(group, key=lambda s: s.u_idx)
 
     def stream(self, query: Query, passages: Sequence[Passage]) -> Iterator[Answer]:

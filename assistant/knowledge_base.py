@@ -68,10 +68,7 @@ class KnowledgeBase:
 
     def ask(self, question: str, history: Sequence[str] = (), version: str | None = None) -> Answer:
         """Answer a question; `history` holds the user's earlier questions in this conversation."""
-        answer = None
-        for answer in self.stream(question, history, version):
-            pass
-        assert answer is not None
+        *_, answer = self.stream(question, history, version)
         return answer
 
     def stream(self, question: str, history: Sequence[str] = (), version: str | None = None) -> Iterator[Answer]:

@@ -154,7 +154,8 @@ def _scan_versions(text: str, available: Sequence[str]) -> tuple[list[str], list
         matches = [
             v
             for v in available
-            if _version_key(v)[:2] == (int(major), int(minor)) and (patch is None or _version_key(v)[2:3] == (int(patch),))
+            if _version_key(v)[:2] == (int(major), int(minor))
+            and (patch is None or _version_key(v)[2:3] == (int(patch),))
         ]
         if matches:
             found += [v for v in matches if v not in found]
@@ -167,8 +168,8 @@ def _scan_versions(text: str, available: Sequence[str]) -> tuple[list[str], list
 
 
 _HOW = re.compile(
-    r"\b(how|where|instead|replace|replacement|migrate|alternative|what should|what do i|comment|où|remplac\w*|"
-    r"par quoi|faut-il)\b",
+    r"\b(how|where|instead|replace|replacement|migrate|alternative|what should|what do i|should i|do i need|"
+    r"comment|où|remplac\w*|par quoi|faut-il)\b",
     re.IGNORECASE,
 )
 _NOT_NAMES = frozenset(["ok", "okay", "faq", "api", "apis"])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import logging
 import math
 import time
@@ -44,6 +45,7 @@ class HybridRetriever:
         n = max(len(corpus_tokens), 1)
         self._idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
         self._max_idf = math.log(1 + (n + 0.5) / 0.5)
+        self._vocab = sorted(self._idf)
 
     def idf(self, token: str) -> float:
         """Rarity of an index token; unseen tokens get the maximum."""
@@ -51,6 +53,11 @@ class HybridRetriever:
 
     def knows(self, token: str) -> bool:
         return token in self._idf
+
+    def knows_prefix(self, prefix: str) -> bool:
+        """Some indexed token starts with `prefix` ("c++" for "c++20")."""
+        i = bisect.bisect_left(self._vocab, prefix)
+        return i < len(self._vocab) and self._vocab[i].startswith(prefix)
 
     def search(self, query: Query, k: int, timings: dict[str, float] | None = None) -> list[Passage]:
         """The k best passages for a query, honouring its version filter and preference."""

@@ -119,9 +119,26 @@ def detect_language(text: str) -> str:
     return "fr" if french > english else "en"
 
 
+_ABBREVIATIONS = frozenset(
+    "e.g i.e etc vs cf approx no fig jan feb mar apr jun jul aug sep sept oct nov dec mr dr st".split()
+)
+
+
 def sentences(text: str) -> list[str]:
-    """Split prose into sentences without breaking `torch.cond` or version numbers."""
-    return [s.strip() for s in _SENTENCE_END.split(text) if s.strip()]
+    """Split prose into sentences, not after "e.g." or "Sept." nor inside parentheses or backticks."""
+    out: list[str] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        left = text[start : m.start()]
+        last_word = re.findall(r"[\w.]+$", left.rstrip("."))
+        if last_word and last_word[-1].lower().rstrip(".") in _ABBREVIATIONS:
+            continue
+        if left.count("(") > left.count(")") or left.count("`") % 2:
+            continue
+        out.append(left.strip())
+        start = m.end()
+    out.append(text[start:].strip())
+    return [s for s in out if s]
 
 
 def index_text(chunk: Chunk) -> str:

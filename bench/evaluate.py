@@ -42,17 +42,13 @@ ANSWER_PREVIEW_CHARS = 300
 class SupportsAsk(Protocol):
     """What `evaluate` needs from a knowledge base (the core's `KnowledgeBase`)."""
 
-    def ask(
-        self, question: str, history: Sequence[Any] = (), version: str | None = None
-    ) -> Any: ...
+    def ask(self, question: str, history: Sequence[Any] = (), version: str | None = None) -> Any: ...
 
 
 def default_corpus_dir() -> Path:
     """`$RELDOCS_CORPUS_DIR`, else the shared corpus next to the repository."""
     env = os.environ.get("RELDOCS_CORPUS_DIR")
-    return (
-        Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "corpus"
-    )
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 
 def default_index_dir(corpus_dir: Path) -> Path:
@@ -81,9 +77,7 @@ def load_questions(path: Path | str) -> list[dict[str, Any]]:
             if item["id"] in seen:
                 raise ValueError(f"{path}:{lineno}: duplicate id {item['id']!r}")
             if item["answerable"] and not item["must_contain"]:
-                raise ValueError(
-                    f"{path}:{lineno}: answerable question without must_contain"
-                )
+                raise ValueError(f"{path}:{lineno}: answerable question without must_contain")
             seen.add(item["id"])
             questions.append(item)
     return questions
@@ -118,9 +112,7 @@ def _score_one(kb: SupportsAsk, question: dict[str, Any]) -> dict[str, Any]:
     started = time.perf_counter()
     error: str | None = None
     try:
-        answer = kb.ask(
-            question["question"], history=(), version=question.get("version")
-        )
+        answer = kb.ask(question["question"], history=(), version=question.get("version"))
     except Exception as exc:  # noqa: BLE001 - a crash is scored as a failure
         answer, error = None, f"{type(exc).__name__}: {exc}"
     elapsed_ms = (time.perf_counter() - started) * 1000
@@ -149,9 +141,7 @@ def _score_one(kb: SupportsAsk, question: dict[str, Any]) -> dict[str, Any]:
         result["missing_phrases"] = missing
         result["expected_sources"] = sorted(expected)
         result["answer_ok"] = error is None and found and not missing
-        result["source_ok"] = error is None and any(
-            source in expected for source in cited
-        )
+        result["source_ok"] = error is None and any(source in expected for source in cited)
         result["false_refusal"] = error is None and not found
         result["ok"] = result["answer_ok"] and result["source_ok"]
     else:
@@ -167,12 +157,8 @@ def _metrics(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
         "questions": len(results),
         "answer_acc": _ratio(sum(r["answer_ok"] for r in answerable), len(answerable)),
         "source_acc": _ratio(sum(r["source_ok"] for r in answerable), len(answerable)),
-        "refusal_acc": _ratio(
-            sum(r["refusal_ok"] for r in unanswerable), len(unanswerable)
-        ),
-        "false_refusal": _ratio(
-            sum(r["false_refusal"] for r in answerable), len(answerable)
-        ),
+        "refusal_acc": _ratio(sum(r["refusal_ok"] for r in unanswerable), len(unanswerable)),
+        "false_refusal": _ratio(sum(r["false_refusal"] for r in answerable), len(answerable)),
     }
 
 
@@ -182,9 +168,7 @@ def evaluate(kb: SupportsAsk, questions: Sequence[dict[str, Any]]) -> dict[str, 
     latencies = [r["latency_ms"] for r in results]
     langs = sorted({r["lang"] for r in results})
     report = _metrics(results)
-    report["by_lang"] = {
-        lang: _metrics([r for r in results if r["lang"] == lang]) for lang in langs
-    }
+    report["by_lang"] = {lang: _metrics([r for r in results if r["lang"] == lang]) for lang in langs}
     report["latency_ms"] = {
         "p50": percentile(latencies, 50),
         "p95": percentile(latencies, 95),
@@ -213,15 +197,10 @@ def format_report(report: dict[str, Any], show_failures: bool = False) -> str:
     lines += [f"  {name:<14}{_fmt_ratio(report[name])}" for name in names]
     lines.append("  by language:")
     for lang, sub in report["by_lang"].items():
-        cells = "  ".join(
-            f"{name.split('_')[0]} {_fmt_ratio(sub[name])}" for name in names
-        )
+        cells = "  ".join(f"{name.split('_')[0]} {_fmt_ratio(sub[name])}" for name in names)
         lines.append(f"    {lang:<3} n={sub['questions']:<4}{cells}")
     latency = report["latency_ms"]
-    lines.append(
-        f"  latency ms: p50 {_fmt_ms(latency['p50'])}  p95 {_fmt_ms(latency['p95'])}"
-        f"  (n={latency['n']})"
-    )
+    lines.append(f"  latency ms: p50 {_fmt_ms(latency['p50'])}  p95 {_fmt_ms(latency['p95'])}  (n={latency['n']})")
     if show_failures:
         lines.append(f"\nfailures ({len(report['failures'])}):")
         lines += [_format_failure(failure) for failure in report["failures"]]
@@ -246,9 +225,7 @@ def _format_failure(result: dict[str, Any]) -> str:
     if len(text) > ANSWER_PREVIEW_CHARS:
         text = text[: ANSWER_PREVIEW_CHARS - 1] + "…"
     failed = ", ".join(checks)
-    lines = [
-        f"- {result['id']} [{result['lang']}] failed {failed}: {result['question']}"
-    ]
+    lines = [f"- {result['id']} [{result['lang']}] failed {failed}: {result['question']}"]
     if result["version"]:
         lines.append(f"    version filter: {result['version']}")
     if result["error"]:
@@ -257,24 +234,16 @@ def _format_failure(result: dict[str, Any]) -> str:
         if result["missing_phrases"]:
             lines.append(f"    missing: {result['missing_phrases']}")
         lines.append(f"    expected sources: {result['expected_sources']}")
-    lines.append(
-        f"    found={result['found']}  cited: {result['cited_sources'] or '-'}"
-    )
+    lines.append(f"    found={result['found']}  cited: {result['cited_sources'] or '-'}")
     lines.append(f"    answer: {text or '-'}")
     return "\n".join(lines)
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(
-        description="Score reldocs against the evaluation set."
-    )
+    parser = argparse.ArgumentParser(description="Score reldocs against the evaluation set.")
     parser.add_argument("--corpus", type=Path, default=None, help="corpus root folder")
-    parser.add_argument(
-        "--index", type=Path, default=None, help="index folder (built if needed)"
-    )
-    parser.add_argument(
-        "--questions", type=Path, default=DEFAULT_QUESTIONS, help="JSONL file"
-    )
+    parser.add_argument("--index", type=Path, default=None, help="index folder (built if needed)")
+    parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS, help="JSONL file")
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
     parser.add_argument(
         "--show-failures",

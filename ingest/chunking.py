@@ -73,7 +73,7 @@ def markdown_blocks(text: str) -> Iterator[Block]:
         if fence_match:
             previous = block.text.rstrip() if block else ""
             attach = block is not None and (
-                block.kind == "item" and line.startswith("  ") or not blank_before or previous.endswith(":")
+                (block.kind == "item" and line.startswith("  ")) or not blank_before or previous.endswith(":")
             )
             if not attach:
                 if block:
@@ -101,7 +101,11 @@ def markdown_blocks(text: str) -> Iterator[Block]:
                 block.lines.append("")
             blank_before = True
             continue
-        if _HTML_ITEM.match(line) or _ITEM.match(line) and not (block and block.kind == "item" and line.startswith("  ")):
+        if (
+            _HTML_ITEM.match(line)
+            or (_ITEM.match(line)
+            and not (block and block.kind == "item" and line.startswith("  ")))
+        ):
             if block:
                 yield block
             block = None if _TOC_ITEM.match(line) else Block(section(), [line], "item")
@@ -206,9 +210,7 @@ def _pack(blocks: list[Block], title: str) -> Iterator[tuple[str, str]]:
         if not strip_markup(text):  # bare `<table>` lines and the like
             continue
         name = _section_name(block, title)
-        if pending and (
-            name != pending_section or block.label or len("\n\n".join([*pending, text])) > TARGET_CHARS
-        ):
+        if pending and (name != pending_section or block.label or len("\n\n".join([*pending, text])) > TARGET_CHARS):
             yield pending_section or "", "\n\n".join(pending)
             pending = []
         if len(text) > MAX_CHARS:

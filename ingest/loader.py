@@ -133,7 +133,11 @@ def rst_to_markdown(text: str) -> str:
     while i < len(lines):
         line = lines[i]
         nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if line.strip() and re.fullmatch(r"([=\-~^\"'`#*+])\1{2,}", nxt.strip()) and len(nxt.strip()) >= len(line.strip()):
+        if (
+            line.strip()
+            and re.fullmatch(r"([=\-~^\"'`#*+])\1{2,}", nxt.strip())
+            and len(nxt.strip()) >= len(line.strip())
+        ):
             char = nxt.strip()[0]
             if char not in levels:
                 levels.append(char)
@@ -146,7 +150,7 @@ def rst_to_markdown(text: str) -> str:
 
 
 class _HTMLToMarkdown(HTMLParser):
-    _BLOCKS = {"p", "div", "section", "article", "br", "tr", "table", "ul", "ol"}
+    _BLOCKS = frozenset({"p", "div", "section", "article", "br", "tr", "table", "ul", "ol"})
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

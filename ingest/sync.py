@@ -122,7 +122,9 @@ def sync(
         errors={e["file"]: f"{hashes.get(e['file'], '')}\0{e['error']}" for e in errors},
     )
     if report.changed:
-        matrix = np.stack([fresh[c.id] if c.id in fresh else reuse[c.id] for c in chunks]) if chunks else np.zeros((0, 1))
+        matrix = (
+            np.stack([fresh[c.id] if c.id in fresh else reuse[c.id] for c in chunks]) if chunks else np.zeros((0, 1))
+        )
         store.write_generation(chunks, matrix, manifest)
     else:  # only the error list or file hashes moved: no vectors to write
         manifest.chunks = old.chunks if old else 0

@@ -57,9 +57,6 @@ def passages_text(passages: Sequence[Passage], *, width: int = 100) -> str:
 
 def passages_json(passages: Sequence[Passage]) -> str:
     return json.dumps(
-        [
-            {"score": p.score, "similarity": p.similarity, "bm25": p.bm25, **p.chunk.__dict__}
-            for p in passages
-        ],
+        [{"score": p.score, "similarity": p.similarity, "bm25": p.bm25, **p.chunk.__dict__} for p in passages],
         ensure_ascii=False,
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 from assistant.knowledge_base import KnowledgeBase
 
 
@@ -77,4 +79,4 @@ def test_stream_yields_growing_drafts_then_final(kb: KnowledgeBase) -> None:
     drafts = list(kb.stream("What breaks if I move to 2.12?"))
     assert drafts[-1].final and not any(d.final for d in drafts[:-1])
     assert len(drafts) >= 3
-    assert all(later.text.startswith(earlier.text) for earlier, later in zip(drafts, drafts[1:], strict=False))
+    assert all(later.text.startswith(earlier.text) for earlier, later in itertools.pairwise(drafts))
