@@ -6,6 +6,7 @@ end to end. Requests are recorded for tests to inspect the prompt.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import threading
@@ -89,6 +90,10 @@ def _handler(stub: OpenAIStub) -> type[BaseHTTPRequestHandler]:
             pass
 
         def do_POST(self) -> None:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up (timeout tests)
+                self._respond()
+
+        def _respond(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))) or b"{}")
             stub.requests.append(body)
             if not self.path.endswith("/chat/completions"):

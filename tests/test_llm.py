@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import re
 import socket
 import subprocess
@@ -308,7 +307,7 @@ def test_slow_model_falls_back_after_the_timeout(settings, embedder, kb, monkeyp
         started = time.monotonic()
         answer = llm.ask(CUDA_QUESTION)
         elapsed = time.monotonic() - started
-    assert elapsed < 3, elapsed
+    assert elapsed < 4, elapsed  # 1 s of silence, not the 4 s delay nor a second attempt
     assert answer.mode == "extractive" and "12.6" in answer.text
     assert answer.notice == UNAVAILABLE["en"].format(reason="no reply within 1 s")
 
@@ -331,34 +330,32 @@ def test_french_question_gets_french_notice(kb: KnowledgeBase) -> None:
 # The command line, as the issue's acceptance describes it.
 
 
-def _ask_json(settings: Settings, base_url: str) -> tuple[dict[str, Any], float]:
-    env = {
-        **os.environ,
-        "RELDOCS_LLM": "openai:stub-model",
-        "OPENAI_BASE_URL": base_url,
-        "OPENAI_API_KEY": "sk-test",
-        "RELDOCS_CORPUS_DIR": str(settings.corpus_dir),
-        "RELDOCS_DATA_DIR": str(settings.data_dir),
-    }
+def _ask_json(settings: Settings, base_url: str, monkeypatch: pytest.MonkeyPatch, capsys) -> tuple[dict, float]:
+    """`python app.py ask --json --no-sync CUDA_QUESTION` in this process (no second torch start-up)."""
+    from app import main
+
+    monkeypatch.setenv("RELDOCS_LLM", "openai:stub-model")
+    monkeypatch.setenv("OPENAI_BASE_URL", base_url)
+    monkeypatch.setenv("RELDOCS_CORPUS_DIR", str(settings.corpus_dir))
+    monkeypatch.setenv("RELDOCS_DATA_DIR", str(settings.data_dir))
+    capsys.readouterr()
     started = time.monotonic()
-    out = subprocess.run(
-        [sys.executable, "app.py", "ask", "--json", "--no-sync", CUDA_QUESTION],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout), time.monotonic() - started
+    code = main(["ask", "--json", "--no-sync", CUDA_QUESTION])
+    elapsed = time.monotonic() - started
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    return json.loads(out.out), elapsed
 
 
-def test_cli_answers_with_the_model(settings, kb) -> None:
+def test_cli_answers_with_the_model(settings, kb, monkeypatch, capsys) -> None:
     with OpenAIStub() as stub:
-        data, _ = _ask_json(settings, stub.base_url)
+        data, _ = _ask_json(settings, stub.base_url, monkeypatch, capsys)
     assert data["mode"] == "llm" and data["found"] and "12.6" in data["answer"]
     assert f"[{INVENTED}]" not in data["answer"] and [c["n"] for c in data["citations"]] == [1]
 
 
-def test_cli_answers_offline_when_the_endpoint_is_down(settings, kb) -> None:
-    data, wall = _ask_json(settings, f"http://127.0.0.1:{closed_port()}/v1")
+def test_cli_answers_offline_within_15_seconds_when_the_endpoint_is_down(settings, kb, monkeypatch, capsys) -> None:
+    data, elapsed = _ask_json(settings, f"http://127.0.0.1:{closed_port()}/v1", monkeypatch, capsys)
     assert data["mode"] == "extractive" and "12.6" in data["answer"] and data["citations"]
     assert "unavailable" in data["notice"]
-    assert data["timings_ms"]["total"] < 15_000, data["timings_ms"]
-    print(f"cli wall {wall:.1f}s, question to answer {data['timings_ms']['total']:.0f} ms")
+    assert elapsed < 15, elapsed  # opening the knowledge base included; the model's part is ~1 s of it
