@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -36,6 +37,8 @@ class KnowledgeBase:
         self.retriever = retriever
         self.extractive = ExtractiveAnswerer(retriever, max_units=settings.top_k)
         self.answerer: Answerer = answerer or self.extractive
+        self._stamp = retriever.store.stamp()
+        self._reload_lock = threading.Lock()
         # An answerer that can also condense follow-ups (the LLM one) does; otherwise build_query's heuristic.
         self.condenser: Condenser | None = self.answerer if isinstance(self.answerer, Condenser) else None
 
@@ -57,12 +60,29 @@ class KnowledgeBase:
         embedder.encode(["warm-up"])  # load the model now, not on the first user's question
         return kb
 
+    def refresh(self) -> bool:
+        """Pick up a generation another process (`app.py ingest`) made live; True when it reloaded."""
+        store = self.retriever.store
+        if store.stamp() == self._stamp:
+            return False
+        with self._reload_lock:
+            stamp = store.stamp()
+            if stamp == self._stamp:
+                return False
+            manifest = store.manifest()
+            retriever = HybridRetriever(store, manifest, self.retriever.embedder, store.load_chunks(manifest))
+            self.retriever = self.extractive.stats = retriever
+            self._stamp = stamp
+            logger.info("index changed on disk; reloaded %d chunks", len(retriever.chunks))
+            return True
+
     def versions(self) -> list[str]:
         """Indexed versions, oldest first."""
         return list(self.retriever.versions)
 
     def search(self, query: str, *, k: int = 10, version: str | None = None) -> list[Passage]:
         """The k best passages for a free-text query, with scores."""
+        self.refresh()
         q = build_query(query, self.versions(), version=version, max_chars=self.settings.max_question_chars)
         return self.retriever.search(q, k)
 
@@ -75,6 +95,7 @@ class KnowledgeBase:
         """Drafts of the answer as it is written; the last one has `final=True` and timings."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
+        self.refresh()
         query = self._query(question, history, version, timings)
         answer: Answer | None = None
         for answer in self._answer(query, timings):

@@ -48,6 +48,13 @@ class ChunkStore:
         self._client: Any = None
 
     # -- reading ---------------------------------------------------------------------------------
+    def stamp(self) -> float:
+        """Changes whenever a sync makes a new generation live (cheap: one stat)."""
+        try:
+            return (self.path / MANIFEST).stat().st_mtime_ns
+        except OSError:
+            return 0.0
+
     def manifest(self) -> Manifest | None:
         try:
             data = json.loads((self.path / MANIFEST).read_text(encoding="utf-8"))

@@ -36,6 +36,7 @@ def test_resync_embeds_only_what_changed(corpus_copy: Path, tmp_path: Path, embe
     first = sync(settings, progress=False, embedder=counter)
     assert first.added == first.chunks > 10 and first.errors == []
     assert is_current(settings)
+    live = KnowledgeBase.open(settings, embedder=embedder)  # stays open while later syncs run
 
     counter.texts = 0
     again = sync(settings, progress=False, embedder=counter)
@@ -54,8 +55,8 @@ def test_resync_embeds_only_what_changed(corpus_copy: Path, tmp_path: Path, embe
     sources = {c.source for c in ChunkStore(settings.index_path).load_chunks()}
     assert sources == {"pytorch/2.12.0/migration-guide.txt"}
 
-    kb = KnowledgeBase.open(settings, embedder=embedder)
-    assert "12.8" in kb.ask("minimum CUDA version to build from source?").text
+    assert "12.8" in live.ask("minimum CUDA version to build from source?").text  # picked up without reopening
+    assert {p.chunk.source for p in live.search("Adagrad fused", k=20)} == {"pytorch/2.12.0/migration-guide.txt"}
 
 
 def test_unchanged_sync_does_not_load_the_model_or_chroma(settings: Settings, kb: KnowledgeBase) -> None:
