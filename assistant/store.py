@@ -35,7 +35,7 @@ class Manifest:
     model: str
     chunker: int
     files: dict[str, str] = field(default_factory=dict)
-    errors: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, dict[str, str]] = field(default_factory=dict)  # source -> {"hash", "error"}
     chunks: int = 0
     built_at: float = 0.0
 

@@ -56,7 +56,7 @@ def _hashes(root: Path) -> dict[str, str]:
 
 
 def _unchanged(manifest: Manifest, hashes: dict[str, str], settings: Settings) -> bool:
-    recorded = {**manifest.files, **{src: err.split("\0", 1)[0] for src, err in manifest.errors.items()}}
+    recorded = {**manifest.files, **{src: err["hash"] for src, err in manifest.errors.items()}}
     return (
         manifest.model == settings.embedding_model
         and manifest.chunker == CHUNKER_VERSION
@@ -85,7 +85,7 @@ def sync(
     hashes = _hashes(root)
     report = SyncReport(files=len(hashes))
     if old and _unchanged(old, hashes, settings):
-        report.errors = [{"file": s, "error": e.split("\0", 1)[1]} for s, e in sorted(old.errors.items())]
+        report.errors = [{"file": s, "error": e["error"]} for s, e in sorted(old.errors.items())]
         report.files -= len(report.errors)
         report.chunks = old.chunks
         report.seconds = time.perf_counter() - started
@@ -119,7 +119,7 @@ def sync(
         model=settings.embedding_model,
         chunker=CHUNKER_VERSION,
         files={s: h for s, h in hashes.items() if s not in {e["file"] for e in errors}},
-        errors={e["file"]: f"{hashes.get(e['file'], '')}\0{e['error']}" for e in errors},
+        errors={e["file"]: {"hash": hashes.get(e["file"], ""), "error": e["error"]} for e in errors},
     )
     if report.changed:
         matrix = (

@@ -3,12 +3,18 @@
 It keeps the messages of each channel, so chat.update edits what chat.postMessage posted and
 conversations.replies returns a thread as Slack would: the bot's messages and those a test adds with
 `add_message`. Response URLs (slash commands, buttons) are served under /response/.
+`SocketModeStub` stands for the WebSocket that Socket Mode apps receive their events on.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import itertools
 import json
+import re
+import socket
+import struct
 import threading
 import time
 from dataclasses import dataclass, field
@@ -238,3 +244,136 @@ def _handler(stub: SlackStub) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(data)
 
     return Handler
+
+
+class SocketModeStub:
+    """Slack's Socket Mode WebSocket on 127.0.0.1: `deliver(envelope)` pushes an envelope to the connected
+    bot; the bot's acks (`{"envelope_id": ...}`) are collected in `acks`. Pings are answered."""
+
+    _GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # fixed by RFC 6455
+
+    def __init__(self) -> None:
+        self.acks: list[dict[str, Any]] = []
+        self._sessions: list[socket.socket] = []
+        self._cond = threading.Condition()
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self._thread = threading.Thread(target=self._accept, name="socket-mode-stub", daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"ws://127.0.0.1:{self._listener.getsockname()[1]}/link/?ticket=stub"
+
+    def __enter__(self) -> SocketModeStub:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._listener.close()
+        with self._cond:
+            for conn in self._sessions:
+                conn.close()
+
+    def deliver(self, envelope: dict[str, Any], *, timeout: float = 10.0) -> None:
+        with self._cond:
+            if not self._cond.wait_for(lambda: self._sessions, timeout):
+                raise AssertionError("no Socket Mode session is open")
+            _send_frame(self._sessions[-1], 0x1, json.dumps(envelope).encode())
+
+    def wait_for_ack(self, envelope_id: str, *, timeout: float = 10.0) -> dict[str, Any]:
+        def acked() -> list[dict[str, Any]]:
+            return [a for a in self.acks if a.get("envelope_id") == envelope_id]
+
+        with self._cond:
+            if not self._cond.wait_for(acked, timeout):
+                raise AssertionError(f"envelope {envelope_id} was not acknowledged: {self.acks}")
+            return acked()[0]
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._session, args=(conn,), daemon=True).start()
+
+    def _session(self, conn: socket.socket) -> None:
+        reader = _Reader(conn)
+        try:
+            head = reader.until(b"\r\n\r\n")
+            key = re.search(rb"Sec-WebSocket-Key:\s*(\S+)", head, re.IGNORECASE)
+            assert key is not None, head
+            accept = base64.b64encode(hashlib.sha1(key.group(1) + self._GUID).digest())
+            conn.sendall(
+                b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                b"Sec-WebSocket-Accept: " + accept + b"\r\n\r\n"
+            )
+            with self._cond:
+                self._sessions.append(conn)
+                self._cond.notify_all()
+            while True:
+                opcode, payload = _read_frame(reader)
+                if opcode == 0x9:  # ping
+                    with self._cond:
+                        _send_frame(conn, 0xA, payload)
+                elif opcode == 0x1:
+                    with self._cond:
+                        self.acks.append(json.loads(payload))
+                        self._cond.notify_all()
+                elif opcode == 0x8:
+                    return
+        except (OSError, EOFError):
+            return
+        finally:
+            with self._cond:
+                if conn in self._sessions:
+                    self._sessions.remove(conn)
+            conn.close()
+
+
+class _Reader:
+    def __init__(self, conn: socket.socket) -> None:
+        self.conn = conn
+        self.buffer = b""
+
+    def _fill(self) -> None:
+        chunk = self.conn.recv(65536)
+        if not chunk:
+            raise EOFError
+        self.buffer += chunk
+
+    def exactly(self, n: int) -> bytes:
+        while len(self.buffer) < n:
+            self._fill()
+        data, self.buffer = self.buffer[:n], self.buffer[n:]
+        return data
+
+    def until(self, marker: bytes) -> bytes:
+        while marker not in self.buffer:
+            self._fill()
+        data, _, self.buffer = self.buffer.partition(marker)
+        return data
+
+
+def _read_frame(reader: _Reader) -> tuple[int, bytes]:
+    """One client frame (clients always mask), unmasked."""
+    first, second = reader.exactly(2)
+    length = second & 0x7F
+    if length == 126:
+        length = struct.unpack("!H", reader.exactly(2))[0]
+    elif length == 127:
+        length = struct.unpack("!Q", reader.exactly(8))[0]
+    mask = reader.exactly(4) if second & 0x80 else b"\0\0\0\0"
+    payload = bytes(b ^ mask[i % 4] for i, b in enumerate(reader.exactly(length)))
+    return first & 0x0F, payload
+
+
+def _send_frame(conn: socket.socket, opcode: int, payload: bytes) -> None:
+    """One unmasked, final server frame."""
+    n = len(payload)
+    if n < 126:
+        header = struct.pack("!BB", 0x80 | opcode, n)
+    elif n < 65536:
+        header = struct.pack("!BBH", 0x80 | opcode, 126, n)
+    else:
+        header = struct.pack("!BBQ", 0x80 | opcode, 127, n)
+    conn.sendall(header + payload)

@@ -25,12 +25,13 @@ from urllib.parse import urlencode
 import pytest
 import yaml
 from slack_sdk import WebClient
-from slack_stub import BOT_ID, BOT_USER_ID, TEAM_ID, SlackStub
+from slack_stub import BOT_ID, BOT_USER_ID, TEAM_ID, SlackStub, SocketModeStub
 
 from assistant.feedback import FeedbackLog
 from assistant.knowledge_base import KnowledgeBase
 from assistant.settings import Settings
-from interfaces.slack import SlackSettings, SlackSetupError, build_app, make_server, run
+from interfaces.slack import SlackSettings, SlackSetupError, build_app, make_server, preflight, run
+from interfaces.slack.bot import connect_socket_mode
 from interfaces.slack.listeners import (
     APOLOGY,
     COMMAND,
@@ -402,6 +403,8 @@ def test_run_explains_missing_and_refused_credentials(
     monkeypatch.setenv("SLACK_API_URL", slack.api_url)
     with pytest.raises(SlackSetupError, match="SLACK_APP_TOKEN"):
         run(kb, settings, http=False, port=0)
+    with pytest.raises(SlackSetupError, match="SLACK_APP_TOKEN"):
+        preflight(http=False)  # what app.py can check before loading the knowledge base
     with pytest.raises(SlackSetupError, match="SLACK_SIGNING_SECRET"):
         run(kb, settings, http=True, port=0)
     monkeypatch.setenv("SLACK_SIGNING_SECRET", SECRET)
@@ -421,10 +424,42 @@ def test_run_explains_missing_and_refused_credentials(
     assert opened.token == "xapp-revoked-token"
 
 
-def test_cli_serves_the_events_api(settings: Settings, slack: SlackStub, tmp_path: Path) -> None:
+def test_socket_mode_answers_events_once(
+    kb: KnowledgeBase, slack: SlackStub, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No public URL: events arrive over the WebSocket whose URL apps.connections.open hands out."""
+    slack.reset()
+    caplog.set_level(logging.INFO)
+    settings = SlackSettings(slack_bot_token=BOT_TOKEN, slack_app_token=APP_TOKEN, slack_api_url=slack.api_url)
+    app = build_app(kb, settings, feedback=FeedbackLog(tmp_path / "feedback.jsonl"))
+    with SocketModeStub() as socket_mode:
+        slack.socket_url = socket_mode.url
+        handler = connect_socket_mode(app, APP_TOKEN)
+        try:
+            event = mention(slack, CUDA_QUESTION)
+            payload = json.loads(envelope(event, "Ev0200"))
+            for n, envelope_id in enumerate(("env-1", "env-2")):  # the second is Slack retrying
+                socket_mode.deliver(
+                    {"envelope_id": envelope_id, "type": "events_api", "payload": payload, "retry_attempt": n}
+                )
+            assert socket_mode.wait_for_ack("env-1") == {"envelope_id": "env-1"}
+            socket_mode.wait_for_ack("env-2")
+            slack.wait_for("chat.update")
+            wait_until(lambda: "skipped a repeated delivery" in caplog.text)
+        finally:
+            handler.close()
+            slack.socket_url = None
+    [opened] = slack.calls_to("apps.connections.open")
+    assert opened.token == APP_TOKEN
+    assert [c.args["thread_ts"] for c in slack.calls_to("chat.postMessage")] == [event["ts"]]
+    assert "12.6" in slack.thread("C1", event["ts"])[-1].text
+    assert not any(s in caplog.text for s in SECRETS)
+
+
+def test_cli_serves_the_events_api(kb: KnowledgeBase, settings: Settings, slack: SlackStub, tmp_path: Path) -> None:
     """`python app.py slack --http --port P` end to end, with verbose logs that must not show a token."""
     slack.reset()
-    data = tmp_path / "data"
+    data = tmp_path / "data"  # a copy of the session's index (built by `kb`), so startup skips ingest
     shutil.copytree(settings.data_dir, data, ignore=shutil.ignore_patterns("feedback.jsonl"))
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -439,12 +474,16 @@ def test_cli_serves_the_events_api(settings: Settings, slack: SlackStub, tmp_pat
     }
     env.pop("SLACK_APP_TOKEN", None)
     command = [sys.executable, "app.py", "-v", "slack", "--http", "--port", str(port)]
-    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr is not None
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(proc.stderr), daemon=True)  # type: ignore[arg-type]
+    reader.start()
     url = f"http://127.0.0.1:{port}/slack/events"
     try:
         deadline = time.monotonic() + 90
         while True:
-            assert proc.poll() is None, proc.communicate()[1]
+            assert proc.poll() is None, "".join(lines)
             try:
                 status = post(url, "{}", signed=False)[0]
                 break
@@ -457,9 +496,12 @@ def test_cli_serves_the_events_api(settings: Settings, slack: SlackStub, tmp_pat
         assert post(url, envelope(event, "Ev0101"))[0] == 200
         slack.wait_for("chat.update")
         assert "12.6" in slack.thread("C1", event["ts"])[-1].text
+        wait_until(lambda: any("answered C1/" in line for line in lines))
     finally:
         proc.terminate()
-        _, stderr = proc.communicate(timeout=20)
-    Path("/tmp/slk/stderr.txt").write_text(stderr)
-    assert "Invalid request signature" in stderr and "answered C1/" in stderr
+        proc.wait(timeout=20)
+        reader.join(timeout=5)
+    stderr = "".join(lines)
+    assert "Indexing" not in stderr and "Invalid request signature" in stderr
     assert not any(s in stderr for s in SECRETS), stderr
+    assert "WARNING" not in stderr, stderr

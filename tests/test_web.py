@@ -93,9 +93,12 @@ def test_follow_up_uses_earlier_questions_in_gradio_message_format(kb):
         {"role": "assistant", "content": [{"type": "text", "text": "… 12.6 [1]"}]},
         {"role": "user", "content": [{"type": "text", "text": FUSED_Q}]},
     ]
-    turns, answers = list(answer_turns(kb, turns, ALL_VERSIONS, {}))[-1]
+    steps = list(answer_turns(kb, turns, ALL_VERSIONS, {}))
+    turns, answers = steps[-1]
     assert "Adagrad" in _last(turns)
     assert answers[3].question == FUSED_Q
+    drafts = [len(_last(t)) for t, _ in steps[1:]]
+    assert len(drafts) >= 2 and drafts == sorted(drafts)  # streamed passage by passage, growing
 
 
 def test_refusal_looks_different(kb):

@@ -93,9 +93,12 @@ def test_cited_answer_follow_up_and_feedback(page, web_settings: Settings):
     assert second.locator(".reldocs-sources").count() == 1
 
     if os.environ.get("RELDOCS_SCREENSHOT"):  # for the README; never written by a plain test run
-        page.set_viewport_size({"width": 1100, "height": 1500})
+        page.set_viewport_size({"width": 1100, "height": 1450})  # room for the whole conversation
+        page.wait_for_timeout(500)
         page.locator("#reldocs-chat [role=log]").evaluate("el => el.scrollTo(0, 0)")
-        page.screenshot(path=os.environ["RELDOCS_SCREENSHOT"], full_page=True)
+        bottom = page.locator("#reldocs-question").bounding_box()
+        height = bottom["y"] + bottom["height"] + 24 if bottom else 1450
+        page.screenshot(path=os.environ["RELDOCS_SCREENSHOT"], clip={"x": 0, "y": 0, "width": 1100, "height": height})
         page.set_viewport_size({"width": 1100, "height": 1100})
 
     # Each answer's 👍/👎 sit under its bubble; the last pair belongs to the follow-up.
