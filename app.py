@@ -174,19 +174,21 @@ def web(obj: dict, host: str, port: int) -> None:
 
 @cli.command()
 @click.option("--http", "use_http", is_flag=True, help="Serve the Events API over HTTP instead of Socket Mode.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface for --http (behind your proxy).")
 @click.option("--port", default=3000, show_default=True, type=int, help="Port for --http.")
 @click.pass_obj
-def slack(obj: dict, use_http: bool, port: int) -> None:
+def slack(obj: dict, use_http: bool, host: str, port: int) -> None:
     """Run the Slack bot (Socket Mode when SLACK_APP_TOKEN is set, else --http).
 
     \b
     Example:
       SLACK_BOT_TOKEN=xoxb-… SLACK_APP_TOKEN=xapp-… python app.py slack
     """
-    from interfaces.slack import run
+    from interfaces.slack import preflight, run
 
     settings: Settings = obj["settings"]
-    run(open_knowledge_base(settings), settings, http=use_http, port=port)
+    preflight(http=use_http)  # a missing token fails in a second, before the model loads
+    run(open_knowledge_base(settings), settings, http=use_http, host=host, port=port)
 
 
 def main(argv: list[str] | None = None) -> int:
