@@ -200,8 +200,13 @@ def expand_synonyms(text: str) -> str:
     return f"{text} {' '.join(dict.fromkeys(extra))}" if extra else text
 
 
+def translate_french(text: str) -> str:
+    """Known French release-doc words replaced by their English equivalents (for term matching)."""
+    return re.sub(r"[^\W\d_]+", lambda m: _GLOSSARY_FOLDED.get(fold(m.group(0)), m.group(0)), text)
+
+
 def expand_french(text: str) -> str:
-    """Append English equivalents of known French release-doc words."""
+    """Append English equivalents of known French release-doc words (for search: both languages match)."""
     extra = [_GLOSSARY_FOLDED[w] for w in (fold(t) for t in re.findall(r"[^\W\d_]+", text)) if w in _GLOSSARY_FOLDED]
     return f"{text} {' '.join(extra)}" if extra else text
 
@@ -244,7 +249,8 @@ def build_query(
         question=question,
         text=text,
         language=language,
-        terms=tuple(content_terms(without_versions(text, available))),
+        # Terms weigh the evidence: a French word with an English equivalent counts once, in English.
+        terms=tuple(content_terms(without_versions(translate_french(text) if language == "fr" else text, available))),
         versions=versions,
         prefer=tuple(prefer),
         unknown_versions=tuple(unknown),
