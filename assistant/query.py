@@ -144,6 +144,7 @@ def without_versions(text: str, available: Sequence[str]) -> str:
 def _scan_versions(text: str, available: Sequence[str]) -> tuple[list[str], list[str], str]:
     found: list[str] = []
     unknown: list[str] = []
+    majors = {v.split(".")[0] for v in available}
     rest = text
     for m in reversed(list(_VERSION.finditer(text))):
         before = re.findall(r"[\w+]+", text[max(0, m.start() - 24) : m.start()].lower())
@@ -159,7 +160,8 @@ def _scan_versions(text: str, available: Sequence[str]) -> tuple[list[str], list
         ]
         if matches:
             found += [v for v in matches if v not in found]
-        elif prev in _PRODUCT_WORDS or m.group(0).startswith("v"):
+        elif prev in _PRODUCT_WORDS or m.group(0).startswith("v") or major in majors:
+            # "in 2.11" reads as a release of the indexed product when its major version matches.
             unknown.append(m.group(0).lstrip("v"))
         else:
             continue
@@ -234,7 +236,7 @@ def build_query(
     if previous:
         terms = content_terms(without_versions(question, available))
         last = previous[-1]
-        if not prefer:  # "and which optimizer gained fused=True?" keeps the version talked about
+        if not prefer and not unknown:  # "and which optimizer gained fused=True?" keeps the version talked about
             prefer, _ = named_versions(" ".join(previous[-3:]), available)
         if is_follow_up(terms):
             last_text = expand_french(last) if detect_language(last) == "fr" else last

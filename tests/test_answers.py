@@ -80,3 +80,8 @@ def test_stream_yields_growing_drafts_then_final(kb: KnowledgeBase) -> None:
     assert drafts[-1].final and not any(d.final for d in drafts[:-1])
     assert len(drafts) >= 3
     assert all(later.text.startswith(earlier.text) for earlier, later in itertools.pairwise(drafts))
+
+
+def test_follow_up_about_a_version_not_indexed_is_refused(kb: KnowledgeBase) -> None:
+    answer = kb.ask("and in 2.11?", history=["What is the minimum CUDA version to build PyTorch 2.12 from source?"])
+    assert not answer.found and "2.12.0" in answer.text  # says which versions it does cover

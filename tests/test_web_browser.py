@@ -122,7 +122,7 @@ def test_refusal_is_styled_apart(page):
     ask(page, "How do I bake sourdough bread?")
     refusal = page.locator("#reldocs-chat .bot-row .reldocs-refusal").last
     refusal.wait_for()
-    assert "Not in the release docs" in refusal.inner_text()
+    assert "Not in the release docs" in refusal.text_content()
     color = refusal.evaluate("el => getComputedStyle(el).borderLeftColor")
     assert color not in ("", "rgba(0, 0, 0, 0)")  # the CSS reached the page
 

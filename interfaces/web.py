@@ -1,0 +1,281 @@
+"""The chat UI (Gradio): one knowledge base shared by every session, answers streamed with numbered sources.
+
+`build_ui` makes the Blocks, `launch` starts them (tests use it too), `serve` is what `python app.py web` runs.
+Callbacks are module-level functions taking the knowledge base or feedback log as arguments.
+"""
+
+# No `from __future__ import annotations`: gradio reads the API functions' type hints at runtime.
+
+import functools
+import ipaddress
+import logging
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict
+from typing import Any
+
+try:
+    import gradio as gr
+except ImportError as e:  # pragma: no cover - gradio is in requirements.txt
+    raise ImportError("The web UI needs gradio: pip install -r requirements.txt") from e
+
+from assistant.errors import ReldocsError
+from assistant.feedback import FeedbackLog
+from assistant.knowledge_base import KnowledgeBase
+from assistant.models import Answer
+from assistant.settings import Settings
+from interfaces.web_render import ERROR, SEARCHING, answer_markdown
+
+logger = logging.getLogger(__name__)
+
+TITLE = "reldocs — ask the release docs"
+ALL_VERSIONS = ""
+CONCURRENCY = 4  # questions answered at once; more wait in Gradio's queue (the work is CPU-bound)
+EXAMPLES = (
+    "What is the minimum CUDA version to build PyTorch 2.12 from source?",
+    "Which optimizer gained fused=True?",
+    "Why does torchrun no longer use port 29500?",
+    "Quel optimiseur supporte fused=True ?",
+)
+HEADER = f"""# {TITLE}
+Ask what changes when you upgrade. Answers quote the release notes and migration guides, with numbered
+sources you can unfold; when the docs don't say, the answer says so. Follow-up questions keep the conversation."""
+CSS = """
+.reldocs-refusal { border-left: 4px solid #d97706; background: rgba(217, 119, 6, 0.08); padding: 2px 12px;
+  border-radius: 6px; }
+.reldocs-sources { border-top: 1px solid rgba(128, 128, 128, 0.35); margin-top: 8px; padding-top: 4px;
+  font-size: 0.92em; }
+.reldocs-quote summary { cursor: pointer; color: #2563eb; }
+.reldocs-badge { font-size: 0.8em; font-weight: 600; text-transform: uppercase; letter-spacing: 0.04em;
+  color: #b45309; }
+"""
+Turns = list[dict[str, Any]]  # the Chatbot's messages: {"role": ..., "content": ...}
+AnswersByTurn = dict[int, Answer]  # index of an assistant message -> the Answer it shows (for feedback)
+
+
+def _text(content: Any) -> str:
+    """The text of a chat message, whether content is a string or Gradio's list of parts."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type", "text") == "text")
+    return ""
+
+
+def user_questions(turns: Turns) -> list[str]:
+    return [_text(t["content"]) for t in turns if t.get("role") == "user"]
+
+
+def add_question(question: str, turns: Turns | None) -> tuple[str, Turns]:
+    """Show the question in the chat at once and clear the box; `answer_turns` answers it next."""
+    turns = list(turns or [])
+    question = (question or "").strip()
+    if question:
+        turns.append({"role": "user", "content": question})
+    return "", turns
+
+
+def add_example(turns: Turns | None, selected: Any) -> Turns:
+    value = selected.get("text", "") if isinstance(selected, dict) else str(selected or "")
+    return add_question(value, turns)[1]
+
+
+def answer_turns(
+    kb: KnowledgeBase, turns: Turns | None, version: str | None, answers: AnswersByTurn | None
+) -> Iterator[tuple[Turns, AnswersByTurn]]:
+    """Stream the answer to the last user message, earlier user messages being its conversation."""
+    turns = list(turns or [])
+    answers = dict(answers or {})
+    if not turns or turns[-1].get("role") != "user":  # an empty question was not added: nothing to answer
+        yield turns, answers
+        return
+    questions = user_questions(turns)
+    yield [*turns, _bot(SEARCHING)], answers
+    try:
+        for answer in kb.stream(questions[-1], questions[:-1], version or None):
+            if answer.final:
+                answers[len(turns)] = answer
+            yield [*turns, _bot(answer_markdown(answer))], answers
+    except Exception:  # the person sees one friendly line; the log keeps the traceback
+        logger.exception("answering %r failed", questions[-1])
+        yield [*turns, _bot(ERROR)], answers
+
+
+def _bot(content: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": content}
+
+
+def record_feedback(
+    log: FeedbackLog, answers: AnswersByTurn | None, index: Any, liked: Any, *, user: str | None = None
+) -> dict[str, Any] | None:
+    """Store a 👍/👎 on the answer at chat index `index`; None when there is nothing to judge there."""
+    if isinstance(index, list | tuple):
+        index = index[0]
+    answer = (answers or {}).get(int(index)) if index is not None else None
+    if answer is None or not isinstance(liked, bool):  # an error message, or a vote taken back
+        return None
+    return log.record(answer, "up" if liked else "down", channel="web", user=user)
+
+
+def answer_data(answer: Answer) -> dict[str, Any]:
+    """The `ask` endpoint's JSON: the same keys as `python app.py ask --json`."""
+    return {
+        "question": answer.question,
+        "answer": answer.text,
+        "found": answer.found,
+        "mode": answer.mode,
+        "language": answer.language,
+        "notice": answer.notice,
+        "citations": [asdict(c) for c in answer.citations],
+        "timings_ms": answer.timings_ms,
+    }
+
+
+def api_ask(kb: KnowledgeBase, question: str, version: str = "", history: Sequence[str] = ()) -> dict[str, Any]:
+    if not (question or "").strip():
+        raise gr.Error("The question is empty.", print_exception=False)
+    try:
+        return answer_data(kb.ask(question, [h for h in history or () if h], version or None))
+    except Exception as e:
+        logger.exception("api ask %r failed", question)
+        raise gr.Error("Sorry, something went wrong while answering.", print_exception=False) from e
+
+
+def api_search(kb: KnowledgeBase, query: str, k: int = 5, version: str = "") -> list[dict[str, Any]]:
+    if not (query or "").strip():
+        raise gr.Error("The query is empty.", print_exception=False)
+    try:
+        passages = kb.search(query, k=max(1, min(int(k), 50)), version=version or None)
+    except Exception as e:
+        logger.exception("api search %r failed", query)
+        raise gr.Error("Sorry, something went wrong while searching.", print_exception=False) from e
+    return [{"score": p.score, "similarity": p.similarity, "bm25": p.bm25, **asdict(p.chunk)} for p in passages]
+
+
+def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
+    """The chat page and the `ask` / `search` API endpoints, all over the one `kb`."""
+    log = FeedbackLog(settings.feedback_path)
+    choices = [("All versions", ALL_VERSIONS)] + [(v, v) for v in reversed(kb.versions())]
+
+    # Typed wrappers: gradio derives the API schema and injects LikeData/Request from these signatures.
+    def ask(question: str, version: str = "", history: list[str] | None = None) -> dict[str, Any]:
+        """Answer a question from the release docs: answer text with [n] markers, found, and citations.
+
+        Args:
+            question: the question, in English or French.
+            version: only use docs of this version (e.g. "2.12" or "2.12.0"); empty for all.
+            history: the earlier questions of this conversation, for follow-ups like "and in 2.11?".
+        """
+        return api_ask(kb, question, version, history or ())
+
+    def search(query: str, k: int = 5, version: str = "") -> list[dict[str, Any]]:
+        """The k passages hybrid search finds for a query, with scores and metadata."""
+        return api_search(kb, query, k, version)
+
+    def on_like(answers: AnswersByTurn, data: gr.LikeData, request: gr.Request) -> None:
+        entry = record_feedback(log, answers, data.index, data.liked, user=getattr(request, "username", None))
+        if entry is not None:
+            gr.Info("Thanks, your feedback was saved.")
+
+    with gr.Blocks(title=TITLE, analytics_enabled=False) as demo:  # offline: no telemetry, no version check
+        gr.Markdown(HEADER + f"\n\n<sub>Indexed versions: {', '.join(kb.versions()) or 'none'}</sub>")
+        answers = gr.State({})
+        chatbot = gr.Chatbot(
+            label="reldocs",
+            elem_id="reldocs-chat",
+            height="66vh",
+            min_height=420,
+            feedback_options=("Like", "Dislike"),
+            examples=[{"text": q} for q in EXAMPLES],
+            placeholder="Ask about a PyTorch release, or pick an example.",
+            buttons=["copy"],
+        )
+        with gr.Row(equal_height=True):
+            question = gr.Textbox(
+                placeholder="Ask a question about a release and press Enter",
+                show_label=False,
+                elem_id="reldocs-question",
+                scale=5,
+                autofocus=True,
+                submit_btn="Ask",
+                max_lines=6,
+            )
+            version = gr.Dropdown(
+                choices, value=ALL_VERSIONS, label="Version", elem_id="reldocs-version", scale=1, min_width=140
+            )
+
+        # The page's own events stay off the API page; scripts use `ask` and `search`.
+        respond = functools.partial(answer_turns, kb)
+        private: dict[str, Any] = {"api_visibility": "private"}
+        shown = {"queue": False, **private}  # instant: the question appears before the answer is searched
+        answering = {"concurrency_id": "kb", **private}
+        question.submit(add_question, [question, chatbot], [question, chatbot], **shown).then(
+            respond, [chatbot, version, answers], [chatbot, answers], **answering
+        )
+        chatbot.example_select(_select_example, [chatbot], [chatbot], **shown).then(
+            respond, [chatbot, version, answers], [chatbot, answers], **answering
+        )
+        chatbot.like(on_like, [answers], None, **private)  # queued, so the "thanks" toast reaches the page
+        chatbot.clear(lambda: {}, None, [answers], **shown)  # the chat's 🗑 starts a new conversation
+
+        gr.api(ask, api_name="ask", concurrency_id="kb")
+        gr.api(search, api_name="search", concurrency_id="kb")
+    demo.queue(default_concurrency_limit=CONCURRENCY)
+    return demo
+
+
+def _select_example(turns: Turns, selected: gr.SelectData) -> Turns:
+    return add_example(turns, selected.value)
+
+
+def web_auth(settings: Settings) -> tuple[str, str] | None:
+    """(user, password) from `RELDOCS_WEB_AUTH=user:password`, or None when unset."""
+    if not settings.web_auth:
+        return None
+    user, sep, password = settings.web_auth.partition(":")
+    if not sep or not user or not password:
+        raise ReldocsError("RELDOCS_WEB_AUTH must look like user:password")
+    return user, password
+
+
+def launch(
+    demo: gr.Blocks, settings: Settings, *, host: str = "127.0.0.1", port: int = 7860, block: bool = True
+) -> gr.Blocks:
+    """Start the server; `block=False` returns once it listens (tests close it with `demo.close()`)."""
+    auth = web_auth(settings)
+    if auth is None and not _is_loopback(host):
+        logger.warning("serving on %s without a password; set RELDOCS_WEB_AUTH=user:password", host)
+    try:
+        demo.launch(
+            server_name=host,
+            server_port=port,
+            share=False,
+            auth=auth,
+            auth_message="reldocs: sign in with the user and password from RELDOCS_WEB_AUTH." if auth else None,
+            prevent_thread_lock=True,
+            show_error=False,
+            css=CSS,
+            footer_links=["api"],
+            ssr_mode=False,
+            mcp_server=False,  # needs the `mcp` package, which is not installed
+            quiet=True,  # gradio's banner suggests share=True; reldocs never makes a public link
+        )
+    except OSError as e:
+        raise ReldocsError(f"cannot serve on {host}:{port} (is the port in use?); try another --port") from e
+    if block:
+        print(f"reldocs chat on {demo.local_url} (Ctrl+C to stop)", flush=True)
+        demo.block_thread()
+    return demo
+
+
+def serve(kb: KnowledgeBase, settings: Settings, *, host: str = "127.0.0.1", port: int = 7860) -> None:
+    """Serve the chat until interrupted (what `python app.py web` runs)."""
+    launch(build_ui(kb, settings), settings, host=host, port=port, block=True)
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
