@@ -113,7 +113,7 @@ def _score_one(kb: SupportsAsk, question: dict[str, Any]) -> dict[str, Any]:
     error: str | None = None
     try:
         answer = kb.ask(question["question"], history=(), version=question.get("version"))
-    except Exception as exc:  # noqa: BLE001 - a crash is scored as a failure
+    except Exception as exc:
         answer, error = None, f"{type(exc).__name__}: {exc}"
     elapsed_ms = (time.perf_counter() - started) * 1000
 
@@ -284,7 +284,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     try:
         kb = _open_kb(corpus_dir, index_dir, quiet=args.json)
-    except Exception as exc:  # noqa: BLE001 - report why the core could not start
+    except Exception as exc:
         print(
             f"error: cannot open the knowledge base: {type(exc).__name__}: {exc}",
             file=sys.stderr,
