@@ -191,6 +191,7 @@ def citation(n: int, passage: Passage, quote: str) -> Citation:
 def excerpt(chunk: Chunk, around: str = "", limit: int = QUOTE_CHARS) -> str:
     """The passage as readable text, cut to `limit` characters while keeping `around` inside."""
     text = strip_markup(_FENCE_BLOCK.sub(" ", chunk.text))
+    text = re.sub(r"^\s*[✓✔➜→]\s*(\w+(?: \w+)?):?\s*$", r"\1:", text, flags=re.MULTILINE)  # "✓Solution"
     text = re.sub(r"\s*\n\s*", " ", text)
     if len(text) <= limit:
         return text
