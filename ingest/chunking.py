@@ -101,10 +101,8 @@ def markdown_blocks(text: str) -> Iterator[Block]:
                 block.lines.append("")
             blank_before = True
             continue
-        if (
-            _HTML_ITEM.match(line)
-            or (_ITEM.match(line)
-            and not (block and block.kind == "item" and line.startswith("  ")))
+        if _HTML_ITEM.match(line) or (
+            _ITEM.match(line) and not (block and block.kind == "item" and line.startswith("  "))
         ):
             if block:
                 yield block
