@@ -183,10 +183,13 @@ def proper_names(question: str) -> list[str]:
     """CamelCase words, acronyms, capitalised words mid-sentence and quoted literals of a question."""
     names = [m.group(1) for m in _QUOTED.finditer(question)]
     sentence_start = True
-    for m in re.finditer(r"[A-Za-z][A-Za-z0-9+]*|[.?!:;]", question):
+    for m in re.finditer(r"[A-Za-z][\w+]*(?:\.\w+)*|[.?!:;]", question):
         word = m.group(0)
         if word in ".?!:;":
             sentence_start = True
+            continue
+        if "_" in word or "." in word:  # code symbols are checked whole, by `missing_symbols`
+            sentence_start = False
             continue
         inner_caps = any(c.isupper() for c in word[1:])
         capitalised = word[0].isupper() and not sentence_start and len(word) > 2

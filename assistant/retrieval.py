@@ -15,10 +15,11 @@ from assistant.embeddings import Embedder
 from assistant.models import Chunk, Passage
 from assistant.query import Query, sort_versions
 from assistant.store import ChunkStore, Manifest
-from assistant.text import index_text, tokens
+from assistant.text import index_text, is_symbol, tokens
 
 RRF_K = 60  # the usual constant: damps the head of each ranking so neither signal dominates
 CANDIDATES = 40  # taken from each ranking before fusion
+SYMBOL_HITS = 20  # a symbol found in more chunks than this is too common to single any out
 PREFERRED_BOOST = 1.6  # a version the question names outranks a slightly better match elsewhere
 
 
@@ -75,6 +76,11 @@ class HybridRetriever:
         for ranking in (dense, lexical):
             for rank, (cid, _) in enumerate(ranking):
                 fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
+        for idx in self._exact_symbol_hits(query):
+            # RRF alone lets a passage found only by BM25 sink below ones both rankings like; a passage that
+            # holds the exact symbol asked about (`TORCH_COMPILE_OVERRIDE_BACKENDS`) is what the user wants.
+            cid = self.chunks[idx].id
+            fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + 1)
         if query.prefer:
             for cid in fused:
                 if self.chunks[self.by_id[cid]].version in query.prefer:
@@ -86,6 +92,17 @@ class HybridRetriever:
             Passage(self.chunks[self.by_id[cid]], fused[cid], similarity=sims.get(cid), bm25=scores.get(cid))
             for cid in best
         ]
+
+    def _exact_symbol_hits(self, query: Query) -> set[int]:
+        """Chunks containing a code symbol of the query verbatim (within the version filter)."""
+        hits: set[int] = set()
+        for term in query.terms:
+            if is_symbol(term) and ("_" in term or "." in term) and self.knows(term):
+                scores = self.bm25.get_scores([term])
+                if query.versions:
+                    scores = np.where(np.isin(self._version_of, query.versions), scores, 0.0)
+                hits.update(int(i) for i in np.flatnonzero(scores)[:SYMBOL_HITS])
+        return hits
 
     def _dense(self, vector: np.ndarray, query: Query) -> list[tuple[str, float]]:
         n = min(CANDIDATES, len(self.chunks))

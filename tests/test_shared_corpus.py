@@ -27,6 +27,7 @@ def test_exact_symbol_beats_embeddings(shared_kb: KnowledgeBase) -> None:
 
 def test_evaluation_set_floors(shared_kb: KnowledgeBase) -> None:
     metrics = evaluate(shared_kb, load_questions(QUESTIONS))
-    assert metrics["answer_acc"] >= 0.85, metrics
-    assert metrics["source_acc"] >= 0.9, metrics
-    assert metrics["refusal_acc"] >= 0.9, metrics
+    rates = {k: metrics[k]["rate"] for k in ("answer_acc", "source_acc", "refusal_acc")}
+    assert rates["answer_acc"] >= 0.88, rates
+    assert rates["source_acc"] >= 0.93, rates
+    assert rates["refusal_acc"] >= 0.9, rates
