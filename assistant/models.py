@@ -33,6 +33,10 @@ class Passage:
     similarity: float | None = None  # cosine similarity to the query, when dense search found it
     bm25: float | None = None  # BM25 score, when lexical search found it
 
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form: scores first, then the chunk's fields (`search --json`, the web API)."""
+        return {"score": self.score, "similarity": self.similarity, "bm25": self.bm25, **asdict(self.chunk)}
+
 
 @dataclass(frozen=True)
 class Citation:
@@ -63,7 +67,14 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (the `ask --json` contract)."""
-        data = asdict(self)
-        data.pop("final")
-        return data
+        """JSON-ready form: the `ask --json` contract, also returned by the web API."""
+        return {
+            "question": self.question,
+            "answer": self.text,
+            "found": self.found,
+            "mode": self.mode,
+            "language": self.language,
+            "notice": self.notice,
+            "citations": [asdict(c) for c in self.citations],
+            "timings_ms": self.timings_ms,
+        }

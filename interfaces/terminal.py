@@ -5,24 +5,13 @@ from __future__ import annotations
 import json
 import textwrap
 from collections.abc import Sequence
-from typing import Any
 
 from assistant.models import Answer, Passage
 
 
 def answer_json(answer: Answer) -> str:
     """One line of `ask --json`."""
-    data: dict[str, Any] = {
-        "question": answer.question,
-        "answer": answer.text,
-        "found": answer.found,
-        "mode": answer.mode,
-        "language": answer.language,
-        "notice": answer.notice,
-        "citations": [c.__dict__ for c in answer.citations],
-        "timings_ms": answer.timings_ms,
-    }
-    return json.dumps(data, ensure_ascii=False)
+    return json.dumps(answer.to_dict(), ensure_ascii=False)
 
 
 def answer_text(answer: Answer, *, width: int = 100) -> str:
@@ -56,7 +45,4 @@ def passages_text(passages: Sequence[Passage], *, width: int = 100) -> str:
 
 
 def passages_json(passages: Sequence[Passage]) -> str:
-    return json.dumps(
-        [{"score": p.score, "similarity": p.similarity, "bm25": p.bm25, **p.chunk.__dict__} for p in passages],
-        ensure_ascii=False,
-    )
+    return json.dumps([p.to_dict() for p in passages], ensure_ascii=False)

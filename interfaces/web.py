@@ -10,7 +10,6 @@ import functools
 import ipaddress
 import logging
 from collections.abc import Iterator, Sequence
-from dataclasses import asdict
 from typing import Any
 
 try:
@@ -118,16 +117,7 @@ def record_feedback(
 
 def answer_data(answer: Answer) -> dict[str, Any]:
     """The `ask` endpoint's JSON: the same keys as `python app.py ask --json`."""
-    return {
-        "question": answer.question,
-        "answer": answer.text,
-        "found": answer.found,
-        "mode": answer.mode,
-        "language": answer.language,
-        "notice": answer.notice,
-        "citations": [asdict(c) for c in answer.citations],
-        "timings_ms": answer.timings_ms,
-    }
+    return answer.to_dict()
 
 
 def api_ask(kb: KnowledgeBase, question: str, version: str = "", history: Sequence[str] = ()) -> dict[str, Any]:
@@ -148,7 +138,7 @@ def api_search(kb: KnowledgeBase, query: str, k: int = 5, version: str = "") -> 
     except Exception as e:
         logger.exception("api search %r failed", query)
         raise gr.Error("Sorry, something went wrong while searching.", print_exception=False) from e
-    return [{"score": p.score, "similarity": p.similarity, "bm25": p.bm25, **asdict(p.chunk)} for p in passages]
+    return [p.to_dict() for p in passages]
 
 
 def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
