@@ -25,6 +25,7 @@ logger = logging.getLogger(__name__)
 MANIFEST = "manifest.json"
 _META_FIELDS = ("source", "title", "product", "version", "kind", "section", "language", "url")
 _ADD_BATCH = 1000
+_PAGE = 5000  # rows per get(): well under SQLite's limit on variables in one statement
 
 
 @dataclass
@@ -88,7 +89,13 @@ class ChunkStore:
 
     def load_chunks(self, manifest: Manifest | None = None) -> list[Chunk]:
         """Every chunk of the live generation, in document order."""
-        got = self.collection(manifest).get(include=["documents", "metadatas"])
+        col = self.collection(manifest)
+        got: dict[str, list] = {"ids": [], "documents": [], "metadatas": []}
+        # Paged: one get() of a 100k-chunk collection exceeds SQLite's limit on query variables.
+        for offset in range(0, col.count(), _PAGE):
+            page = col.get(include=["documents", "metadatas"], limit=_PAGE, offset=offset)
+            for key in got:
+                got[key].extend(page[key])
         chunks = [
             Chunk(id=i, text=doc or "", **{k: str((meta or {}).get(k, "")) for k in _META_FIELDS})
             for i, doc, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
@@ -114,8 +121,12 @@ class ChunkStore:
         ids = list(ids)
         if not ids:
             return {}
-        got = self.collection(manifest).get(ids=ids, include=["embeddings"])
-        return {i: np.asarray(v, dtype=np.float32) for i, v in zip(got["ids"], got["embeddings"], strict=True)}
+        col = self.collection(manifest)
+        out: dict[str, np.ndarray] = {}
+        for start in range(0, len(ids), _PAGE):
+            got = col.get(ids=ids[start : start + _PAGE], include=["embeddings"])
+            out.update((i, np.asarray(v, dtype=np.float32)) for i, v in zip(got["ids"], got["embeddings"], strict=True))
+        return out
 
     def write_generation(self, chunks: Sequence[Chunk], vectors: np.ndarray, manifest: Manifest) -> None:
         """Write all chunks into a fresh collection, then make it live atomically."""
