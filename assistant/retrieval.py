@@ -18,9 +18,30 @@ from assistant.store import ChunkStore, Manifest
 from assistant.text import index_text, is_symbol, tokens
 
 RRF_K = 60  # the usual constant: damps the head of each ranking so neither signal dominates
+DENSE_MARGIN = 0.2  # cosine below the best minus this does not vote
+LEXICAL_RATIO = 0.5  # BM25 below this share of the best does not vote
+SYMBOL_BONUS = 1.0 / (RRF_K + 1)  # as much as a first place in one more ranking
 CANDIDATES = 40  # taken from each ranking before fusion
 SYMBOL_HITS = 20  # a symbol found in more chunks than this is too common to single any out
 PREFERRED_BOOST = 1.6  # a version the question names outranks a slightly better match elsewhere
+
+
+def fuse(dense: list[tuple[str, float]], lexical: list[tuple[str, float]]) -> dict[str, float]:
+    """Reciprocal-rank fusion of the confident part of each ranking.
+
+    Only candidates near the head of a ranking vote (BM25 at least half the best score, cosine within 0.2 of
+    the best): a long tail of weak matches otherwise adds up and outranks a passage one signal is sure of.
+    """
+    fused: dict[str, float] = {}
+    for ranking, keep in (
+        (dense, lambda s, best: s >= best - DENSE_MARGIN),
+        (lexical, lambda s, best: s >= LEXICAL_RATIO * best),
+    ):
+        best = ranking[0][1] if ranking else 0.0
+        for rank, (cid, score) in enumerate(ranking):
+            if keep(score, best):
+                fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
+    return fused
 
 
 class HybridRetriever:
@@ -72,15 +93,12 @@ class HybridRetriever:
         t2 = time.perf_counter()
         lexical = self._lexical(query)
         t3 = time.perf_counter()
-        fused: dict[str, float] = {}
-        for ranking in (dense, lexical):
-            for rank, (cid, _) in enumerate(ranking):
-                fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
+        fused = fuse(dense, lexical)
         for idx in self._exact_symbol_hits(query):
-            # RRF alone lets a passage found only by BM25 sink below ones both rankings like; a passage that
-            # holds the exact symbol asked about (`TORCH_COMPILE_OVERRIDE_BACKENDS`) is what the user wants.
+            # A passage that holds the exact symbol asked about (`TORCH_COMPILE_OVERRIDE_BACKENDS`) is what the
+            # user wants, even when the embedding ranks it nowhere.
             cid = self.chunks[idx].id
-            fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + 1)
+            fused[cid] = fused.get(cid, 0.0) + SYMBOL_BONUS
         if query.prefer:
             for cid in fused:
                 if self.chunks[self.by_id[cid]].version in query.prefer:
