@@ -153,13 +153,15 @@ def _embed(chunks: list[Chunk], embedder: Embedder, settings: Settings, progress
     from tqdm import tqdm
 
     batch = settings.embedding_batch_size
+    texts = [index_text(c) for c in chunks]
     parts = []
-    # Longest first keeps padding per batch low; order is restored by the ids afterwards.
-    order = sorted(range(len(chunks)), key=lambda i: -len(chunks[i].text))
+    # Longest first keeps padding per batch low (texts of a batch are padded to its longest); order is
+    # restored afterwards.
+    order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
     with tqdm(total=len(chunks), desc="Embedding", unit="chunk", file=sys.stderr, disable=not progress) as bar:
         for start in range(0, len(order), batch):
             idx = order[start : start + batch]
-            parts.append(embedder.encode([index_text(chunks[i]) for i in idx], batch_size=batch))
+            parts.append(embedder.encode([texts[i] for i in idx], batch_size=batch))
             bar.update(len(idx))
     vectors = np.concatenate(parts)
     out = np.empty_like(vectors)
