@@ -1,0 +1,253 @@
+"""Fast checks of the benchmark's parts: the synthetic corpus, the metrics, the goals and the report."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import pytest
+
+from assistant.models import Chunk, Passage
+from bench.baselines import first_hit, mrr_at, rank_score, recall_at, retrieval_quality
+from bench.run import goals, padded_tokens, plot, read_chunks, render_markdown
+from bench.synthetic import PRODUCT, generate, sample_questions
+
+
+def test_synthetic_corpus_is_about_the_target_size_and_seeded(tmp_path: Path) -> None:
+    corpus = generate(tmp_path / "a", 300, seed=7)
+    chunks = read_chunks(corpus.root)
+    assert 0.8 * 300 <= len(chunks) <= 1.2 * 300
+    assert {c.product for c in chunks} == {PRODUCT}
+    assert all(c.version and c.section for c in chunks)
+    assert any("```" in c.text for c in chunks) and any("/pull/" in c.text for c in chunks)
+    again = generate(tmp_path / "b", 300, seed=7)
+    first = sorted(p.read_text() for p in corpus.root.rglob("*.md"))
+    assert first == sorted(p.read_text() for p in again.root.rglob("*.md"))
+    other = generate(tmp_path / "c", 300, seed=8)
+    assert first != sorted(p.read_text() for p in other.root.rglob("*.md"))
+
+
+def test_synthetic_corpus_scales_with_the_target(tmp_path: Path) -> None:
+    small = len(read_chunks(generate(tmp_path / "s", 200).root))
+    large = len(read_chunks(generate(tmp_path / "l", 2000).root))
+    assert 8 <= large / small <= 12
+
+
+def test_sampled_questions_name_a_symbol_of_their_source_chunk(tmp_path: Path) -> None:
+    chunks = read_chunks(generate(tmp_path, 200, seed=3).root)
+    questions = sample_questions(chunks, 10, seed=1)
+    assert len(questions) == 10
+    by_source = {c.source: "" for c in chunks}
+    for c in chunks:
+        by_source[c.source] += c.text
+    for q in questions:
+        symbol = q["question"].split("`")[1]
+        assert symbol.startswith("torch.") and symbol in by_source[q["source"]]
+    assert sum(PRODUCT in q["question"] for q in questions) == 5  # half name a version
+    assert questions == sample_questions(chunks, 10, seed=1)
+
+
+def test_rank_metrics() -> None:
+    assert first_hit(["a", "b", "c"], {"c", "z"}) == 3
+    assert first_hit(["a", "b"], {"z"}) is None
+    ranks = [1, 2, 6, None]
+    assert recall_at(ranks, 5) == 0.5
+    assert recall_at(ranks, 10) == 0.75
+    assert mrr_at(ranks, 10) == pytest.approx((1 + 0.5 + 1 / 6) / 4)
+    assert mrr_at(ranks, 5) == pytest.approx((1 + 0.5) / 4)
+    assert recall_at([], 5) == 0.0
+    assert rank_score(0) > rank_score(1) > 0
+
+
+def _passage(source: str, text: str = "") -> Passage:
+    return Passage(
+        Chunk(id=source, text=text, source=source, title="", product="", version="", kind="", section=""), 1.0
+    )
+
+
+def test_retrieval_quality_scores_answerable_questions_only() -> None:
+    results = {
+        "q1": [("x", "nothing here"), ("a", "Use `torch.Foo` instead")],
+        "q2": [("b", "unrelated"), ("c", "needs CUDA 12.6 now")],
+        "q3": [("x", ""), ("y", "")],
+    }
+    questions = [
+        {"id": "q1", "question": "q1", "answerable": True, "sources": ["a"], "must_contain": ["torch.foo"]},
+        {"id": "q2", "question": "q2", "answerable": True, "sources": ["b", "c"], "must_contain": ["12.6"]},
+        {"id": "q3", "question": "q3", "answerable": True, "sources": ["z"], "must_contain": ["z"]},
+        {"id": "q4", "question": "q4", "answerable": False, "sources": [], "must_contain": []},
+    ]
+    questions[1]["version"] = "2.11"
+    seen_versions = []
+
+    def search(text: str, version: str | None) -> list[Passage]:
+        seen_versions.append(version)
+        return [_passage(s, t) for s, t in results[text]]
+
+    got = retrieval_quality(search, questions)
+    assert got["ranks"] == {"q1": 2, "q2": 1, "q3": None}
+    assert got["recall@5"] == pytest.approx(2 / 3)
+    assert got["mrr@10"] == pytest.approx((0.5 + 1) / 3)
+    assert got["evidence_ranks"] == {"q1": 2, "q2": 2, "q3": None}  # backticks and case do not matter
+    assert got["evidence_mrr@10"] == pytest.approx((0.5 + 0.5) / 3)
+    assert seen_versions == [None, "2.11", None]
+
+
+class _Tokenizer:
+    def __call__(self, texts: list[str], **_: object) -> dict[str, list[list[int]]]:
+        return {"input_ids": [[0] * len(t.split()) for t in texts]}
+
+
+class _Model:
+    max_seq_length = 4
+    tokenizer = _Tokenizer()
+
+
+def test_padded_tokens_pads_each_batch_to_its_longest() -> None:
+    calls = [["a b c", "a", "a b c d e f"], ["a b"]]  # lengths 3, 1, 6->4 (truncated); 2
+    ran, real = padded_tokens(_Model(), calls, batch=2)
+    assert real == 3 + 1 + 4 + 2
+    assert ran == (4 + 4) + (1) + (2)  # sorted 4,3 | 1 ; then 2
+
+
+def _result() -> dict:
+    quality = {"recall@5": 0.9, "mrr@10": 0.8, "answer_acc": 0.7, "refusal_acc": 1.0}
+    extra = {"source_acc": 0.8, "false_refusal": 0.1, "answerable": 3, "unanswerable": 1, "ask_p50_ms": 20.0}
+    stage = {"p50": 10.0, "p95": 20.0, "n": 4}
+    return {
+        "quality": {
+            "ours": {**quality, **extra},
+            "dense_baseline": {**quality, **extra, "recall@5": 0.8, "mrr@10": 0.7},
+            "bm25_baseline": {**quality, **extra, "recall@5": 0.85, "mrr@10": 0.75},
+        },
+        "latency_ms": {
+            "p50": 25.0,
+            "p95": 40.0,
+            "floor_p50": 14.0,
+            "floor_p95": 16.0,
+            "n": 4,
+            "stages": {k: stage for k in ("embed", "dense", "lexical", "retrieve", "answer", "total")},
+            "cold_ms": {
+                "ask": 9000.0,
+                "floor": 6000.0,
+                "ask_runs": [9000.0],
+                "floor_runs": [6000.0],
+                "ask_peak_rss_mb": 700,
+                "floor_peak_rss_mb": 600,
+            },
+        },
+        "ingest": {
+            "chunks": 100,
+            "files": 2,
+            "chunks_per_s": 15.0,
+            "encode_floor_chunks_per_s": 16.0,
+            "first_ingest_s": 6.7,
+            "reingest_s": 0.01,
+            "peak_rss_mb": 900.0,
+            "model_load_s": 3.0,
+            "floor_chunks": 100,
+            "batch_size": 32,
+            "ingest_encode_s": 6.0,
+            "ingest_tokens": {"padded": 9000, "real": 7000},
+            "floor_tokens": {"padded": 8000, "real": 7000},
+        },
+        "scale": [
+            {
+                "chunks": n,
+                "files": 1,
+                "p50_ms": 20.0 + n / 1000,
+                "p95_ms": 30.0,
+                "stages_p50": {"embed": 14.0, "dense": 3.0, "lexical": 1.0, "answer": 2.0},
+                "ingest_chunks_per_s": 15.0,
+                "ingest_measured": "real-model" if n == 100 else "modelled",
+                "store_chunks_per_s": 900.0,
+                "chunk_s": 0.1,
+                "write_s": n / 1000,
+                "open_s": n / 5000,
+            }
+            for n in (100, 1000, 10000)
+        ],
+        "details": {
+            "ours": {"ranks": {"q1": 1, "q2": 2, "q3": None}},
+            "dense_baseline": {"ranks": {"q1": 2, "q2": 2, "q3": 3}},
+            "bm25_baseline": {"ranks": {"q1": 1, "q2": 1, "q3": None}},
+        },
+        "meta": {
+            "mode": "quick",
+            "plan": {"latency_passes": 1, "floor_fraction": 1 / 3, "scale_queries": 15},
+            "started": "2026-01-01 00:00:00 UTC",
+            "duration_s": 240.0,
+            "corpus": "/x/corpus",
+            "questions": {"file": "q.jsonl", "n": 4},
+            "machine": {
+                "cpu": "Test CPU",
+                "cores_logical": 2,
+                "cores_usable": 2,
+                "torch_threads": 2,
+                "memory_gb": 8,
+                "os": "Linux",
+                "python": "3.11",
+                "versions": {"torch": "2"},
+                "commit": "abc123",
+            },
+            "phases": [
+                {"phase": "ingest (child process)", "wall_s": 10, "other_cpu_share": 0.5, "load_avg_1m": [1, 1]}
+            ],
+        },
+    }
+
+
+def test_goals_compare_against_the_best_baseline_and_the_floors() -> None:
+    result = _result()
+    met = {g["goal"]: g["met"] for g in goals(result)}
+    assert all(met.values()), met
+    worse = copy.deepcopy(result)
+    worse["quality"]["bm25_baseline"]["mrr@10"] = 0.85
+    worse["latency_ms"]["p50"] = 50.0
+    worse["ingest"]["chunks_per_s"] = 10.0
+    worse["scale"] = worse["scale"][:2]
+    met = {g["goal"]: g["met"] for g in goals(worse)}
+    assert met == {
+        "MRR@10 above both baselines": False,
+        "recall@5 above both baselines": True,
+        "warm p50 ≤ 3× the floor": False,
+        "ingest ≥ 0.8× the encode floor": False,
+        "scale series spans ≥ 100×": False,
+    }
+
+
+def test_report_says_which_goals_were_missed_and_why(tmp_path: Path) -> None:
+    result = _result()
+    result["quality"]["bm25_baseline"]["mrr@10"] = 0.85
+    result["ingest"]["chunks_per_s"] = 10.0
+    result["goals"] = goals(result)
+    text = render_markdown(result)
+    assert "| reldocs (hybrid) | 0.900 | 0.800 |" in text
+    assert "Test CPU" in text and "abc123" in text
+    assert "**MRR@10 above both baselines** — missed" in text and "q2: 2 vs 1" in text
+    assert "On 1 of the 1 question lost to BM25 only, dense-only retrieval also ranked" in text
+    assert "**ingest ≥ 0.8× the encode floor** — missed" in text and "90 tokens per chunk" in text
+    assert "warm p50 ≤ 3× the floor** — missed" not in text
+    assert "shared with other work" in text  # the ingest phase ran at 50% background load
+    plot(result, tmp_path)
+    assert {p.name for p in tmp_path.glob("bench-*.png")} == {
+        "bench-quality.png",
+        "bench-latency.png",
+        "bench-scale.png",
+    }
+
+
+def test_a_size_that_failed_is_reported_and_left_out_of_the_span(tmp_path: Path) -> None:
+    result = _result()
+    failed = {**result["scale"][-1], "chunks": 100000, "p50_ms": None, "p95_ms": None, "open_s": None, "queries": 0}
+    failed["stages_p50"] = dict.fromkeys(failed["stages_p50"])
+    failed["error"] = "KnowledgeBase.open failed: InternalError: too many SQL variables"
+    result["scale"].append(failed)
+    result["goals"] = goals(result)
+    span = next(g for g in result["goals"] if g["goal"].startswith("scale"))
+    assert span["value"] == "100 → 10000 chunks (100×); failed at 100000" and span["met"]
+    text = render_markdown(result)
+    assert "**Scale, 100000 chunks** — KnowledgeBase.open failed: InternalError: too many SQL variables" in text
+    assert "| 100000 | 1 | – | – |" in text
+    plot(result, tmp_path)
+    assert (tmp_path / "bench-scale.png").stat().st_size > 0
