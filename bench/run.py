@@ -832,7 +832,8 @@ def render_markdown(result: dict[str, Any]) -> str:
         f"{meta['duration_s'] / 60:.1f} min, commit `{mach['commit']}`), over `{_shown(meta['corpus'])}` "
         f"({ing['files']} files, {ing['chunks']} chunks) and the {meta['questions']['n']} questions of "
         "`bench/questions.jsonl`. Rerun with `python bench/run.py --out bench/results/full.json` (this page and "
-        "its plots are rewritten); `--quick` runs a reduced plan (about four minutes on two idle cores).",
+        "its plots are rewritten); `--quick` runs a reduced plan: two minutes on two idle cores, up to about seven "
+        "when other work takes half the CPUs.",
         "",
         "## Goals",
         "",
@@ -1063,7 +1064,7 @@ def render_markdown(result: dict[str, Any]) -> str:
         "## Reproducing",
         "",
         "```",
-        "python bench/run.py --quick --out /tmp/quick.json --docs /tmp/quick-docs   # about 4 min on 2 idle cores",
+        "python bench/run.py --quick --out /tmp/quick.json --docs /tmp/quick-docs   # ~2 min on 2 idle cores",
         "python bench/run.py --out bench/results/full.json   # this page",
         "```",
         "",
