@@ -5,7 +5,6 @@ from __future__ import annotations
 import itertools
 import json
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
+from netutil import free_port
 from openai_stub import INVENTED, OpenAIStub, grounded_reply, prompt_text
 
 from assistant.answering import NOT_COVERED
@@ -90,12 +90,6 @@ def llm_kb(settings: Settings, embedder: Any, stub_url: str | None, monkeypatch:
     if stub_url:
         monkeypatch.setenv("OPENAI_BASE_URL", stub_url)
     return KnowledgeBase.open(settings.model_copy(update={"llm": "openai:stub-model", **over}), embedder=embedder)
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # Citation checks: one parser, markers outside 1..N dropped, the rest renumbered by appearance.
@@ -292,7 +286,7 @@ def test_follow_up_is_condensed_by_the_model_for_search(settings, embedder, kb, 
 
 
 def test_endpoint_down_falls_back_within_15_seconds(settings, embedder, kb, monkeypatch) -> None:
-    llm = llm_kb(settings, embedder, f"http://127.0.0.1:{closed_port()}/v1", monkeypatch)
+    llm = llm_kb(settings, embedder, f"http://127.0.0.1:{free_port()}/v1", monkeypatch)
     started = time.monotonic()
     answer = llm.ask(CUDA_QUESTION)
     elapsed = time.monotonic() - started
@@ -355,7 +349,7 @@ def test_cli_answers_with_the_model(settings, kb, monkeypatch, capsys) -> None:
 
 
 def test_cli_answers_offline_within_15_seconds_when_the_endpoint_is_down(settings, kb, monkeypatch, capsys) -> None:
-    data, elapsed = _ask_json(settings, f"http://127.0.0.1:{closed_port()}/v1", monkeypatch, capsys)
+    data, elapsed = _ask_json(settings, f"http://127.0.0.1:{free_port()}/v1", monkeypatch, capsys)
     assert data["mode"] == "extractive" and "12.6" in data["answer"] and data["citations"]
     assert "unavailable" in data["notice"]
     assert elapsed < 15, elapsed  # opening the knowledge base included; the model's part is ~1 s of it

@@ -9,7 +9,6 @@ import logging
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -24,6 +23,7 @@ from urllib.parse import urlencode
 
 import pytest
 import yaml
+from netutil import free_port
 from slack_sdk import WebClient
 from slack_stub import BOT_ID, BOT_USER_ID, TEAM_ID, SlackStub, SocketModeStub
 
@@ -461,9 +461,7 @@ def test_cli_serves_the_events_api(kb: KnowledgeBase, settings: Settings, slack:
     slack.reset()
     data = tmp_path / "data"  # a copy of the session's index (built by `kb`), so startup skips ingest
     shutil.copytree(settings.data_dir, data, ignore=shutil.ignore_patterns("feedback.jsonl"))
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     env = {
         **os.environ,
         "RELDOCS_CORPUS_DIR": str(settings.corpus_dir),

@@ -6,7 +6,6 @@ import json
 import math
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -18,6 +17,7 @@ import gradio as gr
 import httpx
 import pytest
 from gradio_client import Client
+from netutil import free_port
 
 from assistant.errors import ReldocsError
 from assistant.feedback import FeedbackLog
@@ -48,12 +48,6 @@ CASES = [
     ("Quel optimiseur supporte fused=True ?", [], "Adagrad", True),
     ("How do I bake sourdough bread?", [], "don't cover", False),
 ]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")

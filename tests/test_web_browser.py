@@ -6,12 +6,12 @@
 from __future__ import annotations
 
 import os
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from netutil import free_port
 
 from assistant.feedback import FeedbackLog
 from assistant.settings import Settings
@@ -26,12 +26,6 @@ pytestmark = pytest.mark.slow
 if not CHROMIUM.exists():
     pytest.skip("needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
