@@ -10,7 +10,7 @@ from typing import Protocol
 
 from assistant.models import Answer, Chunk, Citation, Passage
 from assistant.query import Query
-from assistant.text import is_symbol, sentences, strip_markup, tokens
+from assistant.text import is_identifier, is_symbol, sentences, strip_markup, tokens
 
 NOT_COVERED = {
     "en": "The release docs don't cover this.",
@@ -28,7 +28,7 @@ LEAD_BONUS = 0.05
 QUOTE_CHARS = 600
 _FENCE_BLOCK = re.compile(r"^\s*(`{3,}|~{3,}).*?^\s*\1\s*$", re.MULTILINE | re.DOTALL)
 _BULLET = re.compile(r"^\s*(?:[-*+●•]|\d{1,3}[.)])\s*")
-_LABEL = re.compile(r"^[✓✔➜→]\s*\w+(?: \w+)?:?$")
+_LABEL = re.compile(r"^\s*[✓✔➜→]\s*(\w+(?: \w+)?):?\s*$", re.MULTILINE)  # "✓Solution" on a line of its own
 # A heading that states a change ("… now raises `NotImplementedError` …"), not a topic ("Release Engineering").
 _HEADLINE = re.compile(
     r"^(?=(?:\S+\s+){3,})(?=.*\b(?:is|are|was|were|now|no longer|removed?|added|changed?|fails?|deprecated|raises?|"
@@ -113,27 +113,33 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
     return tuple(out)
 
 
-def term_weights(query: Query, stats: TermStats) -> dict[str, float]:
-    return {t: stats.idf(t) for t in query.terms}
+@dataclass(frozen=True)
+class Terms:
+    """A question's terms weighed by rarity, with the parts of its code symbols, computed once per question."""
+
+    weights: dict[str, float]
+    parts: dict[str, frozenset[str]]
+
+    @classmethod
+    def of(cls, query: Query, stats: TermStats) -> Terms:
+        parts = {t: frozenset(tokens(t)) - {t} for t in query.terms if is_symbol(t)}
+        return cls({t: stats.idf(t) for t in query.terms}, {t: p for t, p in parts.items() if p})
 
 
-def coverage(
-    weights: dict[str, float], toks: frozenset[str], context: frozenset[str] = frozenset(), context_weight: float = 0.5
-) -> float:
+def coverage(terms: Terms, toks: frozenset[str], context: frozenset[str], context_weight: float) -> float:
     """Weighted share of query terms found; symbols count partly when only their parts are there."""
-    total = sum(weights.values())
+    total = sum(terms.weights.values())
     if not total:
         return 0.0
     got = 0.0
-    for term, w in weights.items():
+    for term, w in terms.weights.items():
         if term in toks:
             got += w
         elif term in context:
             got += context_weight * w
-        elif is_symbol(term):
-            parts = set(tokens(term)) - {term}
-            if parts:
-                got += 0.6 * w * len(parts & toks) / len(parts)
+        elif term in terms.parts:
+            parts = terms.parts[term]
+            got += 0.6 * w * len(parts & toks) / len(parts)
     return got / total
 
 
@@ -141,7 +147,7 @@ def missing_symbols(query: Query, stats: TermStats) -> list[str]:
     """Code-like terms of the question that the corpus never mentions (e.g. an invented API)."""
     missing = []
     for term in query.terms:
-        if not is_symbol(term) or not ("." in term or "_" in term) or stats.knows(term):
+        if not is_identifier(term) or stats.knows(term):
             continue
         parts = [p for p in term.split(".") if p]
         # `cfg.max_autotune_x` is known when its distinctive last part is; `torch.made.up` is not.
@@ -191,7 +197,7 @@ def citation(n: int, passage: Passage, quote: str) -> Citation:
 def excerpt(chunk: Chunk, around: str = "", limit: int = QUOTE_CHARS) -> str:
     """The passage as readable text, cut to `limit` characters while keeping `around` inside."""
     text = strip_markup(_FENCE_BLOCK.sub(" ", chunk.text))
-    text = re.sub(r"^\s*[✓✔➜→]\s*(\w+(?: \w+)?):?\s*$", r"\1:", text, flags=re.MULTILINE)  # "✓Solution"
+    text = _LABEL.sub(r"\1:", text)
     text = re.sub(r"\s*\n\s*", " ", text)
     if len(text) <= limit:
         return text
@@ -211,7 +217,7 @@ class ExtractiveAnswerer:
 
     def scored_units(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
         """Every sentence of the passages with its term coverage, best first."""
-        weights = term_weights(query, self.stats)
+        terms = Terms.of(query, self.stats)
         top = passages[0].score if passages and passages[0].score else 1.0
         out = []
         for p_idx, passage in enumerate(passages):
@@ -219,7 +225,7 @@ class ExtractiveAnswerer:
             prior = passage.score / top
             for u_idx, unit in enumerate(units_of(passage.chunk)):
                 # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
-                cov = coverage(weights, unit.tokens, context, 1.0 if unit.lead else 0.5) if weights else 0.5
+                cov = coverage(terms, unit.tokens, context, 1.0 if unit.lead else 0.5) if terms.weights else 0.5
                 score = cov + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
                 out.append(Scored(score, cov, p_idx, u_idx, unit))
         out.sort(key=lambda s: s.score, reverse=True)
@@ -247,10 +253,11 @@ class ExtractiveAnswerer:
                 keep = (cand.coverage >= 0.5 * ranked[0].coverage or fix) and len(group) < 3
             else:
                 keep = cand.score >= GROUP_RATIO * best and len(groups) < MAX_GROUPS and group is None
-            if not keep or any(_similar(t.unit, cand.unit) for t in taken):
-                if keep:
-                    cand_dup = next(t for t in taken if _similar(t.unit, cand.unit))
-                    cand_dup.also.append(cand.p_idx)
+            if not keep:
+                continue
+            same = next((t for t in taken if _similar(t.unit, cand.unit)), None)
+            if same is not None:  # another passage saying the same: cite it, don't repeat it
+                same.also.append(cand.p_idx)
                 continue
             groups.setdefault(cand.p_idx, []).append(cand)
             taken.append(cand)

@@ -176,7 +176,6 @@ _HOW = re.compile(
 )
 _NOT_NAMES = frozenset(["ok", "okay", "faq", "api", "apis"])
 _QUOTED = re.compile(r"[\"“«]\s*([^\"”»]{2,40}?)\s*[\"”»]")
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9+]*")
 
 
 def proper_names(question: str) -> list[str]:
@@ -233,11 +232,11 @@ def build_query(
     question = " ".join(question.split())[:max_chars]
     language = detect_language(question)
     text = expand_french(question) if language == "fr" else expand_synonyms(question)
-    prefer, unknown = named_versions(question, available)
+    prefer, unknown, bare_question = _scan_versions(question, available)
     prefer_here = bool(prefer)
     previous = [h for h in history if h.strip()]
     if previous:
-        terms = content_terms(without_versions(question, available))
+        terms = content_terms(bare_question)
         last = previous[-1]
         if not prefer and not unknown:  # "and which optimizer gained fused=True?" keeps the version talked about
             prefer, _ = named_versions(" ".join(previous[-3:]), available)

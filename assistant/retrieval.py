@@ -15,7 +15,7 @@ from assistant.embeddings import Embedder
 from assistant.models import Chunk, Passage
 from assistant.query import Query, sort_versions
 from assistant.store import ChunkStore, Manifest
-from assistant.text import index_text, is_symbol, tokens
+from assistant.text import index_text, is_identifier, tokens
 
 RRF_K = 60  # the usual constant: damps the head of each ranking so neither signal dominates
 DENSE_MARGIN = 0.2  # cosine below the best minus this does not vote
@@ -115,12 +115,16 @@ class HybridRetriever:
         """Chunks containing a code symbol of the query verbatim (within the version filter)."""
         hits: set[int] = set()
         for term in query.terms:
-            if is_symbol(term) and ("_" in term or "." in term) and self.knows(term):
-                scores = self.bm25.get_scores([term])
-                if query.versions:
-                    scores = np.where(np.isin(self._version_of, query.versions), scores, 0.0)
+            if is_identifier(term) and self.knows(term):
+                scores = self._within_versions(self.bm25.get_scores([term]), query)
                 hits.update(int(i) for i in np.flatnonzero(scores)[:SYMBOL_HITS])
         return hits
+
+    def _within_versions(self, scores: np.ndarray, query: Query) -> np.ndarray:
+        """BM25 scores with chunks outside the query's version filter zeroed."""
+        if not query.versions:
+            return scores
+        return np.where(np.isin(self._version_of, query.versions), scores, 0.0)
 
     def _dense(self, vector: np.ndarray, query: Query) -> list[tuple[str, float]]:
         n = min(CANDIDATES, len(self.chunks))
@@ -138,8 +142,6 @@ class HybridRetriever:
         toks = tokens(query.text)
         if not toks:
             return []
-        scores = self.bm25.get_scores(toks)
-        if query.versions:
-            scores = np.where(np.isin(self._version_of, query.versions), scores, 0.0)
+        scores = self._within_versions(self.bm25.get_scores(toks), query)
         top = np.argsort(-scores)[:CANDIDATES]
         return [(self.chunks[i].id, float(scores[i])) for i in top if scores[i] > 0]

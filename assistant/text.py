@@ -48,7 +48,7 @@ def strip_markup(text: str, *, keep_code: bool = True, keep_refs: bool = True) -
         text = _PR_REF.sub("", text)
     text = _LINK.sub(r"\1", text)
     text = _TAG.sub(" ", text)
-    text = text.replace("**", "").replace("__", " ") if "__" in text and " __" in text else text.replace("**", "")
+    text = text.replace("**", "")  # `__` is left alone: in release notes it is far likelier `__init__` than bold
     if not keep_code:
         text = text.replace("`", "")
     return re.sub(r"[ \t]+", " ", text).strip()
@@ -80,6 +80,11 @@ def raw_tokens(text: str) -> list[str]:
 def is_symbol(token: str) -> bool:
     """Code-like tokens (`torch.cond`, `max_autotune`, `fused=True` parts) are matched exactly."""
     return bool(re.search(r"[._]|\d[a-z]|[a-z]\d", token)) and not re.fullmatch(r"[\d.]+", token)
+
+
+def is_identifier(token: str) -> bool:
+    """A dotted or snake_case code name (`torch.cond`, `max_autotune`): matched verbatim, never guessed."""
+    return is_symbol(token) and ("." in token or "_" in token)
 
 
 def tokens(text: str) -> list[str]:
