@@ -10,11 +10,15 @@ import logging
 import os
 import sys
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import click
 
 from assistant.errors import ReldocsError
-from assistant.settings import Settings
+from assistant.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from ingest.sync import SyncReport
 
 logger = logging.getLogger("reldocs")
 
@@ -33,9 +37,21 @@ def open_knowledge_base(settings: Settings, *, sync_first: bool = True, quiet: b
         if not quiet:
             click.echo(f"Indexing {settings.corpus_dir} …", err=True)
         report = sync(settings, progress=not quiet, embedder=embedder)
-        for error in report.errors:
-            click.echo(f"warning: skipped {error['file']}: {error['error']}", err=True)
+        _echo_problems(report, skipped="warning: skipped")
     return KnowledgeBase.open(settings, embedder=embedder)
+
+
+def _echo_problems(report: SyncReport, *, skipped: str) -> None:
+    """One stderr line per skipped file and per metadata field ingest cleaned or dropped (that file was indexed)."""
+    from assistant.untrusted import without_controls
+
+    def echo(line: str) -> None:  # file names come from the docs' authors too: nothing a terminal acts on
+        click.echo(" ".join(without_controls(line).split()), err=True)
+
+    for e in report.errors:
+        echo(f"{skipped} {e['file']}: {e['error']}")
+    for w in report.warnings:
+        echo(f"warning: {w['file']}: {w['field']}: {w['problem']}")
 
 
 def _questions(words: tuple[str, ...]) -> Iterator[str]:
@@ -62,7 +78,7 @@ def cli(ctx: click.Context, verbose: bool) -> None:
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
-    ctx.obj = {"settings": Settings(), "verbose": verbose}
+    ctx.obj = {"settings": load_settings(), "verbose": verbose}  # a bad RELDOCS_* value fails here, in one line
     if ctx.invoked_subcommand is None:
         ctx.invoke(web)
 
@@ -91,7 +107,7 @@ def ask(obj: dict, question: tuple[str, ...], as_json: bool, version: str | None
     asked = 0
     for text in _questions(question):
         asked += 1
-        if len(text) > settings.max_question_chars:
+        if as_json and len(text) > settings.max_question_chars:  # the text form shows the answer's own notice
             click.echo(f"note: question truncated to {settings.max_question_chars} characters", err=True)
         answer = kb.ask(text, version=version)
         click.echo(answer_json(answer) if as_json else answer_text(answer) + ("\n" if question == ("-",) else ""))
@@ -106,7 +122,8 @@ def ask(obj: dict, question: tuple[str, ...], as_json: bool, version: str | None
 def ingest(obj: dict, as_json: bool, rebuild: bool) -> None:
     """Sync the corpus folder into the index (only changed files are embedded again).
 
-    Exits 1 when a file could not be indexed; the others are indexed anyway.
+    Exits 1 when a file could not be indexed; the others are indexed anyway. Metadata that fails its
+    check (a non-http(s) url, a version that is no version) is dropped with a warning, not an error.
 
     \b
     Examples:
@@ -126,9 +143,8 @@ def ingest(obj: dict, as_json: bool, rebuild: bool) -> None:
             f"{report.files} files, {report.chunks} chunks: {report.added} added, {report.updated} updated, "
             f"{report.removed} removed in {report.seconds:.1f}s"
         )
-        for error in report.errors:
-            click.echo(f"skipped {error['file']}: {error['error']}", err=True)
-    if report.errors:
+        _echo_problems(report, skipped="skipped")
+    if report.errors:  # warnings leave the exit status alone
         sys.exit(EXIT_ERROR)
 
 

@@ -9,7 +9,7 @@ from functools import lru_cache
 from typing import Protocol
 
 from assistant.models import Answer, Chunk, Citation, Passage
-from assistant.query import Query
+from assistant.query import Query, translate_french
 from assistant.text import is_identifier, is_symbol, sentences, strip_markup, tokens
 
 NOT_COVERED = {
@@ -71,6 +71,9 @@ class Unit:
     tokens: frozenset[str]
     lead: bool  # first sentence of a list entry or paragraph: usually its summary
     entry: int = 0  # which list entry (or top-level paragraph) of the chunk it belongs to
+    # A French question's terms are weighed in English (glossary words translated); a French sentence is
+    # matched against them the same way. Other questions see `tokens`, the sentence's own words.
+    glossed: frozenset[str] | None = None
 
     @property
     def directive(self) -> bool:
@@ -86,15 +89,20 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
     paragraph: list[str] = []
     entry = 0
     heading = chunk.section.rsplit(" › ", 1)[-1]
+
+    def unit(text: str, lead: bool, entry: int) -> Unit:
+        glossed = frozenset(tokens(translate_french(text))) if chunk.language == "fr" else None
+        return Unit(text, frozenset(tokens(text)), lead, entry, glossed)
+
     if _HEADLINE.search(heading) and ": " not in heading:
         # Some notes put the whole change in a `###` heading ("…now raises `NotImplementedError`…").
-        out.append(Unit(heading, frozenset(tokens(heading)), True, HEADING_ENTRY))
+        out.append(unit(heading, True, HEADING_ENTRY))
 
     def flush() -> None:
         if paragraph:
             for i, sentence in enumerate(sentences(strip_markup(" ".join(paragraph)))):
                 if len(sentence) >= 15 and not (sentence.endswith(":") and len(sentence) < 60):
-                    out.append(Unit(sentence, frozenset(tokens(sentence)), i == 0, entry))
+                    out.append(unit(sentence, i == 0, entry))
             paragraph.clear()
 
     for line in text.split("\n"):
@@ -218,6 +226,7 @@ class ExtractiveAnswerer:
     def scored_units(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
         """Every sentence of the passages with its term coverage, best first."""
         terms = Terms.of(query, self.stats)
+        fr = query.language == "fr"
         top = passages[0].score if passages and passages[0].score else 1.0
         out = []
         for p_idx, passage in enumerate(passages):
@@ -225,7 +234,8 @@ class ExtractiveAnswerer:
             prior = passage.score / top
             for u_idx, unit in enumerate(units_of(passage.chunk)):
                 # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
-                cov = coverage(terms, unit.tokens, context, 1.0 if unit.lead else 0.5) if terms.weights else 0.5
+                toks = unit.glossed if fr and unit.glossed is not None else unit.tokens
+                cov = coverage(terms, toks, context, 1.0 if unit.lead else 0.5) if terms.weights else 0.5
                 score = cov + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
                 out.append(Scored(score, cov, p_idx, u_idx, unit))
         out.sort(key=lambda s: s.score, reverse=True)
@@ -240,6 +250,9 @@ class ExtractiveAnswerer:
         if not ranked:
             return []
         best = ranked[0].score
+        # Where a passage in the asker's language answers as fully as the best one, it is quoted first.
+        top = ranked[0].coverage
+        ranked.sort(key=lambda s: not _own_language(s, query, passages, top, GROUP_RATIO * best))
         groups: dict[int, list[Scored]] = {}
         taken: list[Scored] = []
         for cand in ranked:
@@ -318,6 +331,11 @@ class Scored:
     u_idx: int
     unit: Unit
     also: list[int] = field(default_factory=list)  # other passages that say the same
+
+
+def _own_language(s: Scored, query: Query, passages: Sequence[Passage], coverage: float, score: float) -> bool:
+    same = passages[s.p_idx].chunk.language == query.language
+    return same and s.coverage >= coverage - 1e-9 and s.score >= score
 
 
 def _similar(a: Unit, b: Unit) -> bool:

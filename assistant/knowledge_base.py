@@ -103,6 +103,8 @@ class KnowledgeBase:
                 yield answer
         assert answer is not None
         timings["total"] = (time.perf_counter() - started) * 1e3
+        if len(" ".join(question.split())) > self.settings.max_question_chars:
+            answer = replace(answer, notice=_joined(answer.notice, self._truncation_note(query.language)))
         yield replace(answer, final=True, timings_ms={k: round(v, 2) for k, v in timings.items()})
 
     def _query(self, question: str, history: Sequence[str], version: str | None, timings: dict[str, float]) -> Query:
@@ -155,7 +157,28 @@ class KnowledgeBase:
 
     def _coverage_note(self, query: Query) -> str:
         versions = self.versions()
-        span = f"{versions[0]}–{versions[-1]}" if versions else "none"
-        if query.language == "fr":
-            return f"(Les documents indexés couvrent les versions {span}.)"
-        return f"(The indexed docs cover versions {span}.)"
+        fr = query.language == "fr"
+        if not versions:
+            return "(Aucune version n'est indexée.)" if fr else "(No version is indexed.)"
+        if len(versions) == 1:
+            return (
+                f"(Les documents indexés couvrent la version {versions[0]}.)"
+                if fr
+                else (f"(The indexed docs cover version {versions[0]}.)")
+            )
+        span = f"{versions[0]}–{versions[-1]}"
+        return (
+            f"(Les documents indexés couvrent les versions {span}.)"
+            if fr
+            else (f"(The indexed docs cover versions {span}.)")
+        )
+
+    def _truncation_note(self, language: str) -> str:
+        n = self.settings.max_question_chars
+        if language == "fr":
+            return f"La question a été coupée à {n} caractères ; seul ce début a été lu."
+        return f"Your question was cut to its first {n} characters; only those were read."
+
+
+def _joined(first: str | None, second: str) -> str:
+    return f"{first} {second}" if first else second

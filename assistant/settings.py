@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
@@ -30,6 +30,14 @@ class Settings(BaseSettings):
     llm_timeout_s: float = Field(10.0, gt=0, description="Per-request timeout of the chat model.")
     web_auth: str | None = Field(None, description="'user:password' enables basic auth on the web UI.")
 
+    @field_validator("corpus_dir", "data_dir", "index_dir")
+    @classmethod
+    def _a_folder(cls, path: Path | None) -> Path | None:
+        # Checked before any work: a file here would otherwise fail only after the whole corpus is embedded.
+        if path is not None and path.exists() and not path.is_dir():
+            raise ValueError(f"{path} is a file, not a folder")
+        return path
+
     @property
     def index_path(self) -> Path:
         return self.index_dir or self.data_dir / "index"
@@ -37,3 +45,19 @@ class Settings(BaseSettings):
     @property
     def feedback_path(self) -> Path:
         return self.data_dir / "feedback.jsonl"
+
+
+def load_settings(**overrides: object) -> Settings:
+    """`Settings(**overrides)` from the environment, a bad value raising one `ReldocsError` line per field."""
+    from pydantic import ValidationError
+
+    from assistant.errors import ReldocsError
+
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as e:
+        problems = []
+        for err in e.errors():
+            name = "RELDOCS_" + "_".join(str(p) for p in err["loc"]).upper()
+            problems.append(f"{name}: {err['msg'].removeprefix('Value error, ')}")
+        raise ReldocsError("; ".join(problems)) from None

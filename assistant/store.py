@@ -37,6 +37,7 @@ class Manifest:
     chunker: int
     files: dict[str, str] = field(default_factory=dict)
     errors: dict[str, dict[str, str]] = field(default_factory=dict)  # source -> {"hash", "error"}
+    warnings: list[dict[str, str]] = field(default_factory=list)  # [{"file", "field", "problem"}], metadata fixed
     chunks: int = 0
     built_at: float = 0.0
 

@@ -9,8 +9,8 @@ from functools import lru_cache
 from assistant.models import Chunk
 
 _PR_REF = re.compile(r"\s*\((?:\[#\d+\]\([^)]*\)(?:,\s*)?)+\)")  # "([#1234](https://...))"
-_LINK = re.compile(r"!?\[([^\]]*)\]\([^)]*\)")
-_TAG = re.compile(r"</?[a-zA-Z][^>]*>")
+# A link's target may hold balanced parentheses (`javascript:alert(1)`): consumed whole, one level deep.
+_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\n]|\([^()\n]*\))*\)")
 _TOKEN = re.compile(r"c\+\+\d*|[^\W_][\w]*(?:[.\-][\w]+)*|_[\w]+(?:\.[\w]+)*", re.UNICODE | re.IGNORECASE)
 _SPLIT = re.compile(r"[._\-]+")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[`\"'(\[]?[A-Z0-9À-Ý])")
@@ -42,12 +42,14 @@ _ENGLISH_HINTS = frozenset("the is are what which how does do did why to of in a
 
 
 def strip_markup(text: str, *, keep_code: bool = True, keep_refs: bool = True) -> str:
-    """Markdown/HTML to readable text: link targets, tags and emphasis removed; "(#123)" PR refs kept
-    unless `keep_refs` is False (the model's few tokens are better spent on words)."""
+    """Chunk text (Markdown) to readable text: link targets and emphasis removed; "(#123)" PR refs kept
+    unless `keep_refs` is False (the model's few tokens are better spent on words).
+
+    Tags are not removed: ingest turned the HTML into text already, so what looks like one (`<tensor>`,
+    `List<T>`) is a word of the docs and stays."""
     if not keep_refs:
         text = _PR_REF.sub("", text)
     text = _LINK.sub(r"\1", text)
-    text = _TAG.sub(" ", text)
     text = text.replace("**", "")  # `__` is left alone: in release notes it is far likelier `__init__` than bold
     if not keep_code:
         text = text.replace("`", "")

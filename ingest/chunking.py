@@ -16,16 +16,17 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 from assistant.models import Chunk
 from assistant.text import strip_markup
+from assistant.untrusted import field_limit, plain_text
 from ingest.loader import Document
 
-CHUNKER_VERSION = 2
+CHUNKER_VERSION = 3  # 3: bodies extracted by ingest.markup (HTML rows are "- " entries, links checked)
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,3}[.)])\s+")
-_HTML_ITEM = re.compile(r"^\s*<(?:tr|li)\b", re.IGNORECASE)  # rows of a highlights table are entries too
+# Extraction already drops table-of-contents entries; documents built by hand (bench, tests) still have them.
 _TOC_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\(#[^)]*\)\s*$")
 _GLYPH = re.compile(r"^\s*[●•▪■◆◦►▶]\s*")
 _SYMBOLS = re.compile(r"^[\W_]+", re.UNICODE)
@@ -48,8 +49,11 @@ class Block:
 
 
 def clean_heading(text: str) -> str:
-    text = re.sub(r"\[([^\]]+)\]\([^)]*\)", r"\1", text)
-    return _SYMBOLS.sub("", text.replace("`", "").replace("**", "")).strip()
+    """A heading as a section name: plain text, without links, code marks, emphasis or leading symbols."""
+    text = re.sub(r"\\([!-/:-@\[-`{-~])", r"\1", text)  # Markdown escapes (`\``) are the plain character
+    # plain_text after the code marks are gone: a heading's code span may hold `<img …>`, kept verbatim so far.
+    text = plain_text(strip_markup(text, keep_code=False), limit=field_limit("section"), entities=False)
+    return _SYMBOLS.sub("", text).strip()
 
 
 def markdown_blocks(text: str) -> Iterator[Block]:
@@ -101,9 +105,7 @@ def markdown_blocks(text: str) -> Iterator[Block]:
                 block.lines.append("")
             blank_before = True
             continue
-        if _HTML_ITEM.match(line) or (
-            _ITEM.match(line) and not (block and block.kind == "item" and line.startswith("  "))
-        ):
+        if _ITEM.match(line) and not (block and block.kind == "item" and line.startswith("  ")):
             if block:
                 yield block
             block = None if _TOC_ITEM.match(line) else Block(section(), [line], "item")
@@ -205,7 +207,7 @@ def _pack(blocks: list[Block], title: str) -> Iterator[tuple[str, str]]:
     pending_section: str | None = None
     for block in blocks:
         text = block.text
-        if not strip_markup(text):  # bare `<table>` lines and the like
+        if not strip_markup(text):  # nothing readable left (a lone `**`, an empty link)
             continue
         name = _section_name(block, title)
         if pending and (name != pending_section or block.label or len("\n\n".join([*pending, text])) > TARGET_CHARS):

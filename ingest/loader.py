@@ -1,16 +1,18 @@
-"""Reads the corpus folder into documents: front matter, inferred metadata, readable errors."""
+"""Reads the corpus folder into documents: front matter, checked metadata, extracted text, readable errors."""
 
 from __future__ import annotations
 
 import hashlib
 import re
 from dataclasses import dataclass, field
-from html.parser import HTMLParser
 from pathlib import Path
 
 import yaml
 
 from assistant.errors import ReldocsError
+from assistant.untrusted import field_limit, plain_text
+from ingest.markup import html_to_markdown, markdown_text
+from ingest.metadata import IngestWarning, validate
 
 SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".html", ".htm")
 _KINDS = ("release-notes", "migration-guide", "release-news", "changelog", "upgrade-guide")
@@ -27,6 +29,7 @@ class Document:
     text: str  # body without front matter, Markdown where the format allows
     file_hash: str
     meta: dict[str, str] = field(default_factory=dict)
+    warnings: tuple[IngestWarning, ...] = ()  # metadata that was cleaned or dropped, for the ingest report
 
     @property
     def format(self) -> str:
@@ -64,13 +67,15 @@ def load_document(path: Path, root: Path) -> Document:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     front, body = split_front_matter(text)
     suffix = path.suffix.lower()
+    # One extraction per format: the HTML parser runs (and decodes entities) exactly once.
     if suffix in (".html", ".htm"):
         body = html_to_markdown(body)
-    elif suffix == ".rst":
-        body = rst_to_markdown(body)
+    else:
+        body = markdown_text(rst_to_markdown(body) if suffix == ".rst" else body)
     if not body.strip():
         raise DocumentError("empty document")
-    return Document(source, body, file_hash(data), infer_metadata(source, body, front))
+    meta, warnings = read_metadata(source, body, front)
+    return Document(source, body, file_hash(data), meta, tuple(warnings))
 
 
 def split_front_matter(text: str) -> tuple[dict[str, str], str]:
@@ -81,7 +86,7 @@ def split_front_matter(text: str) -> tuple[dict[str, str], str]:
     if end == -1:
         raise DocumentError("broken front matter: no closing '---' line")
     try:
-        data = yaml.safe_load(text[4:end])
+        data = yaml.load(text[4:end], Loader=yaml.BaseLoader)  # every value a string: `version: 2.10` stays 2.10
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark else ""
@@ -96,22 +101,26 @@ def split_front_matter(text: str) -> tuple[dict[str, str], str]:
 
 
 def infer_metadata(source: str, body: str, front: dict[str, str]) -> dict[str, str]:
-    """Front matter wins; otherwise product/version come from `<product>/<version>/...` folders."""
+    """`read_metadata` without its warnings."""
+    return read_metadata(source, body, front)[0]
+
+
+def read_metadata(source: str, body: str, front: dict[str, str]) -> tuple[dict[str, str], list[IngestWarning]]:
+    """Front matter wins where it passes `ingest.metadata.validate`; otherwise product/version come from
+    `<product>/<version>/...` folders and the title from the first heading, else the file name."""
     parts = source.split("/")
     name = parts[-1]
     stem = name.rsplit(".", 1)[0]
     lang_match = _LANG_SUFFIX.search(stem)
-    meta = {
+    inferred = {
         "product": parts[0] if len(parts) >= 3 else "",
-        "version": parts[1].removeprefix("v") if len(parts) >= 3 else "",
-        "title": first_heading(body),
+        "version": parts[1] if len(parts) >= 3 else "",
+        "title": plain_text(first_heading(body), limit=field_limit("title"), entities=False) or name,
         "kind": next((k for k in _KINDS if k in stem.lower()), "document"),
         "language": lang_match.group(1) if lang_match else "en",
         "url": "",
     }
-    meta.update({k: v.strip() for k, v in front.items() if v.strip()})
-    meta["version"] = meta["version"].removeprefix("v")
-    return meta
+    return validate(source, {k: v.strip() for k, v in front.items() if v.strip()}, inferred)
 
 
 def first_heading(body: str, limit: int = 90) -> str:
@@ -147,50 +156,3 @@ def rst_to_markdown(text: str) -> str:
         out.append(line)
         i += 1
     return "\n".join(out)
-
-
-class _HTMLToMarkdown(HTMLParser):
-    _BLOCKS = frozenset({"p", "div", "section", "article", "br", "tr", "table", "ul", "ol"})
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.out: list[str] = []
-        self.skip = 0
-        self.pre = False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style", "nav", "head"):
-            self.skip += 1
-        elif re.fullmatch(r"h[1-6]", tag):
-            self.out.append("\n\n" + "#" * int(tag[1]) + " ")
-        elif tag == "li":
-            self.out.append("\n- ")
-        elif tag == "pre":
-            self.pre = True
-            self.out.append("\n```\n")
-        elif tag == "code" and not self.pre:
-            self.out.append("`")
-        elif tag in self._BLOCKS:
-            self.out.append("\n\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style", "nav", "head"):
-            self.skip = max(0, self.skip - 1)
-        elif tag == "pre":
-            self.pre = False
-            self.out.append("\n```\n")
-        elif tag == "code" and not self.pre:
-            self.out.append("`")
-        elif re.fullmatch(r"h[1-6]", tag) or tag in self._BLOCKS:
-            self.out.append("\n")
-
-    def handle_data(self, data: str) -> None:
-        if not self.skip:
-            self.out.append(data if self.pre else re.sub(r"\s+", " ", data))
-
-
-def html_to_markdown(html: str) -> str:
-    parser = _HTMLToMarkdown()
-    parser.feed(html)
-    text = "".join(parser.out)
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(line.rstrip() for line in text.split("\n"))).strip() + "\n"

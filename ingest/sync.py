@@ -23,7 +23,8 @@ logger = logging.getLogger(__name__)
 
 @dataclass
 class SyncReport:
-    """What a sync did; `errors` name the files that were skipped and why (the `ingest --json` contract)."""
+    """What a sync did; `errors` name the files that were skipped and why, `warnings` the metadata that was
+    cleaned or dropped in files indexed anyway (the `ingest --json` contract)."""
 
     files: int = 0
     chunks: int = 0
@@ -31,11 +32,13 @@ class SyncReport:
     updated: int = 0
     removed: int = 0
     errors: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[dict[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     changed: bool = False
 
     def to_dict(self) -> dict[str, object]:
-        return {k: getattr(self, k) for k in ("files", "chunks", "added", "updated", "removed", "errors", "seconds")}
+        keys = ("files", "chunks", "added", "updated", "removed", "errors", "warnings", "seconds")
+        return {k: getattr(self, k) for k in keys}
 
 
 def is_current(settings: Settings, store: ChunkStore | None = None) -> bool:
@@ -86,16 +89,18 @@ def sync(
     report = SyncReport(files=len(hashes))
     if old and _unchanged(old, hashes, settings):
         report.errors = [{"file": s, "error": e["error"]} for s, e in sorted(old.errors.items())]
+        report.warnings = list(old.warnings)
         report.files -= len(report.errors)
         report.chunks = old.chunks
         report.seconds = time.perf_counter() - started
         return report
 
-    chunks, errors = _read_corpus(root)
+    chunks, errors, warnings = _read_corpus(root)
     old_chunks = {c.id: c for c in store.load_chunks(old)} if old else {}
     # A file that became unreadable keeps its last good chunks: nothing indexed is lost to a bad edit.
     kept_sources = {e["file"] for e in errors} & {c.source for c in old_chunks.values()}
     chunks += [c for c in old_chunks.values() if c.source in kept_sources]
+    warnings += [w for w in old.warnings if w["file"] in kept_sources] if old else []  # those chunks' own
     ids = {c.id for c in chunks}
     reuse = store.embeddings([i for i in ids if i in old_chunks], old) if old else {}
     todo = [c for c in chunks if c.id not in reuse]
@@ -109,10 +114,13 @@ def sync(
         else:
             report.added += 1
     report.removed = len(set(old_chunks) - ids)
-    report.changed = bool(todo) or bool(report.removed) or not old
+    # Same ids but other metadata (a front-matter url fixed, a bad version dropped): the chunks are rewritten.
+    relabelled = any(old_chunks[c.id] != c for c in chunks if c.id in old_chunks)
+    report.changed = bool(todo) or bool(report.removed) or not old or relabelled
     report.files = len(hashes) - len(errors)
     report.chunks = len(chunks)
     report.errors = errors
+    report.warnings = warnings
 
     manifest = Manifest(
         collection=old.collection if old else "",
@@ -120,13 +128,14 @@ def sync(
         chunker=CHUNKER_VERSION,
         files={s: h for s, h in hashes.items() if s not in {e["file"] for e in errors}},
         errors={e["file"]: {"hash": hashes.get(e["file"], ""), "error": e["error"]} for e in errors},
+        warnings=warnings,  # kept, so an unchanged re-sync reports them again without reading a file
     )
     if report.changed:
         matrix = (
             np.stack([fresh[c.id] if c.id in fresh else reuse[c.id] for c in chunks]) if chunks else np.zeros((0, 1))
         )
         store.write_generation(chunks, matrix, manifest)
-    else:  # only the error list or file hashes moved: no vectors to write
+    else:  # only the error or warning list or file hashes moved: no vectors to write
         manifest.chunks = old.chunks if old else 0
         manifest.built_at = time.time()
         store.write_manifest(manifest)
@@ -134,17 +143,24 @@ def sync(
     return report
 
 
-def _read_corpus(root: Path) -> tuple[list[Chunk], list[dict[str, str]]]:
+def _read_corpus(root: Path) -> tuple[list[Chunk], list[dict[str, str]], list[dict[str, str]]]:
+    """Chunks of every readable file, the files skipped (with why) and the metadata warnings."""
     chunks: list[Chunk] = []
     errors: list[dict[str, str]] = []
+    warnings: list[dict[str, str]] = []
     for path in discover(root):
         source = path.relative_to(root).as_posix()
         try:
-            chunks.extend(chunk_document(load_document(path, root)))
+            doc = load_document(path, root)
         except DocumentError as e:
             errors.append({"file": source, "error": str(e)})
             logger.warning("skipped %s: %s", source, e)
-    return chunks, errors
+            continue
+        chunks.extend(chunk_document(doc))
+        warnings.extend(doc.warnings)
+        for w in doc.warnings:
+            logger.info("%s: %s: %s", w["file"], w["field"], w["problem"])
+    return chunks, errors, warnings
 
 
 def _embed(chunks: list[Chunk], embedder: Embedder, settings: Settings, progress: bool) -> np.ndarray:

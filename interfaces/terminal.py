@@ -1,4 +1,9 @@
-"""Renderers for the command line: readable terminal text and the `--json` contracts."""
+"""Renderers for the command line: readable terminal text and the `--json` contracts.
+
+Every string in an answer or passage came from the docs, which other projects wrote: the text renderers pass
+each through `without_controls`, so no escape sequence (colours, OSC 8 hyperlinks, window titles), C0/C1
+control or bidi override reaches the terminal, and show a URL only as `safe_url` re-serialises it.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +12,7 @@ import textwrap
 from collections.abc import Sequence
 
 from assistant.models import Answer, Passage
+from assistant.untrusted import safe_url, without_controls
 
 
 def answer_json(answer: Answer) -> str:
@@ -16,33 +22,41 @@ def answer_json(answer: Answer) -> str:
 
 def answer_text(answer: Answer, *, width: int = 100) -> str:
     """The answer, then its numbered sources with the quoted passage."""
-    lines = [answer.text]
+    lines = [without_controls(answer.text)]
     if answer.notice:
-        lines.append(f"({answer.notice})")
+        lines.append(f"({without_controls(answer.notice)})")
     if answer.citations:
         lines.append("")
         lines.append("Sources:")
         for c in answer.citations:
-            where = " › ".join(p for p in (c.title, c.section) if p)
-            lines.append(f"  [{c.n}] {where} (v{c.version}, {c.kind})")
-            lines.append(f"      {c.source}" + (f"  {c.url}" if c.url else ""))
-            quote = textwrap.shorten(c.quote, width=min(width * 3, 400), placeholder=" …")
+            where = " › ".join(p for p in (_line(c.title), _line(c.section)) if p)
+            meta = ", ".join(p for p in (f"v{_line(c.version)}" if c.version else "", _line(c.kind)) if p)
+            lines.append(f"  [{c.n}] {where}" + (f" ({meta})" if meta else ""))
+            url = safe_url(c.url)
+            lines.append(f"      {_line(c.source)}" + (f"  {url}" if url else ""))
+            quote = textwrap.shorten(_line(c.quote), width=min(width * 3, 400), placeholder=" …")
             lines.extend(textwrap.wrap(f"“{quote}”", width=width, initial_indent="      ", subsequent_indent="      "))
     return "\n".join(lines)
 
 
 def passages_text(passages: Sequence[Passage], *, width: int = 100) -> str:
+    """`search` results: rank, scores, source and version, heading, then the start of the passage."""
     out = []
     for i, p in enumerate(passages, 1):
         c = p.chunk
         sim = f"{p.similarity:.3f}" if p.similarity is not None else "-"
         bm25 = f"{p.bm25:.2f}" if p.bm25 is not None else "-"
-        out.append(f"{i:>2}. score {p.score:.4f} (cosine {sim}, bm25 {bm25})  {c.source} [v{c.version}]")
-        out.append(f"    {c.section or c.title}")
-        body = textwrap.shorten(" ".join(c.text.split()), width=width * 2, placeholder=" …")
+        out.append(f"{i:>2}. score {p.score:.4f} (cosine {sim}, bm25 {bm25})  {_line(c.source)} [v{_line(c.version)}]")
+        out.append(f"    {_line(c.section) or _line(c.title)}")
+        body = textwrap.shorten(_line(c.text), width=width * 2, placeholder=" …")
         out.extend(textwrap.wrap(body, width=width, initial_indent="    ", subsequent_indent="    "))
     return "\n".join(out)
 
 
 def passages_json(passages: Sequence[Passage]) -> str:
     return json.dumps([p.to_dict() for p in passages], ensure_ascii=False)
+
+
+def _line(text: str) -> str:
+    """A doc-derived field on one line, with nothing a terminal acts on; a newline in a title cannot fake a row."""
+    return " ".join(without_controls(text).split())

@@ -12,6 +12,8 @@ import logging
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from markupsafe import escape
+
 try:
     import gradio as gr
 except ImportError as e:  # pragma: no cover - gradio is in requirements.txt
@@ -22,7 +24,9 @@ from assistant.feedback import FeedbackLog
 from assistant.knowledge_base import KnowledgeBase
 from assistant.models import Answer
 from assistant.settings import Settings
-from interfaces.web_render import ERROR, SEARCHING, answer_markdown
+from interfaces import inputs
+from interfaces.web_assets import COPY_JS, CSS
+from interfaces.web_render import ERROR, SEARCHING, STOPPED, answer_message, message_text, user_message
 
 logger = logging.getLogger(__name__)
 
@@ -38,30 +42,12 @@ EXAMPLES = (
 HEADER = f"""# {TITLE}
 Ask what changes when you upgrade. Answers quote the release notes and migration guides, with numbered
 sources you can unfold; when the docs don't say, the answer says so. Follow-up questions keep the conversation."""
-CSS = """
-.reldocs-refusal { border-left: 4px solid #d97706; background: rgba(217, 119, 6, 0.08); padding: 2px 12px;
-  border-radius: 6px; }
-.reldocs-sources { border-top: 1px solid rgba(128, 128, 128, 0.35); margin-top: 8px; padding-top: 4px;
-  font-size: 0.92em; }
-.reldocs-quote summary { cursor: pointer; color: #2563eb; }
-.reldocs-badge { font-size: 0.8em; font-weight: 600; text-transform: uppercase; letter-spacing: 0.04em;
-  color: #b45309; }
-"""
 Turns = list[dict[str, Any]]  # the Chatbot's messages: {"role": ..., "content": ...}
 AnswersByTurn = dict[int, Answer]  # index of an assistant message -> the Answer it shows (for feedback)
 
 
-def _text(content: Any) -> str:
-    """The text of a chat message, whether content is a string or Gradio's list of parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return " ".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type", "text") == "text")
-    return ""
-
-
 def user_questions(turns: Turns) -> list[str]:
-    return [_text(t["content"]) for t in turns if t.get("role") == "user"]
+    return [message_text(t["content"]) for t in turns if t.get("role") == "user"]
 
 
 def add_question(question: str, turns: Turns | None) -> tuple[str, Turns]:
@@ -69,7 +55,7 @@ def add_question(question: str, turns: Turns | None) -> tuple[str, Turns]:
     turns = list(turns or [])
     question = (question or "").strip()
     if question:
-        turns.append({"role": "user", "content": question})
+        turns.append({"role": "user", "content": user_message(question)})
     return "", turns
 
 
@@ -93,10 +79,22 @@ def answer_turns(
         for answer in kb.stream(questions[-1], questions[:-1], version or None):
             if answer.final:
                 answers[len(turns)] = answer
-            yield [*turns, _bot(answer_markdown(answer))], answers
+            yield [*turns, _bot(answer_message(answer, len(turns)))], answers
     except Exception:  # the person sees one friendly line; the log keeps the traceback
         logger.exception("answering %r failed", questions[-1])
         yield [*turns, _bot(ERROR)], answers
+
+
+def stopped(turns: Turns | None) -> Turns:
+    """After Stop: an answer cut short keeps what it had; one that had shown nothing yet says it was stopped."""
+    turns = list(turns or [])
+    if (
+        turns
+        and turns[-1].get("role") == "assistant"
+        and message_text(turns[-1].get("content")) == message_text(SEARCHING)
+    ):
+        turns[-1] = _bot(STOPPED)
+    return turns
 
 
 def _bot(content: str) -> dict[str, Any]:
@@ -120,23 +118,28 @@ def answer_data(answer: Answer) -> dict[str, Any]:
     return answer.to_dict()
 
 
-def api_ask(kb: KnowledgeBase, question: str, version: str = "", history: Sequence[str] = ()) -> dict[str, Any]:
-    if not (question or "").strip():
-        raise gr.Error("The question is empty.", print_exception=False)
+def api_ask(kb: KnowledgeBase, question: Any, version: Any = "", history: Any = ()) -> dict[str, Any]:
+    """The `ask` endpoint: arguments checked first, so a bad call gets one line saying what to send."""
     try:
-        return answer_data(kb.ask(question, [h for h in history or () if h], version or None))
+        args = inputs.question(question), inputs.history(history), inputs.version(version)
+    except inputs.BadInput as e:
+        raise gr.Error(str(e), print_exception=False) from None
+    try:
+        return answer_data(kb.ask(*args))
     except Exception as e:
-        logger.exception("api ask %r failed", question)
+        logger.exception("api ask %r failed", args[0][:200])
         raise gr.Error("Sorry, something went wrong while answering.", print_exception=False) from e
 
 
-def api_search(kb: KnowledgeBase, query: str, k: int = 5, version: str = "") -> list[dict[str, Any]]:
-    if not (query or "").strip():
-        raise gr.Error("The query is empty.", print_exception=False)
+def api_search(kb: KnowledgeBase, query: Any, k: Any = 5, version: Any = "") -> list[dict[str, Any]]:
     try:
-        passages = kb.search(query, k=max(1, min(int(k), 50)), version=version or None)
+        text, count, only = inputs.question(query, "query"), inputs.count(k), inputs.version(version)
+    except inputs.BadInput as e:
+        raise gr.Error(str(e), print_exception=False) from None
+    try:
+        passages = kb.search(text, k=count, version=only)
     except Exception as e:
-        logger.exception("api search %r failed", query)
+        logger.exception("api search %r failed", text[:200])
         raise gr.Error("Sorry, something went wrong while searching.", print_exception=False) from e
     return [p.to_dict() for p in passages]
 
@@ -144,7 +147,8 @@ def api_search(kb: KnowledgeBase, query: str, k: int = 5, version: str = "") -> 
 def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
     """The chat page and the `ask` / `search` API endpoints, all over the one `kb`."""
     log = FeedbackLog(settings.feedback_path)
-    choices = [("All versions", ALL_VERSIONS)] + [(v, v) for v in reversed(kb.versions())]
+    versions = kb.versions()
+    choices = [("All versions", ALL_VERSIONS)] + [(v, v) for v in reversed(versions)]
 
     # Typed wrappers: gradio derives the API schema and injects LikeData/Request from these signatures.
     def ask(question: str, version: str = "", history: list[str] | None = None) -> dict[str, Any]:
@@ -155,7 +159,7 @@ def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
             version: only use docs of this version (e.g. "2.12" or "2.12.0"); empty for all.
             history: the earlier questions of this conversation, for follow-ups like "and in 2.11?".
         """
-        return api_ask(kb, question, version, history or ())
+        return api_ask(kb, question, version, history)
 
     def search(query: str, k: int = 5, version: str = "") -> list[dict[str, Any]]:
         """The k passages hybrid search finds for a query, with scores and metadata."""
@@ -167,7 +171,8 @@ def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
             gr.Info("Thanks, your feedback was saved.")
 
     with gr.Blocks(title=TITLE, analytics_enabled=False) as demo:  # offline: no telemetry, no version check
-        gr.Markdown(HEADER + f"\n\n<sub>Indexed versions: {', '.join(kb.versions()) or 'none'}</sub>")
+        gr.Markdown(HEADER)
+        gr.HTML(f'<p class="reldocs-versions"><sub>{escape(indexed_note(versions))}</sub></p>')
         answers = gr.State({})
         chatbot = gr.Chatbot(
             label="reldocs",
@@ -176,10 +181,15 @@ def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
             min_height=420,
             feedback_options=("Like", "Dislike"),
             examples=[{"text": q} for q in EXAMPLES],
-            placeholder="Ask about a PyTorch release, or pick an example.",
-            buttons=["copy"],
+            placeholder="Ask about a release, or pick an example.",
+            buttons=["copy"],  # copies the message's plain-text twin (COPY_JS), not its HTML
+            # Messages are HTML built from escaped parts (web_render); no Markdown, LaTeX or custom tags on top.
+            render_markdown=False,
+            latex_delimiters=[],
+            allow_tags=False,
+            sanitize_html=True,
         )
-        with gr.Row(equal_height=True):
+        with gr.Row(equal_height=True, elem_id="reldocs-controls"):
             question = gr.Textbox(
                 placeholder="Ask a question about a release and press Enter",
                 show_label=False,
@@ -187,30 +197,47 @@ def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
                 scale=5,
                 autofocus=True,
                 submit_btn="Ask",
+                stop_btn=False,
                 max_lines=6,
             )
             version = gr.Dropdown(
                 choices, value=ALL_VERSIONS, label="Version", elem_id="reldocs-version", scale=1, min_width=140
             )
+        clear = gr.Button("Clear chat", elem_id="reldocs-clear", size="sm", variant="secondary", scale=0)
 
         # The page's own events stay off the API page; scripts use `ask` and `search`.
         respond = functools.partial(answer_turns, kb)
         private: dict[str, Any] = {"api_visibility": "private"}
         shown = {"queue": False, **private}  # instant: the question appears before the answer is searched
         answering = {"concurrency_id": "kb", **private}
-        question.submit(add_question, [question, chatbot], [question, chatbot], **shown).then(
-            respond, [chatbot, version, answers], [chatbot, answers], **answering
-        )
-        chatbot.example_select(_select_example, [chatbot], [chatbot], **shown).then(
-            respond, [chatbot, version, answers], [chatbot, answers], **answering
-        )
+        # While an answer streams, Ask turns into Stop (as gr.ChatInterface does), so it can't be sent twice.
+        busy = {"fn": lambda: gr.Textbox(submit_btn=False, stop_btn="Stop"), "inputs": None, "outputs": [question]}
+        idle = {"fn": lambda: gr.Textbox(submit_btn="Ask", stop_btn=False), "inputs": None, "outputs": [question]}
+        asked = question.submit(add_question, [question, chatbot], [question, chatbot], **shown)
+        picked = chatbot.example_select(_select_example, [chatbot], [chatbot], **shown)
+        running = []
+        for trigger in (asked, picked):
+            trigger.then(**busy, **shown)
+            answer = trigger.then(respond, [chatbot, version, answers], [chatbot, answers], **answering)
+            answer.then(**idle, **shown)
+            running.append(answer)
+        question.stop(None, None, None, cancels=running, **private)
+        question.stop(stopped, [chatbot], [chatbot], **shown).then(**idle, **shown)
         chatbot.like(on_like, [answers], None, **private)  # queued, so the "thanks" toast reaches the page
         chatbot.clear(lambda: {}, None, [answers], **shown)  # the chat's 🗑 starts a new conversation
+        clear.click(lambda: ([], {}), None, [chatbot, answers], **shown)
 
         gr.api(ask, api_name="ask", concurrency_id="kb")
         gr.api(search, api_name="search", concurrency_id="kb")
     demo.queue(default_concurrency_limit=CONCURRENCY)
     return demo
+
+
+def indexed_note(versions: Sequence[str]) -> str:
+    """'Indexed versions: 2.11.0, 2.12.0', or 'Indexed version: 2.12.0' when there is one."""
+    if not versions:
+        return "Nothing is indexed yet."
+    return f"Indexed version{'s' if len(versions) > 1 else ''}: {', '.join(versions)}"
 
 
 def _select_example(turns: Turns, selected: gr.SelectData) -> Turns:
@@ -244,6 +271,7 @@ def launch(
             prevent_thread_lock=True,
             show_error=False,
             css=CSS,
+            js=COPY_JS,
             footer_links=["api"],
             ssr_mode=False,
             mcp_server=False,  # needs the `mcp` package, which is not installed

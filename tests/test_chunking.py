@@ -68,3 +68,23 @@ def test_chunk_ids_are_stable_and_content_derived() -> None:
     edited = [c.id for c in chunk_document(_doc(text.replace("two", "three")))]
     assert first == [c.id for c in chunk_document(_doc(text))]
     assert first[0] == edited[0] and first[1] != edited[1]
+
+
+def test_html_table_rows_in_markdown_become_entries(tmp_path: Path) -> None:
+    rows = "".join(f"  <tr><td><strong>Feature {i}</strong></td><td>{'word ' * 50}end{i}</td></tr>\n" for i in range(4))
+    (tmp_path / "p/1.0").mkdir(parents=True)
+    (tmp_path / "p/1.0/notes.md").write_text(
+        f"# Notes\n\n## Highlights\n\n<table>\n{rows}</table>\n\n## Next\n\nText.\n"
+    )
+    chunks = chunk_document(load_document(tmp_path / "p/1.0/notes.md", tmp_path))
+    for i in range(4):
+        (holding,) = [c for c in chunks if f"Feature {i} |" in c.text]
+        assert f"end{i}" in holding.text and holding.section == "Highlights"
+        assert holding.text.startswith("- Feature") and "<" not in holding.text
+
+
+def test_section_names_are_plain_text() -> None:
+    heading = 'Zorblax \\`<img src="http://x/h.png">\\` and `<img src=y>` [changes](https://x.example/)'
+    text = f"# Notes\n\n## {heading}\n\n- x\n"
+    (chunk,) = chunk_document(_doc(text))
+    assert chunk.section == "Zorblax and changes"

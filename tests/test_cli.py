@@ -57,7 +57,9 @@ def test_empty_question_exits_2(settings: Settings, args: list[str]) -> None:
 def test_overlong_question_is_truncated_cleanly(settings: Settings, kb) -> None:
     out = run(["ask", "--json", "torchrun port " * 400], settings)
     assert out.returncode == 0 and "truncated" in out.stderr
-    assert len(json.loads(out.stdout)["question"]) <= settings.max_question_chars
+    answer = json.loads(out.stdout)
+    assert len(answer["question"]) <= settings.max_question_chars
+    assert f"cut to its first {settings.max_question_chars} characters" in answer["notice"]
 
 
 def test_ingest_json_contract_and_bad_files(corpus_copy: Path, tmp_path: Path) -> None:
@@ -68,7 +70,7 @@ def test_ingest_json_contract_and_bad_files(corpus_copy: Path, tmp_path: Path) -
     out = run(["ingest", "--json"], settings)
     assert out.returncode == 1, out.stderr
     report = json.loads(out.stdout)
-    assert set(report) == {"files", "chunks", "added", "updated", "removed", "errors", "seconds"}
+    assert set(report) == {"files", "chunks", "added", "updated", "removed", "errors", "warnings", "seconds"}
     assert {e["file"] for e in report["errors"]} == {
         "pytorch/2.12.0/latin1.md",
         "pytorch/2.12.0/blob.txt",
@@ -78,6 +80,25 @@ def test_ingest_json_contract_and_bad_files(corpus_copy: Path, tmp_path: Path) -
     asked = run(["ask", "--json", "What is the minimum CUDA version to build PyTorch 2.12 from source?"], settings)
     assert asked.returncode == 0 and "12.6" in json.loads(asked.stdout)["answer"]
     assert "Traceback" not in out.stderr + asked.stderr
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"RELDOCS_DATA_DIR": "FILE"}, "RELDOCS_DATA_DIR: FILE is a file, not a folder"),
+        ({"RELDOCS_TOP_K": "many"}, "RELDOCS_TOP_K: Input should be a valid integer"),
+    ],
+)
+def test_bad_settings_fail_at_once_in_one_line(tmp_path: Path, env: dict[str, str], message: str) -> None:
+    """Checked before any work: no model load, no embedding of the corpus (which took minutes before failing)."""
+    afile = tmp_path / "data.txt"
+    afile.write_text("not a folder")
+    env = {k: v.replace("FILE", str(afile)) for k, v in env.items()}
+    settings = Settings(corpus_dir=ROOT / "corpus", data_dir=tmp_path / "data")
+    out = run(["ask", "anything?"], settings, **env)
+    assert out.returncode == 1 and message.replace("FILE", str(afile)) in out.stderr
+    assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
+    assert not (tmp_path / "data").exists()  # nothing was indexed
 
 
 def test_missing_corpus_is_one_line_error(tmp_path: Path) -> None:

@@ -50,3 +50,28 @@ def test_html_and_rst_become_headed_text(tmp_path: Path) -> None:
     rst = _write(tmp_path, "p/1.0/b.rst", "Title\n=====\n\nPart\n----\n\nText.\n")
     assert "## Part" in load_document(html, tmp_path).text and "- Item `x.y`" in load_document(html, tmp_path).text
     assert "## Part" in load_document(rst, tmp_path).text
+
+
+def test_html_files_drop_embedded_content_and_keep_only_safe_links(tmp_path: Path) -> None:
+    page = (
+        "<h1>T</h1><p>See <a href='https://docs.example.com/x'>docs</a> or <a href='javascript:alert(1)'>this</a>."
+        "</p><iframe src='http://x/'>framed</iframe><script>bad()</script><p>&amp;lt;tensor&amp;gt;</p>"
+    )
+    text = load_document(_write(tmp_path, "p/1.0/a.html", page), tmp_path).text
+    assert "See [docs](https://docs.example.com/x) or this." in text
+    assert "framed" not in text and "bad()" not in text and "javascript" not in text
+    assert "&lt;tensor&gt;" in text  # decoded once: the page showed the text `&lt;tensor&gt;`
+
+
+@pytest.mark.parametrize("name", ["notes.md", "notes.txt", "notes.rst"])
+def test_markdown_text_and_rst_bodies_are_extracted(tmp_path: Path, name: str) -> None:
+    body = "Intro\n=====\n\nUse a &lt;tensor&gt;. <script>x()</script><img src='http://x/p.png'> `<b>code</b>`\n"
+    doc = load_document(_write(tmp_path, f"p/1.0/{name}", body), tmp_path)
+    assert "Use a <tensor>.  `<b>code</b>`" in doc.text and "x()" not in doc.text and "<img" not in doc.text
+
+
+def test_front_matter_problems_are_carried_by_the_document(tmp_path: Path) -> None:
+    path = _write(tmp_path, "p/1.0/notes.md", "---\nurl: javascript:x\nkind: <img src=x>\n---\n# Notes\n\nText.\n")
+    doc = load_document(path, tmp_path)
+    assert (doc.meta["url"], doc.meta["kind"]) == ("", "document")
+    assert [(w["file"], w["field"]) for w in doc.warnings] == [("p/1.0/notes.md", "kind"), ("p/1.0/notes.md", "url")]

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
+from samples import MIGRATION
 
 from assistant.models import Answer, Citation
 from interfaces.slack.mrkdwn import (
@@ -16,21 +19,12 @@ from interfaces.slack.mrkdwn import (
     escape,
     feedback_value,
     link,
+    safe_text,
     source_line,
     split,
     to_mrkdwn,
 )
 
-MIGRATION = Citation(
-    1,
-    "Migrating to PyTorch v2.12.0",
-    "2.12.0",
-    "migration-guide",
-    "Breaking Changes › Issue #2",
-    "pytorch/2.12.0/migration-guide.txt",
-    "https://github.com/pytorch/pytorch/releases/tag/v2.12.0",
-    "Updated the minimum CUDA version required to build PyTorch from source to CUDA 12.6.",
-)
 CUDA = Answer(
     question="What is the minimum CUDA version to build PyTorch 2.12 from source?",
     text="Updated the minimum CUDA version required to build PyTorch from source to CUDA 12.6. [1]",
@@ -65,7 +59,119 @@ def test_markdown_becomes_mrkdwn(markdown: str, mrkdwn: str) -> None:
 
 
 def test_links_cannot_be_broken_by_their_label_or_url() -> None:
-    assert link("https://x.org/a b|c", "A | B > C") == "<https://x.org/a%20b%7Cc|A ¦ B &gt; C>"
+    assert link("https://x.org/a?b=1&c=2", "A | B > C") == "<https://x.org/a?b=1&amp;c=2|A ¦ B &gt; C>"
+    assert link("https://x.org/a", "two\nlines\x1b[31m") == "<https://x.org/a|two lines>"
+    assert link("https://x.org/a b|c", "A | B") == "A ¦ B"  # a space or '|' makes it no URL: no link at all
+    assert link("https://x.org/a", "") == "<https://x.org/a>"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(1)",
+        "JavaScript:alert(document.cookie)",
+        "data:text/html,<script>alert(1)</script>",
+        "vbscript:msgbox",
+        "file:///etc/passwd",
+        "ftp://x.org/a",
+        "//evil.example/a",
+        "/relative/path",
+        "https://docs.example@evil.example/",
+        'https://example.com/a) <a href="https://evil.example/login">x</a> (',
+        "",
+    ],
+)
+def test_only_http_links_are_made(url: str) -> None:
+    assert link(url, "the <notes>") == "the &lt;notes&gt;"
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "https://pytorch.org/docs",
+        "http://pytorch.org",
+        "pytorch.org/docs",
+        "www.pytorch.org",
+        "pytorch.org",
+        "read https://pytorch.org/docs first",
+        "(https://docs.pytorch.org/stable).",
+        "https://evil.example.pytorch.org/",
+        "javascript:alert(1)",
+        "mailto:security@pytorch.org",
+        'Notes <img src="http://127.0.0.1:9/b.png">',
+        "mirror:https://pytorch.org",
+    ],
+)
+def test_a_label_never_names_another_host_than_the_target(label: str) -> None:
+    # The reader sees the URL the click opens, written out, instead of the label.
+    assert link("https://evil.example/steal", label) == "<https://evil.example/steal>"
+
+
+@pytest.mark.parametrize(
+    ("label", "linked"),
+    [
+        ("https://pytorch.org/docs", "<https://pytorch.org/docs/stable|https://pytorch.org/docs>"),
+        ("pytorch.org", "<https://pytorch.org/docs/stable|pytorch.org>"),
+        ("torch.compile notes", "<https://pytorch.org/docs/stable|torch.compile notes>"),
+        ("torch.nn docs", "<https://pytorch.org/docs/stable|torch.nn docs>"),
+        ("Issue #2: CUDA 12.6", "<https://pytorch.org/docs/stable|Issue #2: CUDA 12.6>"),
+    ],
+)
+def test_a_label_naming_the_target_host_or_no_host_keeps_its_link(label: str, linked: str) -> None:
+    assert link("https://pytorch.org/docs/stable", label) == linked
+
+
+@pytest.mark.parametrize(
+    ("markdown", "mrkdwn"),
+    [
+        ("[click here](javascript:alert(1)) for help", "click here for help"),
+        ("[a](javascript:alert((1))) b", "a b"),
+        ("[https://pytorch.org/docs](https://evil.example/steal) x", "<https://evil.example/steal> x"),
+        ("[docs](https://x.org/a_(b)) x", "<https://x.org/a_%28b%29|docs> x"),
+        ('[docs](https://x.org/a "Title (1)") x', "<https://x.org/a|docs> x"),
+        ("[docs](<https://x.org/a>) x", "<https://x.org/a|docs> x"),
+        ("[docs](../notes.md) x", "docs x"),
+        ("[x](javascript:alert(1) unclosed", "[x](javascript:alert(1) unclosed"),
+        ("![diagram](http://127.0.0.1:9/b/x.png) x", "diagram x"),
+        (
+            "`[a](javascript:x)` and ```\n[b](https://x.org)\n```",
+            "`[a](javascript:x)` and ```\n[b](https://x.org)\n```",
+        ),
+        ("**[bold link](https://x.org)**", "*<https://x.org/|bold link>*"),
+        ("[1][2] and [1] (see)", "[1][2] and [1] (see)"),
+    ],
+)
+def test_markdown_links_go_through_link(markdown: str, mrkdwn: str) -> None:
+    assert to_mrkdwn(markdown) == mrkdwn
+
+
+def test_many_unclosed_links_stay_fast() -> None:
+    text = "[a](b(" * 5000
+    assert to_mrkdwn(text) == text
+
+
+def test_control_characters_and_escape_sequences_are_removed() -> None:
+    ansi = "\x1b[2J\x1b[31mRED\x1b]0;title\x07\x1b]8;;https://evil.example/\x1b\\osc8\x1b]8;;\x1b\\\x07\x08\x9b31m"
+    assert to_mrkdwn(f"30 s. {ansi} \u202eevil\u2066 x\r\x00y") == "30 s. REDosc831m evil xy"
+    # The renderer's own placeholders cannot be forged from the text to duplicate or misplace a piece.
+    assert to_mrkdwn("`a` \x000\x00 \x02b\x02") == "`a` 0 b"
+
+
+def test_mass_mentions_cannot_notify() -> None:
+    shout = "<!channel> <!here> <!everyone> <!subteam^S1> @channel @Here @everyone <@U024BE7LH> <#C024BE7LH>"
+    out = to_mrkdwn(shout)
+    assert "<" not in out and ">" not in out  # no control sequence of any kind
+    assert "@channel" not in out and "@Here" not in out and "@everyone" not in out
+    assert "@\u2060channel @\u2060Here @\u2060everyone" in out  # still reads as typed
+    assert to_mrkdwn("mail ops@here.com, see `@here`") == "mail ops@here.com, see `@\u2060here`"
+    assert safe_text("<!here> @here") == "&lt;!here&gt; @\u2060here"
+
+
+def test_the_bot_never_asks_slack_to_parse_typed_names() -> None:
+    # Typed "@here" notifies a bot message only with link_names (or parse=full); the renderer breaks it anyway.
+    for path in (Path(__file__).parents[1] / "interfaces" / "slack").glob("*.py"):
+        source = path.read_text(encoding="utf-8")
+        assert not re.search(r"\blink_names\s*[=:]|[\"']link_names[\"']|\bparse\s*=", source), path
 
 
 def test_source_line_links_title_and_section() -> None:
@@ -77,6 +183,37 @@ def test_source_line_links_title_and_section() -> None:
     assert source_line(local) == "[2] *Notes* (pytorch/notes.md)  _v2.12.0 · release-notes_"
     long = Citation(3, "T", "2.12.0", "k", "S" * 400, "s", "https://x.org", "q")
     assert len(source_line(long)) < 250 and "…>" in source_line(long)
+
+
+def test_source_line_cannot_disguise_or_inject() -> None:
+    disguised = Citation(
+        1, "https://pytorch.org/docs", "2.0", "release-notes", "", "h/2.md", "https://evil.example/s", "q"
+    )
+    assert source_line(disguised) == "[1] <https://evil.example/s>  _v2.0 · release-notes_"
+    unsafe = Citation(2, "https://pytorch.org/docs", "2.0", "notes", "Quux", "h/2.md", "javascript:alert(1)", "q")
+    assert source_line(unsafe) == "[2] *https://pytorch.org/docs › Quux* (h/2.md)  _v2.0 · notes_"
+    hostile = Citation(
+        3,
+        "Hostile | `<img src=x>` <!channel>",
+        '<img src="http://127.0.0.1:9/v.png">',
+        "<b>k</b> @here",
+        "Breaking\nfake line\x1b[31m",
+        "h/1\u202e.md",
+        'https://example.com/a) <a href="https://evil.example/login">x</a> (',
+        "q",
+    )
+    assert source_line(hostile) == (
+        "[3] *Hostile ¦ `&lt;img src=x&gt;` &lt;!channel&gt; › Breaking fake line* (h/1.md)"
+        '  _v&lt;img src="http://127.0.0.1:9/v.png"&gt; · &lt;b&gt;k&lt;/b&gt; @\u2060here_'
+    )
+
+
+def test_notice_and_question_are_inert() -> None:
+    answer = Answer("<!here> q\x1b[2J", "t", True, (MIGRATION,), notice="<!channel> \x1b]0;x\x07note")
+    assert "_&lt;!channel&gt; note_" in answer_text(answer)
+    blocks = answer_blocks(answer, show_question=True)
+    assert blocks[0]["elements"][0]["text"] == "*Q:* &lt;!here&gt; q"
+    assert {"type": "mrkdwn", "text": "_&lt;!channel&gt; note_"} in blocks[2]["elements"]
 
 
 def test_answer_message_has_text_sources_and_buttons() -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +15,7 @@ from assistant.knowledge_base import KnowledgeBase
 from assistant.settings import Settings
 from assistant.store import ChunkStore
 from ingest import is_current, sync
+from tests import hostile_corpus
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -100,3 +103,55 @@ def test_interrupted_generation_leaves_previous_index_live(settings: Settings, k
     assert reopened.ask("What is the minimum CUDA version to build PyTorch 2.12 from source?").found
     store.drop_stale(keep=live.collection)
     assert [c.name for c in store.client.list_collections()] == [live.collection]
+
+
+def test_hostile_metadata_is_reported_and_every_document_indexed(tmp_path: Path, embedder) -> None:
+    corpus = tmp_path / "corpus"
+    hostile_corpus.write(corpus, "http://127.0.0.1:9/b")
+    settings = Settings(corpus_dir=corpus, data_dir=tmp_path / "data")
+    report = sync(settings, progress=False, embedder=embedder)
+    fields = {(w["file"], w["field"]) for w in report.warnings}
+    assert fields == {
+        ("hostile/1.0/release-notes.md", "url"),
+        ("hostile/1.0/release-notes.md", "kind"),
+        ("hostile/1.0/release-notes.md", "version"),
+        ("hostile/1.0/release-notes.md", "title"),
+        ("hostile/2.0/release-notes.md", "url"),
+    }
+    assert report.errors == [] and report.to_dict()["warnings"] == report.warnings
+    chunks = ChunkStore(settings.index_path).load_chunks()
+    assert {c.source for c in chunks} == {f"hostile/{v}/release-notes.md" for v in ("1.0", "2.0", "3.0")}
+    assert all(c.url in ("", "https://docs.example.com/hostile/3.0") and "<" not in c.version + c.kind for c in chunks)
+    assert not any("PWNED" in c.text or "<img" in c.title + c.section for c in chunks)
+
+    again = sync(settings, progress=False, embedder=embedder)  # nothing read again, warnings still reported
+    assert again.warnings == report.warnings and again.added == again.updated == 0
+
+    # Fixing only the front matter keeps every chunk id, yet the index must show the new url.
+    notes = corpus / "hostile/2.0/release-notes.md"
+    notes.write_text(notes.read_text().replace("javascript:alert(document.cookie)", "https://docs.example.com/2.0"))
+    fixed = sync(settings, progress=False, embedder=embedder)
+    assert fixed.added == fixed.updated == 0 and len(fixed.warnings) == 4
+    urls = {c.url for c in ChunkStore(settings.index_path).load_chunks() if c.source == "hostile/2.0/release-notes.md"}
+    assert urls == {"https://docs.example.com/2.0"}
+
+
+def test_ingest_cli_reports_warnings_and_exits_0(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    hostile_corpus.write(corpus, "http://127.0.0.1:9/b")
+    env = {**os.environ, "RELDOCS_CORPUS_DIR": str(corpus), "RELDOCS_DATA_DIR": str(tmp_path / "data")}
+    first = subprocess.run(
+        [sys.executable, "app.py", "ingest", "--json"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert first.returncode == 0, first.stderr
+    report = json.loads(first.stdout)
+    assert report["errors"] == [] and report["files"] == 3
+    assert {
+        "file": "hostile/2.0/release-notes.md",
+        "field": "url",
+        "problem": "a javascript: link, not http(s); dropped",
+    } in report["warnings"]
+    again = subprocess.run([sys.executable, "app.py", "ingest"], cwd=ROOT, env=env, capture_output=True, text=True)
+    assert again.returncode == 0  # unchanged: no model load, the warnings come from the manifest
+    lines = [line for line in again.stderr.splitlines() if line.startswith("warning: ")]
+    assert len(lines) == 5 and "warning: hostile/2.0/release-notes.md: url: a javascript: link" in again.stderr

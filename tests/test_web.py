@@ -35,7 +35,7 @@ from interfaces.web import (
     record_feedback,
     web_auth,
 )
-from interfaces.web_render import ERROR, SEARCHING, answer_markdown
+from interfaces.web_render import ERROR, SEARCHING, answer_message, message_text, user_message
 
 ROOT = Path(__file__).resolve().parents[1]
 CUDA_Q = "What is the minimum CUDA version to build PyTorch 2.12 from source?"
@@ -81,7 +81,10 @@ def test_answer_streams_with_citations(kb):
     turns, answers = steps[-1]
     text = _last(turns)
     assert "12.6" in text and "[1]" in text
-    assert "**Sources**" in text and "<details" in text and "github.com/pytorch" in text
+    assert "<strong>Sources</strong>" in text and "<details" in text and "github.com/pytorch" in text
+    assert 'href="#reldocs-1-1">[1]</a>' in text and 'id="reldocs-1-1"' in text  # the marker links to its source
+    plain = message_text(text)  # what the copy button copies: readable text, no HTML
+    assert "12.6" in plain and "Sources:" in plain and "<" not in plain
     assert answers[1].found and answers[1].citations  # kept for 👍/👎, keyed by the message index
 
 
@@ -129,8 +132,18 @@ def test_errors_show_a_friendly_line_not_a_traceback():
 
 def test_empty_question_is_not_added():
     assert add_question("   ", []) == ("", [])
-    assert add_question(" hi ", [])[1] == [{"role": "user", "content": "hi"}]
-    assert add_example([], {"text": "Which optimizer gained fused=True?"})[-1]["content"].startswith("Which")
+    assert add_question(" hi ", [])[1] == [{"role": "user", "content": user_message("hi")}]
+    assert message_text(add_example([], {"text": "Which optimizer gained fused=True?"})[-1]["content"]) == (
+        "Which optimizer gained fused=True?"
+    )
+
+
+def test_user_questions_are_shown_as_text_and_read_back_exactly():
+    question = "Does <b>x</b> & `<img src=y>` change?"
+    _, turns = add_question(question, [])
+    shown = turns[0]["content"]
+    assert "<b>" not in shown and "<img" not in shown.split("<!--")[0]
+    assert message_text(shown) == question  # follow-ups see the question as typed
 
 
 def test_feedback_is_stored_with_question_answer_and_citations(tmp_path: Path, kb):
@@ -149,10 +162,19 @@ def test_feedback_is_stored_with_question_answer_and_citations(tmp_path: Path, k
 
 def test_render_escapes_tags_but_not_code():
     cite = Citation(1, "Notes [beta]", "2.12.0", "release-notes", "API", "a/b.md", "", "returns <Tensor> now")
-    text = answer_markdown(Answer("q", "Use `x<y` and <script>", True, (cite,)))
-    assert "`x<y`" in text and "&lt;script&gt;" in text and "<script>" not in text
+    text = answer_message(Answer("q", "Use `x<y` and <script>", True, (cite,))).split("<!--")[0]
+    assert "<code>x&lt;y</code>" in text and "&lt;script&gt;" in text and "<script>" not in text
     assert "&lt;Tensor&gt;" in text
-    assert r"Notes \[beta\]" in text and "](" not in text  # no url: no link
+    assert "Notes [beta]" in text and "reldocs-source-link" not in text  # no url: no link
+
+
+def test_render_never_links_doc_text_and_checks_source_urls():
+    bad = Citation(1, "t", "1.0", "k", "", "a.md", "javascript:alert(1)", "q")
+    text = answer_message(Answer("q", "See [x](https://evil.example) <https://evil.example> [1] [7]", True, (bad,)))
+    html = text.split("<!--")[0]
+    assert "evil.example" not in html.replace("[x](https://evil.example) &lt;https://evil.example&gt;", "")
+    assert "javascript" not in html and 'href="#reldocs-0-7"' not in html  # [7] names no source: no link
+    assert html.count("<a ") == 1  # only the [1] marker
 
 
 def test_version_choices_come_from_the_index(kb, web_settings: Settings):
@@ -162,7 +184,7 @@ def test_version_choices_come_from_the_index(kb, web_settings: Settings):
 
 
 def test_french_refusal_is_labelled_in_french():
-    text = answer_markdown(Answer("q", "Les notes de version ne couvrent pas cette question.", False, language="fr"))
+    text = answer_message(Answer("q", "Les notes de version ne couvrent pas cette question.", False, language="fr"))
     assert "Absent des notes de version" in text and "reldocs-refusal" in text
 
 
@@ -312,3 +334,29 @@ def test_app_py_web_serves_the_chat(kb, settings: Settings, tmp_path: Path):
         output = proc.communicate(timeout=30)[0]
     assert f"127.0.0.1:{port}" in output
     assert "Traceback" not in output
+
+
+BAD_CALLS = [  # every argument sent, as gradio's HTTP API requires
+    ("/ask", [123, "", []], "question must be a string, not int"),
+    ("/ask", ["Which optimizer gained fused=True?", "", "notalist"], "history must be a list"),
+    ("/ask", ["Which optimizer gained fused=True?", "", [1, 2]], "history[0] must be a string"),
+    ("/ask", ["Which optimizer gained fused=True?", "<img src=x>", []], "version must look like a release number"),
+    ("/search", ["torchrun", "abc", ""], "k must be a whole number from 1 to 50"),
+    ("/search", ["torchrun", 500, ""], "k must be a whole number from 1 to 50"),
+    ("/search", [None, 5, ""], "query must be a string, not null"),
+]
+
+
+@pytest.mark.parametrize(("endpoint", "data", "message"), BAD_CALLS)
+def test_api_bad_input_gets_one_line_error(server, endpoint: str, data: list, message: str, caplog, capfd):
+    """Over plain HTTP (what any script or agent sends): a clear error event, and no traceback in the server log."""
+    base = server.local_url
+    with httpx.Client(timeout=30) as http:
+        event = http.post(f"{base}gradio_api/call{endpoint}", json={"data": data}).json()["event_id"]
+        stream = http.get(f"{base}gradio_api/call{endpoint}/{event}").text
+    kind, _, payload = stream.partition("\ndata: ")
+    assert kind.strip() == "event: error", stream
+    error = json.loads(payload.strip())  # {"error": "…", …}: Gradio's error object, with our one line in it
+    assert message in error["error"] and "\n" not in error["error"]
+    logged = caplog.text + "".join(capfd.readouterr())
+    assert "Traceback" not in logged and "AttributeError" not in logged

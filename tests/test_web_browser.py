@@ -1,6 +1,7 @@
 """The chat in a real browser: Debian's chromium driven by Playwright, against the app served in-process.
 
-`RELDOCS_SCREENSHOT=docs/screenshot-web.png pytest tests/test_web_browser.py` also saves the README screenshot.
+`RELDOCS_SCREENSHOT_DIR=docs pytest tests/test_web_browser.py` also saves the README screenshots (answering and
+refusing, at 1280×800 and 390×844).
 """
 
 from __future__ import annotations
@@ -20,12 +21,16 @@ from interfaces.web import build_ui, launch
 CHROMIUM = Path("/usr/bin/chromium")
 CUDA_Q = "What is the minimum CUDA version to build PyTorch 2.12 from source?"
 FUSED_Q = "And which optimizer gained fused=True?"
+REFUSED_Q = "How do I bake sourdough bread?"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
 TIMEOUT_MS = 30_000
 
 pytestmark = pytest.mark.slow
 if not CHROMIUM.exists():
     pytest.skip("needs Debian's chromium at /usr/bin/chromium (apt-get install chromium)", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
 
 
 @pytest.fixture(scope="module")
@@ -41,14 +46,28 @@ def url(kb, web_settings: Settings) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def page(url: str):
+def browser():
     with sync_api.sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=["--no-sandbox", "--headless"])
-        page = browser.new_page(viewport={"width": 1100, "height": 1100})
-        page.set_default_timeout(TIMEOUT_MS)
-        page.goto(url)
-        yield page
+        yield browser
         browser.close()
+
+
+def open_page(browser, url: str, viewport: dict[str, int]):
+    context = browser.new_context(viewport=viewport)
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    page.goto(url)
+    page.locator("#reldocs-question textarea").wait_for()
+    return page
+
+
+@pytest.fixture(scope="module")
+def page(browser, url: str):
+    page = open_page(browser, url, DESKTOP)
+    yield page
+    page.context.close()
 
 
 def ask(page, question: str) -> None:
@@ -71,6 +90,19 @@ def wait_for_entries(log: FeedbackLog, n: int) -> list[dict]:
     return log.entries()
 
 
+def screenshot(page, name: str) -> None:
+    """Saved only when RELDOCS_SCREENSHOT_DIR is set (for the README); a plain test run writes nothing."""
+    folder = os.environ.get("RELDOCS_SCREENSHOT_DIR")
+    if folder:
+        page.wait_for_timeout(400)  # let the last draft settle
+        page.screenshot(path=str(Path(folder) / name))
+
+
+def clear(page) -> None:
+    page.get_by_role("button", name="Clear chat").click()
+    expect(page.locator("#reldocs-chat .bot-row")).to_have_count(0)
+
+
 def test_cited_answer_follow_up_and_feedback(page, web_settings: Settings):
     ask(page, CUDA_Q)
     first = bot_message(page, "12.6")
@@ -81,19 +113,11 @@ def test_cited_answer_follow_up_and_feedback(page, web_settings: Settings):
     assert not quote.locator("blockquote").is_visible()  # folded until asked for
     quote.locator("summary").click()
     assert "12.6" in quote.locator("blockquote").inner_text()
+    screenshot(page, "screenshot-web.png")
 
     ask(page, FUSED_Q)  # a follow-up: only makes sense with the first question
     second = bot_message(page, "Adagrad")
     assert second.locator(".reldocs-sources").count() == 1
-
-    if os.environ.get("RELDOCS_SCREENSHOT"):  # for the README; never written by a plain test run
-        page.set_viewport_size({"width": 1100, "height": 1450})  # room for the whole conversation
-        page.wait_for_timeout(500)
-        page.locator("#reldocs-chat [role=log]").evaluate("el => el.scrollTo(0, 0)")
-        bottom = page.locator("#reldocs-question").bounding_box()
-        height = bottom["y"] + bottom["height"] + 24 if bottom else 1450
-        page.screenshot(path=os.environ["RELDOCS_SCREENSHOT"], clip={"x": 0, "y": 0, "width": 1100, "height": height})
-        page.set_viewport_size({"width": 1100, "height": 1100})
 
     # Each answer's 👍/👎 sit under its bubble; the last pair belongs to the follow-up.
     likes = page.get_by_role("button", name="Like", exact=True)
@@ -112,20 +136,112 @@ def test_cited_answer_follow_up_and_feedback(page, web_settings: Settings):
     assert (entries[-1]["vote"], entries[-1]["question"]) == ("down", CUDA_Q)
 
 
-def test_refusal_is_styled_apart(page):
-    ask(page, "How do I bake sourdough bread?")
-    refusal = page.locator("#reldocs-chat .bot-row .reldocs-refusal").last
-    refusal.wait_for()
-    assert "Not in the release docs" in refusal.text_content()
-    color = refusal.evaluate("el => getComputedStyle(el).borderLeftColor")
-    assert color not in ("", "rgba(0, 0, 0, 0)")  # the CSS reached the page
+def test_markers_link_to_their_source_and_copy_is_plain_text(page):
+    clear(page)
+    ask(page, CUDA_Q)
+    answer = bot_message(page, "12.6")
+    marker = answer.locator("a.reldocs-ref").first
+    marker.click()
+    target = page.evaluate("location.hash").lstrip("#")
+    entry = answer.locator(f"[id='{target}']")
+    assert target.endswith("-1") and entry.count() == 1 and "[1]" in entry.inner_text()
+
+    page.get_by_role("button", name="Copy message").last.click()
+    page.wait_for_timeout(300)
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert "12.6" in copied and "[1]" in copied and "Sources:" in copied and "https://" in copied
+    assert "<" not in copied and "&lt;" not in copied  # readable text, no HTML
+
+
+def test_refusal_is_styled_apart(browser, url: str):
+    page = open_page(browser, url, DESKTOP)  # a page of its own: no feedback toasts over the screenshot
+    try:
+        ask(page, REFUSED_Q)
+        refusal = page.locator("#reldocs-chat .bot-row .reldocs-refusal").last
+        refusal.wait_for()
+        assert "Not in the release docs" in refusal.text_content()
+        color = refusal.evaluate("el => getComputedStyle(el).borderLeftColor")
+        assert color not in ("", "rgba(0, 0, 0, 0)")  # the CSS reached the page
+        screenshot(page, "screenshot-web-refusal.png")
+    finally:
+        page.context.close()
+
+
+def test_overlong_question_says_it_was_cut(page, web_settings: Settings):
+    clear(page)
+    limit = web_settings.max_question_chars
+    ask(page, CUDA_Q + " " + "please " * (limit // 7 + 10))
+    note = page.locator("#reldocs-chat .bot-row .reldocs-notice").last
+    note.wait_for()
+    assert f"cut to its first {limit} characters" in note.inner_text()
 
 
 def test_examples_and_version_filter(page):
-    page.locator("#reldocs-chat button[aria-label='Clear']").click()
+    clear(page)
     page.get_by_text("Quel optimiseur supporte fused=True ?").click()  # an example, asked at once
     bot_message(page, "Adagrad")
     page.locator("#reldocs-version input").click()
     options = [o.replace("✓", "").strip() for o in page.get_by_role("option").all_inner_texts()]
     assert options[0] == "All versions" and "2.12.0" in options
     page.keyboard.press("Escape")
+    assert "Indexed version: 2.12.0" in page.locator(".reldocs-versions").inner_text()  # one version, said so
+
+
+def test_phone_layout(browser, url: str):
+    """At 390×844 the question box takes the full width, the Version menu sits beneath, and nothing overflows."""
+    page = open_page(browser, url, PHONE)
+    try:
+        chat = page.locator("#reldocs-chat").bounding_box()
+        box = page.locator("#reldocs-question").bounding_box()
+        menu = page.locator("#reldocs-version").bounding_box()
+        assert box["width"] >= chat["width"] - 2 and menu["width"] >= chat["width"] - 2  # the page's full width
+        assert menu["y"] >= box["y"] + box["height"] - 1  # beneath, not beside
+        ask(page, CUDA_Q)
+        bot_message(page, "12.6")
+        screenshot(page, "screenshot-phone.png")
+        ask(page, REFUSED_Q)
+        page.locator("#reldocs-chat .bot-row .reldocs-refusal").last.wait_for()
+        screenshot(page, "screenshot-phone-refusal.png")
+        long_token = "torch._inductor.config." + "x" * 300  # one unbroken token, in the question and the refusal
+        ask(page, f"What does {long_token} do?")
+        bot_message(page, "Nothing mentions")
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        rights = page.locator("#reldocs-chat .message").evaluate_all(
+            "els => els.map(e => e.getBoundingClientRect().right)"
+        )
+        assert rights and max(rights) <= PHONE["width"]
+    finally:
+        page.context.close()
+
+
+class SlowKB:
+    """The real knowledge base, pausing before each draft: long enough to press Stop."""
+
+    def __init__(self, kb) -> None:
+        self.kb = kb
+
+    def __getattr__(self, name: str):
+        return getattr(self.kb, name)
+
+    def stream(self, *args, **kwargs):
+        for draft in self.kb.stream(*args, **kwargs):
+            time.sleep(2.5)
+            yield draft
+
+
+def test_stop_button_while_answering(browser, kb, web_settings: Settings):
+    demo = launch(build_ui(SlowKB(kb), web_settings), web_settings, port=free_port(), block=False)
+    page = open_page(browser, demo.local_url, DESKTOP)
+    try:
+        ask(page, CUDA_Q)
+        stop = page.get_by_role("button", name="Stop")
+        stop.wait_for()
+        assert page.get_by_role("button", name="Ask").count() == 0  # no second question while one streams
+        stop.click()
+        page.get_by_role("button", name="Ask").wait_for()
+        expect(page.locator("#reldocs-chat .bot-row").last).to_contain_text("Stopped.")
+        page.wait_for_timeout(3000)  # the cancelled answer never arrives
+        assert "12.6" not in page.locator("#reldocs-chat").inner_text()
+    finally:
+        page.context.close()
+        demo.close()
