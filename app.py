@@ -54,6 +54,11 @@ def _echo_problems(report: SyncReport, *, skipped: str) -> None:
         echo(f"warning: {w['file']}: {w['field']}: {w['problem']}")
 
 
+def _check_product(kb, product: str | None) -> None:
+    if product and not kb.versions(product):
+        raise click.UsageError(f"no product {product!r} is indexed; indexed: {', '.join(kb.products()) or 'none'}")
+
+
 def _questions(words: tuple[str, ...]) -> Iterator[str]:
     if words == ("-",):
         for line in sys.stdin:
@@ -87,15 +92,19 @@ def cli(ctx: click.Context, verbose: bool) -> None:
 @click.argument("question", nargs=-1, required=True)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per question per line.")
 @click.option("--version", "version", metavar="V", help="Only use docs of this version, e.g. 2.11 or 2.11.0.")
+@click.option("--product", "product", metavar="P", help="Only use docs of this product (name or import name).")
 @click.option("--no-sync", is_flag=True, help="Use the index as it is, even if the corpus changed.")
 @click.pass_obj
-def ask(obj: dict, question: tuple[str, ...], as_json: bool, version: str | None, no_sync: bool) -> None:
+def ask(
+    obj: dict, question: tuple[str, ...], as_json: bool, version: str | None, product: str | None, no_sync: bool
+) -> None:
     """Answer QUESTION from the docs; '-' reads one question per line from stdin.
 
     \b
     Examples:
       python app.py ask "why does torchrun no longer use port 29500?"
       python app.py ask --version 2.11 "What was deprecated?"
+      python app.py ask --product pandas "What replaces DataFrame.append?"
       printf 'What breaks in 2.12?\\nQuel optimiseur supporte fused=True ?\\n' | python app.py ask --json -
     """
     from interfaces.terminal import answer_json, answer_text
@@ -104,12 +113,13 @@ def ask(obj: dict, question: tuple[str, ...], as_json: bool, version: str | None
     if question != ("-",) and not " ".join(question).strip():
         raise click.UsageError("the question is empty")
     kb = open_knowledge_base(settings, sync_first=not no_sync, quiet=as_json)
+    _check_product(kb, product)
     asked = 0
     for text in _questions(question):
         asked += 1
         if as_json and len(text) > settings.max_question_chars:  # the text form shows the answer's own notice
             click.echo(f"note: question truncated to {settings.max_question_chars} characters", err=True)
-        answer = kb.ask(text, version=version)
+        answer = kb.ask(text, version=version, product=product)
         click.echo(answer_json(answer) if as_json else answer_text(answer) + ("\n" if question == ("-",) else ""))
     if not asked:
         raise click.UsageError("no question given on stdin")
@@ -152,9 +162,10 @@ def ingest(obj: dict, as_json: bool, rebuild: bool) -> None:
 @click.argument("query", nargs=-1, required=True)
 @click.option("-k", "k", default=5, show_default=True, type=click.IntRange(1, 50), help="Passages to show.")
 @click.option("--version", "version", metavar="V", help="Only search docs of this version.")
+@click.option("--product", "product", metavar="P", help="Only search docs of this product.")
 @click.option("--json", "as_json", is_flag=True, help="Print passages as a JSON array.")
 @click.pass_obj
-def search(obj: dict, query: tuple[str, ...], k: int, version: str | None, as_json: bool) -> None:
+def search(obj: dict, query: tuple[str, ...], k: int, version: str | None, product: str | None, as_json: bool) -> None:
     """Show the passages hybrid search finds for QUERY, with their scores.
 
     \b
@@ -167,7 +178,8 @@ def search(obj: dict, query: tuple[str, ...], k: int, version: str | None, as_js
     if not text:
         raise click.UsageError("the query is empty")
     kb = open_knowledge_base(obj["settings"], quiet=as_json)
-    passages = kb.search(text, k=k, version=version)
+    _check_product(kb, product)
+    passages = kb.search(text, k=k, version=version, product=product)
     click.echo(passages_json(passages) if as_json else passages_text(passages))
 
 

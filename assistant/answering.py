@@ -127,11 +127,15 @@ class Terms:
 
     weights: dict[str, float]
     parts: dict[str, frozenset[str]]
+    spellings: dict[str, frozenset[str]] = field(default_factory=dict)  # `np.float_` -> {`numpy.float_`}
 
     @classmethod
     def of(cls, query: Query, stats: TermStats) -> Terms:
         parts = {t: frozenset(tokens(t)) - {t} for t in query.terms if is_symbol(t)}
-        return cls({t: stats.idf(t) for t in query.terms}, {t: p for t, p in parts.items() if p})
+        spellings = {t: frozenset(alts) for t, alts in query.spellings}
+        # A symbol weighs as rare as its rarest spelling the docs use.
+        weights = {t: min([stats.idf(t), *(stats.idf(a) for a in spellings.get(t, ()))]) for t in query.terms}
+        return cls(weights, {t: p for t, p in parts.items() if p}, spellings)
 
 
 def coverage(terms: Terms, toks: frozenset[str], context: frozenset[str], context_weight: float) -> float:
@@ -141,7 +145,7 @@ def coverage(terms: Terms, toks: frozenset[str], context: frozenset[str], contex
         return 0.0
     got = 0.0
     for term, w in terms.weights.items():
-        if term in toks:
+        if term in toks or (term in terms.spellings and terms.spellings[term] & toks):
             got += w
         elif term in context:
             got += context_weight * w
@@ -154,12 +158,17 @@ def coverage(terms: Terms, toks: frozenset[str], context: frozenset[str], contex
 def missing_symbols(query: Query, stats: TermStats) -> list[str]:
     """Code-like terms of the question that the corpus never mentions (e.g. an invented API)."""
     missing = []
+    spellings = dict(query.spellings)
     for term in query.terms:
-        if not is_identifier(term) or stats.knows(term):
+        if not is_identifier(term) or stats.knows(term) or any(stats.knows(a) for a in spellings.get(term, ())):
             continue
         parts = [p for p in term.split(".") if p]
-        # `cfg.max_autotune_x` is known when its distinctive last part is; `torch.made.up` is not.
-        if not (is_symbol(parts[-1]) and stats.knows(parts[-1])) and not all(stats.knows(p) for p in parts):
+        # `cfg.max_autotune_x` is known when its distinctive last part is; `torch.made.up` is not. A member used
+        # through a receiver of unknown type (`arr.newbyteorder`, `df.append`) is known when the docs name the
+        # member (`ndarray.newbyteorder`, `DataFrame.append`).
+        last = parts[-1]
+        member = len(parts) == 2 and len(last) >= 4 and all(stats.knows(t) for t in tokens(last))
+        if not (is_symbol(last) and stats.knows(last)) and not member and not all(stats.knows(p) for p in parts):
             missing.append(term)
     return missing
 
@@ -296,6 +305,15 @@ class ExtractiveAnswerer:
                     group.append(Scored(s.score, s.coverage, s.p_idx, lead, units[lead]))
         return sorted(group, key=lambda s: s.u_idx)
 
+    def _release_label(self, chunk: Chunk) -> str:
+        """'pandas 3.0.0' (or '2.11.0' in a one-product index) before each quote, so the answer itself says
+        which release it quotes; nothing when the index holds a single release."""
+        catalog = getattr(self.stats, "catalog", None)
+        if catalog is None or not chunk.version or sum(len(p.versions) for p in catalog.products) < 2:
+            return ""
+        product = catalog.product(chunk.product) if len(catalog.products) > 1 else None
+        return f"{product.name} {chunk.version}" if product else chunk.version
+
     def stream(self, query: Query, passages: Sequence[Passage]) -> Iterator[Answer]:
         groups = self.choose(query, passages)
         if not groups:
@@ -312,6 +330,8 @@ class ExtractiveAnswerer:
                 numbers.setdefault(p_idx, len(numbers) + 1)
                 quotes.setdefault(p_idx, group[0].unit.text)
                 marks += f"[{numbers[p_idx]}]"
+            label = self._release_label(passages[group[0].p_idx].chunk)
+            said = f"{label}: {said}" if label else said
             lines.append(f"{said} {marks}" if len(groups) == 1 else f"- {said} {marks}")
             text = "\n".join(lines)  # each draft extends the last, so streaming UIs only append
             citations = tuple(

@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
 from assistant.answering import Answerer, ExtractiveAnswerer, assess, refusal
+from assistant.catalog import sort_versions
 from assistant.embeddings import Embedder, SentenceTransformerEmbedder
 from assistant.models import Answer, Passage
 from assistant.query import Query, build_query
@@ -20,6 +21,7 @@ from assistant.store import ChunkStore
 logger = logging.getLogger(__name__)
 
 ANSWER_PASSAGES = 8  # passages the answerer reads; `top_k` of them at most are cited
+OWN_RELEASE = 0.8  # the named release's passages must cover the question about as well as the best do
 
 
 @runtime_checkable
@@ -76,27 +78,39 @@ class KnowledgeBase:
             logger.info("index changed on disk; reloaded %d chunks", len(retriever.chunks))
             return True
 
-    def versions(self) -> list[str]:
-        """Indexed versions, oldest first."""
-        return list(self.retriever.versions)
+    def versions(self, product: str | None = None) -> list[str]:
+        """Indexed versions of one product (name, module or alias), or of all products; oldest first."""
+        return self.retriever.catalog.versions(product)
 
-    def search(self, query: str, *, k: int = 10, version: str | None = None) -> list[Passage]:
+    def products(self) -> dict[str, list[str]]:
+        """Each indexed product's name with its versions, oldest first."""
+        return {p.name: list(p.versions) for p in self.retriever.catalog.products}
+
+    def search(
+        self, query: str, *, k: int = 10, version: str | None = None, product: str | None = None
+    ) -> list[Passage]:
         """The k best passages for a free-text query, with scores."""
         self.refresh()
-        q = build_query(query, self.versions(), version=version, max_chars=self.settings.max_question_chars)
+        q = build_query(
+            query, self.retriever.catalog, version=version, product=product, max_chars=self.settings.max_question_chars
+        )
         return self.retriever.search(q, k)
 
-    def ask(self, question: str, history: Sequence[str] = (), version: str | None = None) -> Answer:
+    def ask(
+        self, question: str, history: Sequence[str] = (), version: str | None = None, *, product: str | None = None
+    ) -> Answer:
         """Answer a question; `history` holds the user's earlier questions in this conversation."""
-        *_, answer = self.stream(question, history, version)
+        *_, answer = self.stream(question, history, version, product=product)
         return answer
 
-    def stream(self, question: str, history: Sequence[str] = (), version: str | None = None) -> Iterator[Answer]:
+    def stream(
+        self, question: str, history: Sequence[str] = (), version: str | None = None, *, product: str | None = None
+    ) -> Iterator[Answer]:
         """Drafts of the answer as it is written; the last one has `final=True` and timings."""
         started = time.perf_counter()
         timings: dict[str, float] = {}
         self.refresh()
-        query = self._query(question, history, version, timings)
+        query = self._query(question, history, version, product, timings)
         answer: Answer | None = None
         for answer in self._answer(query, timings):
             if not answer.final:
@@ -107,10 +121,18 @@ class KnowledgeBase:
             answer = replace(answer, notice=_joined(answer.notice, self._truncation_note(query.language)))
         yield replace(answer, final=True, timings_ms={k: round(v, 2) for k, v in timings.items()})
 
-    def _query(self, question: str, history: Sequence[str], version: str | None, timings: dict[str, float]) -> Query:
+    def _query(
+        self,
+        question: str,
+        history: Sequence[str],
+        version: str | None,
+        product: str | None,
+        timings: dict[str, float],
+    ) -> Query:
         """The question made searchable; with a condenser, a follow-up is first rewritten to stand alone."""
-        max_chars = self.settings.max_question_chars
-        query = build_query(question, self.versions(), history=history, version=version, max_chars=max_chars)
+        catalog = self.retriever.catalog
+        limits = {"version": version, "product": product, "max_chars": self.settings.max_question_chars}
+        query = build_query(question, catalog, history=history, **limits)
         if self.condenser is None or not any(h.strip() for h in history):
             return query
         started = time.perf_counter()
@@ -118,13 +140,14 @@ class KnowledgeBase:
         timings["condense"] = (time.perf_counter() - started) * 1e3
         if not standalone:
             return query
-        searched = build_query(standalone, self.versions(), version=version, max_chars=max_chars)
+        searched = build_query(standalone, catalog, **limits)
         # The user's own words and language stay what the answer is for; only what is searched changes.
         return replace(
             searched,
             question=query.question,
             language=query.language,
             prefer=searched.prefer or query.prefer,
+            prefer_products=searched.prefer_products or query.prefer_products,
             unknown_versions=query.unknown_versions,  # a version the model made up must not cause a refusal
         )
 
@@ -135,7 +158,7 @@ class KnowledgeBase:
             return
         passages = self.retriever.search(query, ANSWER_PASSAGES, timings)
         started = time.perf_counter()
-        no = self._evidence_check(query, passages)
+        no = self._evidence_check(query, passages) or self._release_check(query, passages)
         if no is not None:
             yield no
             return
@@ -155,23 +178,50 @@ class KnowledgeBase:
         reason = assess(query, passages, self.retriever, self.extractive.best_coverage(query, passages))
         return None if reason is None else refusal(query, reason=reason or None)
 
-    def _coverage_note(self, query: Query) -> str:
-        versions = self.versions()
-        fr = query.language == "fr"
-        if not versions:
-            return "(Aucune version n'est indexée.)" if fr else "(No version is indexed.)"
-        if len(versions) == 1:
-            return (
-                f"(Les documents indexés couvrent la version {versions[0]}.)"
-                if fr
-                else (f"(The indexed docs cover version {versions[0]}.)")
+    def _release_check(self, query: Query, passages: Sequence[Passage]) -> Answer | None:
+        """A question about a release is answered from that release's docs, or not at all: quoting another
+        release's notes would read as "yes, in the one you asked about". The refusal names the releases that
+        do cover it."""
+        if not query.prefer or query.versions:
+            return None
+        own = [p for p in passages if p.chunk.version in query.prefer and self._in_products(p, query)]
+        best = self.extractive.best_coverage
+        if own and self._evidence_check(query, own) is None and best(query, own) >= OWN_RELEASE * best(query, passages):
+            return None
+        others = sort_versions({p.chunk.version for p in passages if p.chunk.version and p not in own})
+        asked = ", ".join(query.prefer)
+        if query.language == "fr":
+            note = f"(Les notes de {asked} n'en parlent pas" + (
+                f" ; celles de {', '.join(others)} oui.)" if others else ".)"
             )
-        span = f"{versions[0]}–{versions[-1]}"
-        return (
-            f"(Les documents indexés couvrent les versions {span}.)"
-            if fr
-            else (f"(The indexed docs cover versions {span}.)")
-        )
+        else:
+            note = f"(The {asked} docs don't cover it" + (f"; the {', '.join(others)} docs do.)" if others else ".)")
+        return refusal(query, reason=note)
+
+    @staticmethod
+    def _in_products(passage: Passage, query: Query) -> bool:
+        return not query.prefer_products or passage.chunk.product in query.prefer_products
+
+    def _coverage_note(self, query: Query) -> str:
+        """'(The indexed docs cover PyTorch versions 2.7.0–2.12.0.)', for the products the question is about."""
+        fr = query.language == "fr"
+        scope = set(query.products or query.prefer_products)
+        products = [p for p in self.retriever.catalog.products if not scope or p.spellings & scope]
+        spans = []
+        for p in products:
+            if not p.versions:
+                continue
+            name = f"{p.name} " if p.name else ""
+            if len(p.versions) == 1:
+                spans.append(f"{name}{'la version' if fr else 'version'} {p.versions[0]}")
+            else:
+                word = "les versions" if fr else "versions"
+                spans.append(f"{name}{word} {p.versions[0]}–{p.versions[-1]}")
+        if not spans:
+            return "(Aucune version n'est indexée.)" if fr else "(No version is indexed.)"
+        if fr:
+            return f"(Les documents indexés couvrent {' ; '.join(spans)}.)"
+        return f"(The indexed docs cover {'; '.join(spans)}.)"
 
     def _truncation_note(self, language: str) -> str:
         n = self.settings.max_question_chars

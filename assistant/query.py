@@ -6,16 +6,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assistant.catalog import Catalog
 from assistant.text import STOPWORDS, content_terms, detect_language, fold
 
 _VERSION = re.compile(r"(?<![\w.])v?(\d{1,2})\.(\d{1,2})(?:\.(\d{1,2}))?(?![\w]|\.\d)")
-# Numbers after these words are versions of something else ("CUDA 12.6", "Python 3.14").
-_OTHER_VERSIONED = frozenset(
-    "cuda python cmake gcc clang rocm cudnn numpy triton nccl c++ xcode macos ubuntu sm driver opset onnx llvm "
-    "mkl onednn glibc manylinux nvcc cublas cusolver cutlass magma protobuf windows android ios arm sve xpu "
-    "compute capability cp intel oneapi msvc visual studio".split()
-)
-_PRODUCT_WORDS = frozenset("pytorch torch version versions release releases v libtorch".split())
 
 # Release-doc vocabulary, French to English, so a French question reaches English passages lexically too.
 FRENCH_GLOSSARY = {
@@ -120,48 +114,60 @@ class Query:
     unknown_versions: tuple[str, ...] = ()  # "PyTorch 1.13" when 1.13 is not indexed
     names: tuple[str, ...] = ()  # proper names and literals the question hinges on ("TensorFlow", "hyperdrive")
     asks_how: bool = False  # wants a fix or replacement ("how do I…", "what instead"), not just a fact
+    spellings: tuple[tuple[str, tuple[str, ...]], ...] = ()  # symbol term -> the docs' spellings via aliases
+    products: tuple[str, ...] = ()  # hard filter (the caller's --product), as chunks spell the product
+    prefer_products: tuple[str, ...] = ()  # products the question names; their passages rank higher
 
 
 def _version_key(v: str) -> tuple[int, ...]:
     return tuple(int(p) if p.isdigit() else 0 for p in re.split(r"[.\-]", v))
 
 
-def sort_versions(versions: Sequence[str]) -> list[str]:
-    return sorted(set(versions), key=_version_key)
+def _catalog(available: Sequence[str] | Catalog) -> Catalog:
+    return available if isinstance(available, Catalog) else Catalog.of_versions(available)
 
 
-def named_versions(text: str, available: Sequence[str]) -> tuple[list[str], list[str]]:
+def named_versions(text: str, available: Sequence[str] | Catalog) -> tuple[list[str], list[str]]:
     """Indexed versions a text names, and product versions it names that are not indexed."""
-    found, unknown, _ = _scan_versions(text, available)
+    found, unknown, _ = _scan_versions(text, _catalog(available))
     return found, unknown
 
 
-def without_versions(text: str, available: Sequence[str]) -> str:
+def without_versions(text: str, available: Sequence[str] | Catalog) -> str:
     """The text minus its product-version mentions (they steer ranking, they are not topic words)."""
-    return _scan_versions(text, available)[2]
+    return _scan_versions(text, _catalog(available))[2]
 
 
-def _scan_versions(text: str, available: Sequence[str]) -> tuple[list[str], list[str], str]:
+def _scan_versions(text: str, catalog: Catalog) -> tuple[list[str], list[str], str]:
+    """Release numbers a text names: indexed ones, ones of an indexed product that are not indexed, and the
+    text without them. A number after a product's name ("pandas 2.0") is that product's; after a name the docs
+    use for something else ("CUDA 12.6"), nobody's; a bare one, a release of the products the text names (or
+    of any product, when it names none) whose major version it shares."""
     found: list[str] = []
     unknown: list[str] = []
-    majors = {v.split(".")[0] for v in available}
+    named = catalog.named_products(text) or list(catalog.products)
     rest = text
     for m in reversed(list(_VERSION.finditer(text))):
         before = re.findall(r"[\w+]+", text[max(0, m.start() - 24) : m.start()].lower())
-        prev = before[-1] if before else ""
-        if prev in _OTHER_VERSIONED:
+        prev = fold(before[-1]) if before else ""
+        if prev in catalog.other_versioned:
             continue
+        owner = catalog.product(prev) if prev else None
+        candidates = [owner] if owner else named
         major, minor, patch = m.group(1), m.group(2), m.group(3)
         matches = [
             v
-            for v in available
+            for p in candidates
+            for v in p.versions
             if _version_key(v)[:2] == (int(major), int(minor))
             and (patch is None or _version_key(v)[2:3] == (int(patch),))
         ]
         if matches:
             found += [v for v in matches if v not in found]
-        elif prev in _PRODUCT_WORDS or m.group(0).startswith("v") or major in majors:
-            # "in 2.11" reads as a release of the indexed product when its major version matches.
+        elif (
+            owner or m.group(0).startswith("v") or any(v.split(".")[0] == major for p in candidates for v in p.versions)
+        ):
+            # "in 2.11" reads as a release of an indexed product when its major version matches.
             unknown.append(m.group(0).lstrip("v"))
         else:
             continue
@@ -222,42 +228,74 @@ def is_follow_up(terms: Sequence[str]) -> bool:
 
 def build_query(
     question: str,
-    available: Sequence[str],
+    available: Sequence[str] | Catalog,
     *,
     history: Sequence[str] = (),
     version: str | None = None,
+    product: str | None = None,
     max_chars: int = 2000,
 ) -> Query:
-    """Turn a question (and earlier user turns) into what the retriever searches for."""
+    """Turn a question (and earlier user turns) into what the retriever searches for.
+
+    `available` is the index's catalog (or just its versions); `version` and `product` are hard filters.
+    """
+    catalog = _catalog(available)
     question = " ".join(question.split())[:max_chars]
     language = detect_language(question)
     text = expand_french(question) if language == "fr" else expand_synonyms(question)
-    prefer, unknown, bare_question = _scan_versions(question, available)
+    prefer, unknown, bare_question = _scan_versions(question, catalog)
+    named = catalog.named_products(question)
     prefer_here = bool(prefer)
     previous = [h for h in history if h.strip()]
     if previous:
         terms = content_terms(bare_question)
         last = previous[-1]
         if not prefer and not unknown:  # "and which optimizer gained fused=True?" keeps the version talked about
-            prefer, _ = named_versions(" ".join(previous[-3:]), available)
+            prefer, _ = named_versions(" ".join(previous[-3:]), catalog)
+        if not named:  # "and what replaces it?" stays with the product talked about
+            named = catalog.named_products(" ".join(previous[-3:]))
         if is_follow_up(terms):
             last_text = expand_french(last) if detect_language(last) == "fr" else last
             # Only the topic of the last question is carried over, not the version it named.
-            text = f"{text} {without_versions(last_text, available) if prefer_here else last_text}"
+            text = f"{text} {without_versions(last_text, catalog) if prefer_here else last_text}"
+    only = catalog.product(product) if product else None
+    products = tuple(sorted(only.spellings)) if only else ((product,) if product else ())
     versions: tuple[str, ...] = ()
     if version:
-        versions = tuple(v for v in available if v == version or v.startswith(version.rstrip(".") + "."))
+        pool = only.versions if only else catalog.versions()
+        versions = tuple(v for v in pool if v == version or v.startswith(version.rstrip(".") + "."))
         if not versions:
             versions = (version,)
+    # Naming every product of the index singles none out.
+    prefer_products = tuple(sorted(s for p in named for s in p.spellings)) if len(named) < len(catalog.products) else ()
+    # `np.float_` is searched as `numpy.float_` too, when the docs' code imports numpy as np.
+    spellings = tuple((t, tuple(alts[1:])) for t in content_terms(text) if len(alts := catalog.spellings(t)) > 1)
+    if spellings:
+        text = f"{text} {' '.join(a for _, alts in spellings for a in alts)}"
+    topic = _without_product_names(
+        without_versions(translate_french(text) if language == "fr" else text, catalog), catalog
+    )
     return Query(
         question=question,
         text=text,
         language=language,
-        # Terms weigh the evidence: a French word with an English equivalent counts once, in English.
-        terms=tuple(content_terms(without_versions(translate_french(text) if language == "fr" else text, available))),
+        # Terms weigh the evidence: a French word with an English equivalent counts once, in English; a product's
+        # own name says which docs to read, not what the question is about.
+        terms=tuple(content_terms(topic)),
         versions=versions,
         prefer=tuple(prefer),
         unknown_versions=tuple(unknown),
         names=tuple(proper_names(question)),
         asks_how=bool(_HOW.search(question)),
+        spellings=spellings,
+        products=products,
+        prefer_products=prefer_products,
+    )
+
+
+def _without_product_names(text: str, catalog: Catalog) -> str:
+    """`text` without the words that name an indexed product on their own ("pandas", "torch"; not `pd.concat`)."""
+    words = catalog.product_words
+    return re.sub(
+        r"(?<![\w.])[A-Za-z][\w+-]*(?![\w.])", lambda m: " " if fold(m.group(0)) in words else m.group(0), text
     )

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from assistant.catalog import Catalog
 from assistant.embeddings import Embedder
 from assistant.models import Chunk, Passage
-from assistant.query import Query, sort_versions
+from assistant.query import Query
 from assistant.store import ChunkStore, Manifest
 from assistant.text import index_text, is_identifier, tokens
 
@@ -57,8 +58,10 @@ class HybridRetriever:
         self.embedder = embedder
         self.chunks = list(chunks)
         self.by_id = {c.id: i for i, c in enumerate(self.chunks)}
-        self.versions = sort_versions([c.version for c in self.chunks if c.version])
+        self.catalog = Catalog.learn(self.chunks)
+        self.versions = self.catalog.versions()
         self._version_of = np.array([c.version for c in self.chunks], dtype=object)
+        self._product_of = np.array([c.product for c in self.chunks], dtype=object)
         corpus_tokens = [tokens(index_text(c)) for c in self.chunks]
         self.bm25 = bm25s.BM25()
         if corpus_tokens:
@@ -99,10 +102,13 @@ class HybridRetriever:
             # user wants, even when the embedding ranks it nowhere.
             cid = self.chunks[idx].id
             fused[cid] = fused.get(cid, 0.0) + SYMBOL_BONUS
-        if query.prefer:
-            for cid in fused:
-                if self.chunks[self.by_id[cid]].version in query.prefer:
-                    fused[cid] *= PREFERRED_BOOST
+        for cid in fused:
+            chunk = self.chunks[self.by_id[cid]]
+            # The product a question names outranks another's near match; then the release it names.
+            if query.prefer_products and chunk.product in query.prefer_products:
+                fused[cid] *= PREFERRED_BOOST
+            if query.prefer and chunk.version in query.prefer and self._preferred_product(chunk.product, query):
+                fused[cid] *= PREFERRED_BOOST
         sims, scores = dict(dense), dict(lexical)
         best = sorted(fused, key=fused.__getitem__, reverse=True)[:k]
         timings.update(embed=(t1 - t0) * 1e3, dense=(t2 - t1) * 1e3, lexical=(t3 - t2) * 1e3)
@@ -114,24 +120,38 @@ class HybridRetriever:
     def _exact_symbol_hits(self, query: Query) -> set[int]:
         """Chunks containing a code symbol of the query verbatim (within the version filter)."""
         hits: set[int] = set()
+        spelled = dict(query.spellings)
         for term in query.terms:
-            if is_identifier(term) and self.knows(term):
-                scores = self._within_versions(self.bm25.get_scores([term]), query)
-                hits.update(int(i) for i in np.flatnonzero(scores)[:SYMBOL_HITS])
+            for spelling in (term, *spelled.get(term, ())):
+                if is_identifier(spelling) and self.knows(spelling):
+                    scores = self._within_versions(self.bm25.get_scores([spelling]), query)
+                    hits.update(int(i) for i in np.flatnonzero(scores)[:SYMBOL_HITS])
         return hits
 
+    @staticmethod
+    def _preferred_product(product: str, query: Query) -> bool:
+        return not query.prefer_products or product in query.prefer_products
+
     def _within_versions(self, scores: np.ndarray, query: Query) -> np.ndarray:
-        """BM25 scores with chunks outside the query's version filter zeroed."""
-        if not query.versions:
-            return scores
-        return np.where(np.isin(self._version_of, query.versions), scores, 0.0)
+        """BM25 scores with chunks outside the query's version and product filters zeroed."""
+        if query.versions:
+            scores = np.where(np.isin(self._version_of, query.versions), scores, 0.0)
+        if query.products:
+            scores = np.where(np.isin(self._product_of, query.products), scores, 0.0)
+        return scores
 
     def _dense(self, vector: np.ndarray, query: Query) -> list[tuple[str, float]]:
         n = min(CANDIDATES, len(self.chunks))
-        hits = self.store.query(vector, n, versions=query.versions or None, manifest=self.manifest)
-        if query.prefer and not query.versions:
-            # The preferred version's own neighbours, so its passages are candidates even when others crowd it out.
-            hits += self.store.query(vector, min(n, 20), versions=query.prefer, manifest=self.manifest)
+        only = {"versions": query.versions or None, "products": query.products or None, "manifest": self.manifest}
+        hits = self.store.query(vector, n, **only)
+        if (query.prefer and not query.versions) or (query.prefer_products and not query.products):
+            # The preferred release's (or product's) own neighbours, so its passages are candidates even when
+            # others crowd them out.
+            near = {
+                "versions": query.versions or query.prefer or None,
+                "products": query.products or query.prefer_products or None,
+            }
+            hits += self.store.query(vector, min(n, 20), **near, manifest=self.manifest)
         best: dict[str, float] = {}
         for cid, sim in hits:
             if cid in self.by_id:

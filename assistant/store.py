@@ -105,12 +105,21 @@ class ChunkStore:
         return sorted(chunks, key=lambda c: (c.source, order[c.id]))
 
     def query(
-        self, vector: np.ndarray, k: int, *, versions: Sequence[str] | None = None, manifest: Manifest | None = None
+        self,
+        vector: np.ndarray,
+        k: int,
+        *,
+        versions: Sequence[str] | None = None,
+        products: Sequence[str] | None = None,
+        manifest: Manifest | None = None,
     ) -> list[tuple[str, float]]:
-        """Nearest chunk ids with cosine similarity, optionally within some versions."""
+        """Nearest chunk ids with cosine similarity, optionally within some versions and products."""
+        clauses = [
+            _within(name, list(values)) for name, values in (("version", versions), ("product", products)) if values
+        ]
         where: dict[str, Any] | None = None
-        if versions:
-            where = {"version": versions[0]} if len(versions) == 1 else {"version": {"$in": list(versions)}}
+        if clauses:
+            where = clauses[0] if len(clauses) == 1 else {"$and": clauses}
         res = self.collection(manifest).query(
             query_embeddings=vector.reshape(1, -1), n_results=k, where=where, include=["distances"]
         )
@@ -160,3 +169,7 @@ class ChunkStore:
             name = col if isinstance(col, str) else col.name
             if name != keep and name.startswith("chunks-"):
                 self.client.delete_collection(name)
+
+
+def _within(name: str, values: list[str]) -> dict[str, Any]:
+    return {name: values[0]} if len(values) == 1 else {name: {"$in": values}}

@@ -30,7 +30,7 @@ STOPWORDS = frozenset(
 )
 # Words so common in release docs that a question is not "about" them.
 GENERIC = frozenset(
-    """pytorch torch version versions release releases change changes changed new now support supports
+    """version versions release releases change changes changed new now support supports
     supported feature features default work works working happen happens happened need needs upgrade upgrading
     move moving doc docs documentation note notes""".split()
 )

@@ -1,0 +1,170 @@
+"""What an index says about its products, learned from the indexed docs themselves (nothing here names one).
+
+For each product: its versions, the module names it is imported by and their aliases (`import pandas as pd`
+in its code, or a dotted name it uses all the time: `torch.` in PyTorch's notes), and so the words that name it
+in a question. Across the index: import aliases (`np` -> `numpy`) for matching symbols, and the names that
+precede version numbers but are no indexed product ("CUDA 12.6", "Python 3.10"), whose numbers are not
+releases of anything indexed.
+
+Written by hand: no library learns this vocabulary from release notes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from assistant.models import Chunk
+from assistant.text import STOPWORDS, fold
+
+_IMPORT = re.compile(r"^\s*(?:>>>\s*)?import\s+([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?", re.MULTILINE)
+_FROM = re.compile(r"^\s*(?:>>>\s*)?from\s+([A-Za-z_][\w.]*)\s+import\b", re.MULTILINE)
+_DOTTED = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]*)\.[A-Za-z_]\w*")
+_NAMED_VERSION = re.compile(r"\b([A-Za-z][\w+-]*)\s+v?(\d{1,3}\.\d{1,3})\b")
+# Words before a number that say "this is a version" rather than naming what it is a version of.
+_VERSION_WORDS = frozenset(
+    "version versions release releases v ver since until from to in on at of and or upgrade upgrading upgraded "
+    "update updating updated migrate migrating moving move bump bumped preserve keep".split()
+)
+
+
+def _version_key(v: str) -> tuple[int, ...]:
+    return tuple(int(p) if p.isdigit() else 0 for p in re.split(r"[.\-+_]", v))
+
+
+def sort_versions(versions: Iterable[str]) -> list[str]:
+    return sorted(set(versions), key=_version_key)
+
+
+@dataclass(frozen=True)
+class Product:
+    """One product of the index: the name its docs give it, its versions oldest first, what names it."""
+
+    name: str
+    versions: tuple[str, ...]
+    spellings: frozenset[str] = frozenset()  # how chunks spell it ("PyTorch", "pytorch"), for filters
+    modules: frozenset[str] = frozenset()  # import names: "torch", "pandas"
+    words: frozenset[str] = frozenset()  # folded words naming it in a question: name, modules, aliases
+
+    @property
+    def key(self) -> str:
+        return fold(self.name)
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """Products, aliases and version vocabulary of one index generation."""
+
+    products: tuple[Product, ...] = ()
+    aliases: dict[str, str] = field(default_factory=dict)  # "np" -> "numpy", as the docs' code imports it
+    other_versioned: frozenset[str] = frozenset()  # folded names whose numbers are no indexed release
+
+    @classmethod
+    def learn(cls, chunks: Sequence[Chunk]) -> Catalog:
+        by_product: dict[str, list[Chunk]] = defaultdict(list)
+        for c in chunks:
+            if c.product:
+                by_product[fold(c.product)].append(c)  # "PyTorch" in front matter, "pytorch" as a folder
+        aliases = _aliases(chunks)
+        products = []
+        for own in by_product.values():
+            name = display_name(c.product for c in own)
+            modules = _modules(name, own)
+            words = {fold(name), *modules, *(a for a, m in aliases.items() if m.lower() in modules)}
+            versions = tuple(sort_versions(c.version for c in own if c.version))
+            spelled = frozenset(c.product for c in own)
+            products.append(Product(name, versions, spelled, frozenset(modules), frozenset(fold(w) for w in words)))
+        products.sort(key=lambda p: p.key)
+        naming = {w for p in products for w in p.words}
+        indexed = {_version_key(v)[:2] for p in products for v in p.versions}
+        return cls(tuple(products), aliases, frozenset(_other_versioned(chunks, naming, indexed)))
+
+    @classmethod
+    def of_versions(cls, versions: Sequence[str]) -> Catalog:
+        """A catalog of one unnamed product (for callers that only know the versions)."""
+        return cls((Product("", tuple(sort_versions(versions))),))
+
+    @property
+    def product_words(self) -> frozenset[str]:
+        return frozenset(w for p in self.products for w in p.words)
+
+    def product(self, name: str) -> Product | None:
+        """The product called `name` (its name, a module or an alias, any case), or None."""
+        key = fold(name.strip())
+        return next((p for p in self.products if key == p.key or key in p.words), None)
+
+    def versions(self, product: str | None = None) -> list[str]:
+        """Versions of one product, or of every product (one list, oldest first)."""
+        if product is not None:
+            p = self.product(product)
+            return list(p.versions) if p else []
+        return sort_versions(v for p in self.products for v in p.versions)
+
+    def named_products(self, text: str) -> list[Product]:
+        """Products a question names by name, module or alias (`pandas`, `torch.compile`, `pd.concat`)."""
+        words = {fold(w) for w in re.findall(r"[A-Za-z_][\w+-]*", text)}
+        return [p for p in self.products if p.words & words]
+
+    def spellings(self, symbol: str) -> list[str]:
+        """`symbol` as the docs may spell it: through import aliases (`np.float_` -> `numpy.float_`)."""
+        head, dot, rest = symbol.partition(".")
+        full = self.aliases.get(head.lower())
+        return [symbol, f"{full}{dot}{rest}"] if dot and full and full != head else [symbol]
+
+
+def _code_texts(chunks: Iterable[Chunk]) -> Iterable[str]:
+    for c in chunks:
+        if "import" in c.text:
+            yield c.text
+
+
+def _aliases(chunks: Sequence[Chunk]) -> dict[str, str]:
+    """`import numpy as np` -> {"np": "numpy"}: the most frequent module each alias stands for."""
+    seen: dict[str, Counter[str]] = defaultdict(Counter)
+    for text in _code_texts(chunks):
+        for module, alias in _IMPORT.findall(text):
+            if alias and alias.lower() != module.lower():
+                seen[alias.lower()][module] += 1  # questions are folded: `F.relu` arrives as `f.relu`
+    return {alias: counts.most_common(1)[0][0] for alias, counts in seen.items()}
+
+
+def _modules(name: str, chunks: Sequence[Chunk]) -> set[str]:
+    """Import names of a product: top-level modules its docs import or use that its name contains (or that
+    contain its name): `torch` for PyTorch, `sqlalchemy` for SQLAlchemy, `django` for Django."""
+    key = re.sub(r"[^a-z0-9]", "", fold(name))
+    counts: Counter[str] = Counter()
+    for text in _code_texts(chunks):
+        for module, _ in _IMPORT.findall(text):
+            counts[module.split(".")[0]] += 3
+        for module in _FROM.findall(text):
+            counts[module.split(".")[0]] += 3
+    for c in chunks:
+        counts.update(m for m in _DOTTED.findall(c.text) if len(m) > 2)
+    out = set()
+    for module, n in counts.most_common(50):
+        flat = module.replace("_", "").lower()
+        if n >= 2 and len(flat) >= 3 and (flat in key or key in flat):
+            out.add(module.lower())
+    return out
+
+
+def display_name(names: Iterable[str]) -> str:
+    """The name a product's docs give it most: front matter's "PyTorch" over the folder's "pytorch"."""
+    counts = Counter(names)
+    return max(counts, key=lambda n: (n != n.lower(), counts[n]))
+
+
+def _other_versioned(chunks: Sequence[Chunk], naming: set[str], indexed: set[tuple[int, ...]]) -> set[str]:
+    """Names that precede version numbers in the docs and name no indexed product ("CUDA 12.6"): mostly
+    followed by numbers that are no indexed release (so "upgrade 2.12" does not make "upgrade" one)."""
+    other: Counter[str] = Counter()
+    release: Counter[str] = Counter()
+    for c in chunks:
+        for word, number in _NAMED_VERSION.findall(c.text):
+            w = fold(word)
+            if w in naming or w in _VERSION_WORDS or w in STOPWORDS or w.isdigit():
+                continue
+            (release if _version_key(number)[:2] in indexed else other)[w] += 1
+    return {w for w, n in other.items() if n > release[w]}

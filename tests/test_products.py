@@ -1,0 +1,97 @@
+"""Several products in one index: products, aliases and versions learned from the docs, filters, honesty."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assistant.knowledge_base import KnowledgeBase
+from assistant.settings import Settings
+from ingest import sync
+
+DOCS = {
+    "acme/2.0.0/release-notes.md": """# Acme 2.0 release notes
+
+## Removed
+
+- `acme.frobnicate()` was removed. Use `acme.frob()` instead, which takes the same arguments.
+
+```python
+import acme as ac
+ac.frob(widget)
+```
+""",
+    "acme/3.0.0/release-notes.md": """# Acme 3.0 release notes
+
+## Deprecations
+
+- `Widget.resize` is deprecated in favour of `Widget.scale`; calling it emits a `FutureWarning`.
+- Acme now requires Python 3.12 or newer.
+""",
+    "zeta/2.0.0/release-notes.md": """# Zeta 2.0 release notes
+
+## Breaking changes
+
+- `zeta.connect()` now requires a `timeout` argument; pass `timeout=None` to wait forever.
+
+```python
+import zeta as zt
+zt.connect(timeout=5)
+```
+""",
+}
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory: pytest.TempPathFactory, embedder) -> KnowledgeBase:
+    root = tmp_path_factory.mktemp("products")
+    for rel, text in DOCS.items():
+        path = root / "corpus" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    settings = Settings(corpus_dir=root / "corpus", data_dir=root / "data")
+    sync(settings, progress=False, embedder=embedder)
+    return KnowledgeBase.open(settings, embedder=embedder)
+
+
+def test_products_and_versions_are_per_product(kb: KnowledgeBase) -> None:
+    assert kb.products() == {"acme": ["2.0.0", "3.0.0"], "zeta": ["2.0.0"]}
+    assert kb.versions("zeta") == ["2.0.0"] and kb.versions("ac") == ["2.0.0", "3.0.0"]  # an alias names it too
+    catalog = kb.retriever.catalog
+    assert catalog.aliases["ac"] == "acme" and catalog.spellings("ac.frobnicate") == ["ac.frobnicate", "acme.frobnicate"]
+    assert "python" in catalog.other_versioned  # "Python 3.12" is no release of an indexed product
+
+
+def test_alias_spelling_finds_the_docs_symbol(kb: KnowledgeBase) -> None:
+    answer = kb.ask("What do I use instead of ac.frobnicate?")
+    assert answer.found, answer.text
+    assert "acme.frob()" in answer.text and answer.citations[0].source == "acme/2.0.0/release-notes.md"
+
+
+def test_receiver_of_unknown_type_is_not_refused_as_unknown(kb: KnowledgeBase) -> None:
+    answer = kb.ask("Why does w.resize emit a warning now?")
+    assert "Nothing mentions" not in answer.text
+    assert answer.found and "Widget.scale" in answer.text
+
+
+def test_product_filter_and_named_product(kb: KnowledgeBase) -> None:
+    assert {p.chunk.product for p in kb.search("timeout argument", k=5, product="acme")} == {"acme"}
+    top = kb.search("What changed in zeta 2.0?", k=3)[0]
+    assert top.chunk.product == "zeta"  # version 2.0 exists for both products; the named one wins
+
+
+def test_release_named_but_covered_only_by_another(kb: KnowledgeBase) -> None:
+    answer = kb.ask("Did acme 2.0 deprecate Widget.resize?")
+    assert not answer.found and not answer.citations
+    assert "3.0.0" in answer.text  # says which release does cover it
+
+
+def test_unindexed_release_of_a_product_is_refused_with_its_range(kb: KnowledgeBase) -> None:
+    answer = kb.ask("What did acme 4.0 remove?")
+    assert not answer.found and "acme versions 2.0.0–3.0.0" in answer.text
+
+
+def test_every_quote_says_its_release(kb: KnowledgeBase) -> None:
+    answer = kb.ask("What breaks in zeta 2.0?")
+    assert answer.found and "zeta 2.0.0:" in answer.text
