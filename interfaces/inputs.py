@@ -6,7 +6,7 @@ never a traceback. Each check returns the value in the form the knowledge base t
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from assistant.errors import ReldocsError
@@ -76,3 +76,19 @@ def count(value: Any, name: str = "k", *, low: int = 1, high: int = MAX_K) -> in
 
 def _type(value: Any) -> str:
     return "null" if value is None else type(value).__name__
+
+
+def product(value: Any, products: Sequence[str], known: Callable[[str], bool] = bool) -> str | None:
+    """An optional product filter: None or '' for all; otherwise a product the index holds (`known` says which:
+    its name or an import name)."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise BadInput(
+            f"product must be a string such as {products[0] if products else 'a product name'!r}, not {_type(value)}"
+        )
+    if not value.strip():
+        return None
+    if len(value) > 100 or not known(value.strip()):
+        raise BadInput(f"no product {value.strip()[:100]!r} is indexed; indexed: {', '.join(products) or 'none'}")
+    return value.strip()

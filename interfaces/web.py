@@ -9,7 +9,7 @@ Callbacks are module-level functions taking the knowledge base or feedback log a
 import functools
 import ipaddress
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 from markupsafe import escape
@@ -32,6 +32,7 @@ logger = logging.getLogger(__name__)
 
 TITLE = "reldocs — ask the release docs"
 ALL_VERSIONS = ""
+RELEASE_SEP = " @ "  # "pandas @ 3.0.0" in the Version menu's values when several products are indexed
 CONCURRENCY = 4  # questions answered at once; more wait in Gradio's queue (the work is CPU-bound)
 EXAMPLES = (
     "What is the minimum CUDA version to build PyTorch 2.12 from source?",
@@ -76,7 +77,8 @@ def answer_turns(
     questions = user_questions(turns)
     yield [*turns, _bot(SEARCHING)], answers
     try:
-        for answer in kb.stream(questions[-1], questions[:-1], version or None):
+        product, only = release_choice(version)
+        for answer in kb.stream(questions[-1], questions[:-1], only, product=product):
             if answer.final:
                 answers[len(turns)] = answer
             yield [*turns, _bot(answer_message(answer, len(turns)))], answers
@@ -118,26 +120,30 @@ def answer_data(answer: Answer) -> dict[str, Any]:
     return answer.to_dict()
 
 
-def api_ask(kb: KnowledgeBase, question: Any, version: Any = "", history: Any = ()) -> dict[str, Any]:
+def api_ask(
+    kb: KnowledgeBase, question: Any, version: Any = "", history: Any = (), product: Any = ""
+) -> dict[str, Any]:
     """The `ask` endpoint: arguments checked first, so a bad call gets one line saying what to send."""
     try:
         args = inputs.question(question), inputs.history(history), inputs.version(version)
+        named = inputs.product(product, list(kb.products()), lambda p: bool(kb.versions(p)))
     except inputs.BadInput as e:
         raise gr.Error(str(e), print_exception=False) from None
     try:
-        return answer_data(kb.ask(*args))
+        return answer_data(kb.ask(*args, product=named))
     except Exception as e:
         logger.exception("api ask %r failed", args[0][:200])
         raise gr.Error("Sorry, something went wrong while answering.", print_exception=False) from e
 
 
-def api_search(kb: KnowledgeBase, query: Any, k: Any = 5, version: Any = "") -> list[dict[str, Any]]:
+def api_search(kb: KnowledgeBase, query: Any, k: Any = 5, version: Any = "", product: Any = "") -> list[dict[str, Any]]:
     try:
         text, count, only = inputs.question(query, "query"), inputs.count(k), inputs.version(version)
+        named = inputs.product(product, list(kb.products()), lambda p: bool(kb.versions(p)))
     except inputs.BadInput as e:
         raise gr.Error(str(e), print_exception=False) from None
     try:
-        passages = kb.search(text, k=count, version=only)
+        passages = kb.search(text, k=count, version=only, product=named)
     except Exception as e:
         logger.exception("api search %r failed", text[:200])
         raise gr.Error("Sorry, something went wrong while searching.", print_exception=False) from e
@@ -147,23 +153,24 @@ def api_search(kb: KnowledgeBase, query: Any, k: Any = 5, version: Any = "") -> 
 def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
     """The chat page and the `ask` / `search` API endpoints, all over the one `kb`."""
     log = FeedbackLog(settings.feedback_path)
-    versions = kb.versions()
-    choices = [("All versions", ALL_VERSIONS)] + [(v, v) for v in reversed(versions)]
+    products = kb.products()
+    choices = release_choices(products)
 
     # Typed wrappers: gradio derives the API schema and injects LikeData/Request from these signatures.
-    def ask(question: str, version: str = "", history: list[str] | None = None) -> dict[str, Any]:
+    def ask(question: str, version: str = "", history: list[str] | None = None, product: str = "") -> dict[str, Any]:
         """Answer a question from the release docs: answer text with [n] markers, found, and citations.
 
         Args:
             question: the question, in English or French.
             version: only use docs of this version (e.g. "2.12" or "2.12.0"); empty for all.
             history: the earlier questions of this conversation, for follow-ups like "and in 2.11?".
+            product: only use docs of this product (its name or import name); empty for all.
         """
-        return api_ask(kb, question, version, history)
+        return api_ask(kb, question, version, history, product)
 
-    def search(query: str, k: int = 5, version: str = "") -> list[dict[str, Any]]:
+    def search(query: str, k: int = 5, version: str = "", product: str = "") -> list[dict[str, Any]]:
         """The k passages hybrid search finds for a query, with scores and metadata."""
-        return api_search(kb, query, k, version)
+        return api_search(kb, query, k, version, product)
 
     def on_like(answers: AnswersByTurn, data: gr.LikeData, request: gr.Request) -> None:
         entry = record_feedback(log, answers, data.index, data.liked, user=getattr(request, "username", None))
@@ -172,7 +179,7 @@ def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
 
     with gr.Blocks(title=TITLE, analytics_enabled=False) as demo:  # offline: no telemetry, no version check
         gr.Markdown(HEADER)
-        gr.HTML(f'<p class="reldocs-versions"><sub>{escape(indexed_note(versions))}</sub></p>')
+        gr.HTML(f'<p class="reldocs-versions"><sub>{escape(indexed_note(products))}</sub></p>')
         answers = gr.State({})
         chatbot = gr.Chatbot(
             label="reldocs",
@@ -233,11 +240,35 @@ def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
     return demo
 
 
-def indexed_note(versions: Sequence[str]) -> str:
-    """'Indexed versions: 2.11.0, 2.12.0', or 'Indexed version: 2.12.0' when there is one."""
-    if not versions:
+def indexed_note(products: dict[str, list[str]]) -> str:
+    """'Indexed versions: 2.11.0, 2.12.0' ('Indexed version: 2.12.0' for one); with several products, each
+    product's range: 'Indexed: pandas 2.0.0–3.0.0 · PyTorch 2.12.0'."""
+    if not any(products.values()):
         return "Nothing is indexed yet."
-    return f"Indexed version{'s' if len(versions) > 1 else ''}: {', '.join(versions)}"
+    if len(products) == 1:
+        (versions,) = products.values()
+        return f"Indexed version{'s' if len(versions) > 1 else ''}: {', '.join(versions)}"
+    spans = [f"{p} {v[0]}–{v[-1]}" if len(v) > 1 else f"{p} {v[0]}" for p, v in products.items() if v]
+    return "Indexed: " + " · ".join(spans)
+
+
+def release_choices(products: dict[str, list[str]]) -> list[tuple[str, str]]:
+    """The Version menu: all, then newest first; with several products, each product's releases by name."""
+    if len(products) <= 1:
+        return [("All versions", ALL_VERSIONS)] + [(v, v) for vs in products.values() for v in reversed(vs)]
+    out = [("All products and versions", ALL_VERSIONS)]
+    for name, versions in products.items():
+        out.append((f"{name}, all versions", f"{name}{RELEASE_SEP}"))
+        out += [(f"{name} {v}", f"{name}{RELEASE_SEP}{v}") for v in reversed(versions)]
+    return out
+
+
+def release_choice(value: str | None) -> tuple[str | None, str | None]:
+    """(product, version) of a Version-menu value; None for 'all'."""
+    product, sep, version = (value or "").partition(RELEASE_SEP)
+    if not sep:
+        return None, product or None
+    return product or None, version or None
 
 
 def _select_example(turns: Turns, selected: gr.SelectData) -> Turns:

@@ -31,8 +31,11 @@ from interfaces.web import (
     answer_turns,
     api_ask,
     build_ui,
+    indexed_note,
     launch,
     record_feedback,
+    release_choice,
+    release_choices,
     web_auth,
 )
 from interfaces.web_render import ERROR, SEARCHING, answer_message, message_text, user_message
@@ -267,7 +270,7 @@ def test_twenty_concurrent_clients(server):
 
 def http_ask(http: httpx.Client, base: str, question: str, history: list[str]) -> dict:
     """The `ask` endpoint over Gradio's plain HTTP API (what curl uses): post, then read the event stream."""
-    event = http.post(f"{base}gradio_api/call/ask", json={"data": [question, "", history]}).json()["event_id"]
+    event = http.post(f"{base}gradio_api/call/ask", json={"data": [question, "", history, ""]}).json()["event_id"]
     stream = http.get(f"{base}gradio_api/call/ask/{event}").text
     kind, _, data = stream.partition("\ndata: ")
     assert kind.strip() == "event: complete", stream
@@ -337,13 +340,19 @@ def test_app_py_web_serves_the_chat(kb, settings: Settings, tmp_path: Path):
 
 
 BAD_CALLS = [  # every argument sent, as gradio's HTTP API requires
-    ("/ask", [123, "", []], "question must be a string, not int"),
-    ("/ask", ["Which optimizer gained fused=True?", "", "notalist"], "history must be a list"),
-    ("/ask", ["Which optimizer gained fused=True?", "", [1, 2]], "history[0] must be a string"),
-    ("/ask", ["Which optimizer gained fused=True?", "<img src=x>", []], "version must look like a release number"),
-    ("/search", ["torchrun", "abc", ""], "k must be a whole number from 1 to 50"),
-    ("/search", ["torchrun", 500, ""], "k must be a whole number from 1 to 50"),
-    ("/search", [None, 5, ""], "query must be a string, not null"),
+    ("/ask", [123, "", [], ""], "question must be a string, not int"),
+    ("/ask", ["Which optimizer gained fused=True?", "", "notalist", ""], "history must be a list"),
+    ("/ask", ["Which optimizer gained fused=True?", "", [1, 2], ""], "history[0] must be a string"),
+    ("/ask", ["Which optimizer gained fused=True?", "<img src=x>", [], ""], "version must look like a release number"),
+    ("/search", ["torchrun", "abc", "", ""], "k must be a whole number from 1 to 50"),
+    ("/search", ["torchrun", 500, "", ""], "k must be a whole number from 1 to 50"),
+    ("/search", [None, 5, "", ""], "query must be a string, not null"),
+    (
+        "/ask",
+        ["Which optimizer gained fused=True?", "", [], "numpy"],
+        "no product 'numpy' is indexed; indexed: PyTorch",
+    ),
+    ("/ask", ["Which optimizer gained fused=True?", "", [], 7], "product must be a string"),
 ]
 
 
@@ -360,3 +369,14 @@ def test_api_bad_input_gets_one_line_error(server, endpoint: str, data: list, me
     assert message in error["error"] and "\n" not in error["error"]
     logged = caplog.text + "".join(capfd.readouterr())
     assert "Traceback" not in logged and "AttributeError" not in logged
+
+
+def test_version_menu_with_several_products():
+    products = {"pandas": ["2.2.0", "3.0.0"], "PyTorch": ["2.12.0"]}
+    choices = release_choices(products)
+    assert choices[0] == ("All products and versions", ALL_VERSIONS)
+    assert ("pandas 3.0.0", "pandas @ 3.0.0") in choices and ("pandas, all versions", "pandas @ ") in choices
+    assert [release_choice(v) for _, v in choices[:3]] == [(None, None), ("pandas", None), ("pandas", "3.0.0")]
+    assert release_choice("2.12.0") == (None, "2.12.0")  # one product: the menu holds bare versions
+    assert indexed_note(products) == "Indexed: pandas 2.2.0–3.0.0 · PyTorch 2.12.0"
+    assert indexed_note({"PyTorch": ["2.12.0"]}) == "Indexed version: 2.12.0"
