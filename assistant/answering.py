@@ -10,16 +10,9 @@ from typing import Protocol
 
 from assistant.models import Answer, Chunk, Citation, Passage
 from assistant.query import Query, translate_french
-from assistant.text import is_identifier, is_symbol, sentences, strip_markup, tokens
+from assistant.refusals import TermStats, refusal
+from assistant.text import is_symbol, sentences, strip_markup, tokens
 
-NOT_COVERED = {
-    "en": "The release docs don't cover this.",
-    "fr": "Les notes de version ne couvrent pas cette question.",
-}
-# Evidence needed to answer: a sentence carrying this share of the question's weighted terms, or a
-# passage this close in embedding space (paraphrased questions share few words with the docs).
-MIN_COVERAGE = 0.3
-MIN_SIMILARITY = 0.4
 MAX_UNITS = 5
 MAX_GROUPS = 3  # passages quoted in one answer
 GROUP_RATIO = 0.8  # a further passage joins when its best sentence scores this close to the best
@@ -43,16 +36,6 @@ _DIRECTIVE = re.compile(
     re.IGNORECASE,
 )
 _GLUED_NUMBER = re.compile(r"^\d{1,2}(?=[A-Z])")  # "1If building…" from a flattened numbered list
-
-
-class TermStats(Protocol):
-    """Corpus statistics the answerer weighs terms with (the retriever provides them)."""
-
-    def idf(self, token: str) -> float: ...
-
-    def knows(self, token: str) -> bool: ...
-
-    def knows_prefix(self, prefix: str) -> bool: ...
 
 
 class Answerer(Protocol):
@@ -153,57 +136,6 @@ def coverage(terms: Terms, toks: frozenset[str], context: frozenset[str], contex
             parts = terms.parts[term]
             got += 0.6 * w * len(parts & toks) / len(parts)
     return got / total
-
-
-def missing_symbols(query: Query, stats: TermStats) -> list[str]:
-    """Code-like terms of the question that the corpus never mentions (e.g. an invented API)."""
-    missing = []
-    spellings = dict(query.spellings)
-    for term in query.terms:
-        if not is_identifier(term) or stats.knows(term) or any(stats.knows(a) for a in spellings.get(term, ())):
-            continue
-        parts = [p for p in term.split(".") if p]
-        # `cfg.max_autotune_x` is known when its distinctive last part is; `torch.made.up` is not. A member used
-        # through a receiver of unknown type (`arr.newbyteorder`, `df.append`) is known when the docs name the
-        # member (`ndarray.newbyteorder`, `DataFrame.append`).
-        last = parts[-1]
-        member = len(parts) == 2 and len(last) >= 4 and all(stats.knows(t) for t in tokens(last))
-        if not (is_symbol(last) and stats.knows(last)) and not member and not all(stats.knows(p) for p in parts):
-            missing.append(term)
-    return missing
-
-
-def unknown_names(query: Query, stats: TermStats) -> list[str]:
-    """Names the question hinges on ("TensorFlow", "hyperdrive") that no indexed text contains."""
-
-    def known(token: str) -> bool:  # "TPUs" is known where the docs say "TPU", "C++" where they say "C++20"
-        return (
-            stats.knows(token)
-            or (token.endswith("s") and stats.knows(token[:-1]))
-            or (len(token) >= 3 and stats.knows_prefix(token))
-        )
-
-    return [n for n in query.names if not all(known(t) for t in tokens(n) or [n.lower()])]
-
-
-def assess(query: Query, passages: Sequence[Passage], stats: TermStats, best_coverage: float) -> str | None:
-    """Why the passages cannot answer the question (a reason to show), or None when they can."""
-    fr = query.language == "fr"
-    absent = missing_symbols(query, stats) + unknown_names(query, stats)
-    if absent:
-        names = ", ".join(f"`{m}`" for m in dict.fromkeys(absent[:3]))
-        return f"(Aucune mention de {names}.)" if fr else f"(Nothing mentions {names}.)"
-    similarity = max((p.similarity or 0.0 for p in passages), default=0.0)
-    if not passages or (best_coverage < MIN_COVERAGE and similarity < MIN_SIMILARITY):
-        return ""
-    return None
-
-
-def refusal(query: Query, *, reason: str | None = None, mode: str = "extractive") -> Answer:
-    text = NOT_COVERED.get(query.language, NOT_COVERED["en"])
-    if reason:
-        text = f"{text} {reason}"
-    return Answer(question=query.question, text=text, found=False, mode=mode, language=query.language)  # type: ignore[arg-type]
 
 
 def citation(n: int, passage: Passage, quote: str) -> Citation:

@@ -9,11 +9,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Protocol, runtime_checkable
 
-from assistant.answering import Answerer, ExtractiveAnswerer, assess, refusal
-from assistant.catalog import sort_versions
+from assistant import refusals
+from assistant.answering import Answerer, ExtractiveAnswerer
 from assistant.embeddings import Embedder, SentenceTransformerEmbedder
+from assistant.messages import say
 from assistant.models import Answer, Passage
 from assistant.query import Query, build_query
+from assistant.refusals import refusal
 from assistant.retrieval import HybridRetriever
 from assistant.settings import Settings
 from assistant.store import ChunkStore
@@ -21,7 +23,6 @@ from assistant.store import ChunkStore
 logger = logging.getLogger(__name__)
 
 ANSWER_PASSAGES = 8  # passages the answerer reads; `top_k` of them at most are cited
-OWN_RELEASE = 0.8  # the named release's passages must cover the question about as well as the best do
 
 
 @runtime_checkable
@@ -158,7 +159,7 @@ class KnowledgeBase:
             return
         passages = self.retriever.search(query, ANSWER_PASSAGES, timings)
         started = time.perf_counter()
-        no = self._evidence_check(query, passages) or self._release_check(query, passages)
+        no = self._evidence_check(query, passages)
         if no is not None:
             yield no
             return
@@ -166,68 +167,31 @@ class KnowledgeBase:
         timings["answer"] = (time.perf_counter() - started) * 1e3
 
     def _precheck(self, query: Query) -> Answer | None:
-        if query.versions and not set(query.versions) & set(self.versions()):
-            return refusal(query, reason=self._coverage_note(query))
-        if query.unknown_versions and not query.prefer:
-            return refusal(query, reason=self._coverage_note(query))
-        if not query.terms and not query.prefer:
-            return refusal(query)
-        return None
+        reason = refusals.before_search(query, self.retriever.catalog)
+        return None if reason is None else refusal(query, reason)
 
     def _evidence_check(self, query: Query, passages: Sequence[Passage]) -> Answer | None:
-        reason = assess(query, passages, self.retriever, self.extractive.best_coverage(query, passages))
-        return None if reason is None else refusal(query, reason=reason or None)
+        reason = self._evidence(query, passages) or self._release(query, passages)
+        return None if reason is None else refusal(query, reason)
 
-    def _release_check(self, query: Query, passages: Sequence[Passage]) -> Answer | None:
-        """A question about a release is answered from that release's docs, or not at all: quoting another
-        release's notes would read as "yes, in the one you asked about". The refusal names the releases that
-        do cover it."""
+    def _evidence(self, query: Query, passages: Sequence[Passage]) -> refusals.Reason | None:
+        best = self.extractive.best_coverage(query, passages)
+        return refusals.after_search(query, passages, self.retriever, best)
+
+    def _release(self, query: Query, passages: Sequence[Passage]) -> refusals.Reason | None:
         if not query.prefer or query.versions:
             return None
         own = [p for p in passages if p.chunk.version in query.prefer and self._in_products(p, query)]
         best = self.extractive.best_coverage
-        if own and self._evidence_check(query, own) is None and best(query, own) >= OWN_RELEASE * best(query, passages):
-            return None
-        others = sort_versions({p.chunk.version for p in passages if p.chunk.version and p not in own})
-        asked = ", ".join(query.prefer)
-        if query.language == "fr":
-            note = f"(Les notes de {asked} n'en parlent pas" + (
-                f" ; celles de {', '.join(others)} oui.)" if others else ".)"
-            )
-        else:
-            note = f"(The {asked} docs don't cover it" + (f"; the {', '.join(others)} docs do.)" if others else ".)")
-        return refusal(query, reason=note)
+        coverage = (best(query, own) if own else 0.0, best(query, passages))
+        return refusals.release(query, passages, own, bool(own) and self._evidence(query, own) is None, coverage)
 
     @staticmethod
     def _in_products(passage: Passage, query: Query) -> bool:
         return not query.prefer_products or passage.chunk.product in query.prefer_products
 
-    def _coverage_note(self, query: Query) -> str:
-        """'(The indexed docs cover PyTorch versions 2.7.0–2.12.0.)', for the products the question is about."""
-        fr = query.language == "fr"
-        scope = set(query.products or query.prefer_products)
-        products = [p for p in self.retriever.catalog.products if not scope or p.spellings & scope]
-        spans = []
-        for p in products:
-            if not p.versions:
-                continue
-            name = f"{p.name} " if p.name else ""
-            if len(p.versions) == 1:
-                spans.append(f"{name}{'la version' if fr else 'version'} {p.versions[0]}")
-            else:
-                word = "les versions" if fr else "versions"
-                spans.append(f"{name}{word} {p.versions[0]}–{p.versions[-1]}")
-        if not spans:
-            return "(Aucune version n'est indexée.)" if fr else "(No version is indexed.)"
-        if fr:
-            return f"(Les documents indexés couvrent {' ; '.join(spans)}.)"
-        return f"(The indexed docs cover {'; '.join(spans)}.)"
-
     def _truncation_note(self, language: str) -> str:
-        n = self.settings.max_question_chars
-        if language == "fr":
-            return f"La question a été coupée à {n} caractères ; seul ce début a été lu."
-        return f"Your question was cut to its first {n} characters; only those were read."
+        return say("truncated", language, n=self.settings.max_question_chars)
 
 
 def _joined(first: str | None, second: str) -> str:

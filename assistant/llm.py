@@ -15,10 +15,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from assistant.answering import Answerer, citation, excerpt, refusal, units_of
+from assistant.answering import Answerer, citation, excerpt, units_of
 from assistant.errors import ReldocsError
 from assistant.models import Answer, Citation, Passage
 from assistant.query import Query
+from assistant.refusals import refusal
 from assistant.settings import Settings
 from assistant.text import strip_markup, tokens
 

@@ -17,7 +17,6 @@ from langchain_core.messages import AIMessage
 from netutil import free_port
 from openai_stub import INVENTED, OpenAIStub, grounded_reply, prompt_text
 
-from assistant.answering import NOT_COVERED
 from assistant.knowledge_base import KnowledgeBase
 from assistant.llm import (
     NOT_IN_DOCS,
@@ -30,6 +29,7 @@ from assistant.llm import (
     check_citations,
     describe,
 )
+from assistant.messages import say
 from assistant.models import Chunk, Passage
 from assistant.query import build_query
 from assistant.settings import Settings
@@ -182,7 +182,7 @@ def test_not_in_docs_is_an_honest_refusal(kb: KnowledgeBase, cuda) -> None:
     assert len(answers) == 1  # the sentinel is never shown as a draft
     answer = answers[0]
     assert not answer.found and not answer.citations and answer.mode == "llm"
-    assert answer.text == NOT_COVERED["en"]
+    assert answer.text == say("not_covered")
 
 
 def test_model_failure_falls_back_and_skips_the_model_for_a_while(kb: KnowledgeBase, cuda) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from assistant.knowledge_base import KnowledgeBase
@@ -59,7 +57,10 @@ def test_products_and_versions_are_per_product(kb: KnowledgeBase) -> None:
     assert kb.products() == {"acme": ["2.0.0", "3.0.0"], "zeta": ["2.0.0"]}
     assert kb.versions("zeta") == ["2.0.0"] and kb.versions("ac") == ["2.0.0", "3.0.0"]  # an alias names it too
     catalog = kb.retriever.catalog
-    assert catalog.aliases["ac"] == "acme" and catalog.spellings("ac.frobnicate") == ["ac.frobnicate", "acme.frobnicate"]
+    assert catalog.aliases["ac"] == "acme" and catalog.spellings("ac.frobnicate") == [
+        "ac.frobnicate",
+        "acme.frobnicate",
+    ]
     assert "python" in catalog.other_versioned  # "Python 3.12" is no release of an indexed product
 
 

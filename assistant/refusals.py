@@ -1,0 +1,159 @@
+"""When reldocs says "the docs don't cover this": every refusal rule, each returning a typed `Reason`.
+
+Checked in order by the knowledge base: `before_search` (a release or product the index does not hold, a
+question with no topic), `after_search` (names no document contains, too little evidence), then `release`
+(a question about one release that only other releases answer). `refusal` turns a reason into the Answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol
+
+from assistant.catalog import Catalog, sort_versions
+from assistant.messages import joined, say
+from assistant.models import Answer, Passage
+from assistant.query import Query
+from assistant.text import is_identifier, is_symbol, tokens
+
+# Evidence needed to answer: a sentence carrying this share of the question's weighted terms, or a
+# passage this close in embedding space (paraphrased questions share few words with the docs).
+MIN_COVERAGE = 0.3
+MIN_SIMILARITY = 0.4
+OWN_RELEASE = 0.8  # the named release's passages must cover the question about as well as the best do
+
+Kind = Literal["release_not_indexed", "no_topic", "unknown_names", "weak_evidence", "other_releases"]
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a question is refused; `names` are the missing names or the releases asked about, `others` the
+    releases that do cover it, `coverage` the (product, versions) the index holds for the question."""
+
+    kind: Kind
+    names: tuple[str, ...] = ()
+    others: tuple[str, ...] = ()
+    coverage: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+class TermStats(Protocol):
+    """Corpus statistics the checks and the answerer weigh terms with (the retriever provides them)."""
+
+    def idf(self, token: str) -> float: ...
+
+    def knows(self, token: str) -> bool: ...
+
+    def knows_prefix(self, prefix: str) -> bool: ...
+
+
+def before_search(query: Query, catalog: Catalog) -> Reason | None:
+    """Refusals that need no search: the filter or the question names a release the index does not hold."""
+    scope = set(query.products or query.prefer_products)
+    products = [p for p in catalog.products if not scope or p.spellings & scope]
+    coverage = tuple((p.name, p.versions) for p in products)
+    if query.versions and not set(query.versions) & {v for p in products for v in p.versions}:
+        return Reason("release_not_indexed", names=query.versions, coverage=coverage)
+    if query.unknown_versions and not query.prefer:
+        return Reason("release_not_indexed", names=query.unknown_versions, coverage=coverage)
+    if not query.terms and not query.prefer:
+        return Reason("no_topic")
+    return None
+
+
+def after_search(query: Query, passages: Sequence[Passage], stats: TermStats, best_coverage: float) -> Reason | None:
+    """Names the question hinges on that no document contains, or passages too far from the question."""
+    absent = missing_symbols(query, stats) + unknown_names(query, stats)
+    if absent:
+        return Reason("unknown_names", names=tuple(dict.fromkeys(absent[:3])))
+    similarity = max((p.similarity or 0.0 for p in passages), default=0.0)
+    if not passages or (best_coverage < MIN_COVERAGE and similarity < MIN_SIMILARITY):
+        return Reason("weak_evidence")
+    return None
+
+
+def release(
+    query: Query, passages: Sequence[Passage], own: Sequence[Passage], own_ok: bool, coverage: tuple[float, float]
+) -> Reason | None:
+    """A question about a release is answered from that release's docs, or not at all: quoting another
+    release's notes would read as "yes, in the one you asked about". `own` are the passages of the releases
+    asked about, `own_ok` whether they pass `after_search`, `coverage` their best coverage and the overall best.
+    """
+    if own and own_ok and coverage[0] >= OWN_RELEASE * coverage[1]:
+        return None
+    others = sort_versions({p.chunk.version for p in passages if p.chunk.version and p not in own})
+    return Reason("other_releases", names=query.prefer, others=tuple(others))
+
+
+def refusal(query: Query, reason: Reason | None = None, *, mode: str = "extractive") -> Answer:
+    """The honest answer: "the docs don't cover this", with what the reason adds; it cites nothing."""
+    text = say("not_covered", query.language)
+    note = explain(reason, query.language) if reason else ""
+    return Answer(
+        question=query.question,
+        text=f"{text} {note}" if note else text,
+        found=False,
+        mode=mode,  # type: ignore[arg-type]
+        language=query.language,
+    )
+
+
+def explain(reason: Reason, language: str = "en") -> str:
+    """The note a refusal adds for its reason ('' when it adds none)."""
+    if reason.kind == "unknown_names":
+        return say("nothing_mentions", language, names=", ".join(f"`{n}`" for n in reason.names))
+    if reason.kind == "release_not_indexed":
+        return coverage_note(reason.coverage, language)
+    if reason.kind == "other_releases":
+        asked = joined(reason.names, language)
+        if reason.others:
+            return say("other_releases", language, asked=asked, others=joined(reason.others, language))
+        return say("no_release", language, asked=asked)
+    return ""
+
+
+def coverage_note(coverage: Sequence[tuple[str, Sequence[str]]], language: str = "en") -> str:
+    """'(The indexed docs cover PyTorch versions 2.7.0–2.12.0; pandas version 3.0.0.)'."""
+    spans = []
+    for name, versions in coverage:
+        if not versions:
+            continue
+        product = f"{name} " if name else ""
+        if len(versions) == 1:
+            spans.append(say("one_version", language, product=product, version=versions[0]))
+        else:
+            spans.append(say("version_span", language, product=product, first=versions[0], last=versions[-1]))
+    if not spans:
+        return say("nothing_indexed", language)
+    return say("coverage", language, spans=" ; ".join(spans) if language == "fr" else "; ".join(spans))
+
+
+def missing_symbols(query: Query, stats: TermStats) -> list[str]:
+    """Code-like terms of the question that the corpus never mentions (e.g. an invented API)."""
+    missing = []
+    spellings = dict(query.spellings)
+    for term in query.terms:
+        if not is_identifier(term) or stats.knows(term) or any(stats.knows(a) for a in spellings.get(term, ())):
+            continue
+        parts = [p for p in term.split(".") if p]
+        # `cfg.max_autotune_x` is known when its distinctive last part is; `torch.made.up` is not. A member used
+        # through a receiver of unknown type (`arr.newbyteorder`, `df.append`) is known when the docs name the
+        # member (`ndarray.newbyteorder`, `DataFrame.append`).
+        last = parts[-1]
+        member = len(parts) == 2 and len(last) >= 4 and all(stats.knows(t) for t in tokens(last))
+        if not (is_symbol(last) and stats.knows(last)) and not member and not all(stats.knows(p) for p in parts):
+            missing.append(term)
+    return missing
+
+
+def unknown_names(query: Query, stats: TermStats) -> list[str]:
+    """Names the question hinges on ("TensorFlow", "hyperdrive") that no indexed text contains."""
+
+    def known(token: str) -> bool:  # "TPUs" is known where the docs say "TPU", "C++" where they say "C++20"
+        return (
+            stats.knows(token)
+            or (token.endswith("s") and stats.knows(token[:-1]))
+            or (len(token) >= 3 and stats.knows_prefix(token))
+        )
+
+    return [n for n in query.names if not all(known(t) for t in tokens(n) or [n.lower()])]
