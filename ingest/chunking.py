@@ -17,9 +17,12 @@ from langchain_text_splitters import RecursiveCharacterTextSplitter
 from assistant.models import Chunk
 from assistant.text import strip_markup
 from assistant.untrusted import field_limit, plain_text
+from ingest.changelog import releases
 from ingest.loader import Document
 
-CHUNKER_VERSION = 3  # 3: bodies extracted by ingest.markup (HTML rows are "- " entries, links checked)
+# 3: bodies extracted by ingest.markup (HTML rows are "- " entries, links checked)
+# 4: RST parsed by docutils (ingest.rst); changelog releases attributed to their own versions (ingest.changelog)
+CHUNKER_VERSION = 4
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 
@@ -29,6 +32,10 @@ _ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,3}[.)])\s+")
 # Extraction already drops table-of-contents entries; documents built by hand (bench, tests) still have them.
 _TOC_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\(#[^)]*\)\s*$")
 _GLYPH = re.compile(r"^\s*[●•▪■◆◦►▶]\s*")
+# Only link reference definitions (`[1.2.0]: https://…/compare/v1.2.0 "title"`), as Keep a Changelog ends with.
+_DEFINITIONS = re.compile(
+    r"""(?:[ ]{0,3}\[[^\]\n]+\]:[ \t]*(?:<[^>\n]*>|\S+)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*(?:\n|$))+"""
+)
 _SYMBOLS = re.compile(r"^[\W_]+", re.UNICODE)
 # A heading glued to the end of the previous line when a web page was flattened ("…freezingBreaking Changes").
 _GLUED_HEADING = re.compile(r"(?<=[a-z0-9`)])([A-Z][a-z]+(?: [A-Z][a-z]+){0,4})$")
@@ -201,20 +208,42 @@ def _section_name(block: Block, title: str) -> str:
 _splitter = RecursiveCharacterTextSplitter(chunk_size=1200, chunk_overlap=100)
 
 
+def _cut(text: str) -> Iterator[str]:
+    """An oversize block in pieces; a fence cut in two is closed and reopened, so code stays code."""
+    pos = 0
+    for piece in _splitter.split_text(text):
+        start = text.find(piece, pos)
+        start, pos = (pos, pos) if start < 0 else (start, start + 1)
+        opener, closer = _open_fence(text[:start]), _open_fence(text[: start + len(piece)])
+        tail = re.match(r"\s*(`{3,}|~{3,})", closer)
+        yield (opener + "\n" if opener else "") + piece + (f"\n{closer[: tail.end()]}" if tail else "")
+
+
+def _open_fence(text: str) -> str:
+    """The opening line of the fence still open at the end of `text`, or ''."""
+    opener, marker = "", ""
+    for line in text.split("\n"):
+        if marker and re.fullmatch(rf"\s*{re.escape(marker[0])}{{{len(marker)},}}\s*", line):
+            opener, marker = "", ""
+        elif not marker and (match := _FENCE.match(line)):
+            opener, marker = line, match.group(1)
+    return opener
+
+
 def _pack(blocks: list[Block], title: str) -> Iterator[tuple[str, str]]:
     """Join neighbouring blocks of one section up to TARGET_CHARS; cut only oversize blocks."""
     pending: list[str] = []
     pending_section: str | None = None
     for block in blocks:
         text = block.text
-        if not strip_markup(text):  # nothing readable left (a lone `**`, an empty link)
+        if not strip_markup(text) or _DEFINITIONS.fullmatch(text):  # nothing readable (a lone `**`, link targets)
             continue
         name = _section_name(block, title)
         if pending and (name != pending_section or block.label or len("\n\n".join([*pending, text])) > TARGET_CHARS):
             yield pending_section or "", "\n\n".join(pending)
             pending = []
         if len(text) > MAX_CHARS:
-            for piece in _splitter.split_text(text):
+            for piece in _cut(text):
                 yield name, piece
             continue
         pending.append(text)
@@ -227,29 +256,40 @@ def _pack(blocks: list[Block], title: str) -> Iterator[tuple[str, str]]:
 
 
 def chunk_document(doc: Document) -> list[Chunk]:
-    """Split one document into chunks with stable, content-derived ids."""
+    """Split one document into chunks with stable, content-derived ids; a changelog's chunks carry the
+    version of the release they are under (and that version is part of their id)."""
     meta = doc.meta
     title = meta.get("title", "")
-    blocks = list(markdown_blocks(doc.text) if doc.format == "markdown" else text_blocks(doc.text))
+    parts: list[tuple[str | None, Iterator[Block]]]
+    found = None
+    if doc.format == "markdown":
+        named = meta.get("kind") == "changelog"
+        found = releases(doc.text, product=meta.get("product", ""), named=named, own_version=meta.get("version", ""))
+    if found is None:
+        parts = [(None, markdown_blocks(doc.text) if doc.format == "markdown" else text_blocks(doc.text))]
+    else:
+        parts = [(release.version, markdown_blocks(release.text)) for release in found]
     source_key = hashlib.sha1(doc.source.encode()).hexdigest()[:10]
     seen: dict[str, int] = {}
     chunks = []
-    for section, text in _pack(blocks, title):
-        digest = hashlib.sha1(f"{section}\n{text}".encode()).hexdigest()[:16]
-        seen[digest] = seen.get(digest, 0) + 1
-        suffix = f"-{seen[digest]}" if seen[digest] > 1 else ""
-        chunks.append(
-            Chunk(
-                id=f"{source_key}-{digest}{suffix}",
-                text=text,
-                source=doc.source,
-                title=title,
-                product=meta.get("product", ""),
-                version=meta.get("version", ""),
-                kind=meta.get("kind", "document"),
-                section=section,
-                language=meta.get("language", "en"),
-                url=meta.get("url", ""),
+    for version, blocks in parts:
+        for section, text in _pack(list(blocks), title):
+            key = f"{section}\n{text}" if version is None else f"{version}\n{section}\n{text}"
+            digest = hashlib.sha1(key.encode()).hexdigest()[:16]
+            seen[digest] = seen.get(digest, 0) + 1
+            suffix = f"-{seen[digest]}" if seen[digest] > 1 else ""
+            chunks.append(
+                Chunk(
+                    id=f"{source_key}-{digest}{suffix}",
+                    text=text,
+                    source=doc.source,
+                    title=title,
+                    product=meta.get("product", ""),
+                    version=meta.get("version", "") if version is None else version,
+                    kind=meta.get("kind", "document"),
+                    section=section,
+                    language=meta.get("language", "en"),
+                    url=meta.get("url", ""),
+                )
             )
-        )
     return chunks

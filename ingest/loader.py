@@ -11,12 +11,15 @@ import yaml
 
 from assistant.errors import ReldocsError
 from assistant.untrusted import field_limit, plain_text
+from ingest.changelog import is_changelog_name, news_to_markdown, releases
 from ingest.markup import html_to_markdown, markdown_text
 from ingest.metadata import IngestWarning, validate
+from ingest.rst import looks_like_rst, rst_to_markdown
 
 SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".html", ".htm")
 _KINDS = ("release-notes", "migration-guide", "release-news", "changelog", "upgrade-guide")
 _LANG_SUFFIX = re.compile(r"\.([a-z]{2})$")
+_MD_HEADING = re.compile(r"^#{1,6}[ \t]+\S", re.MULTILINE)
 
 
 class DocumentError(ReldocsError):
@@ -30,19 +33,23 @@ class Document:
     file_hash: str
     meta: dict[str, str] = field(default_factory=dict)
     warnings: tuple[IngestWarning, ...] = ()  # metadata that was cleaned or dropped, for the ingest report
+    syntax: str = ""  # "markdown" or "text" as the loader extracted it; else implied by the suffix
 
     @property
     def format(self) -> str:
+        if self.syntax:
+            return self.syntax
         return "markdown" if self.source.endswith((".md", ".markdown", ".rst", ".html", ".htm")) else "text"
 
 
 def discover(root: Path) -> list[Path]:
-    """Corpus files under `root` in a stable order, hidden files and folders skipped."""
+    """Corpus files under `root` in a stable order (changelogs also without a suffix: `NEWS`, `CHANGES`),
+    hidden files and folders skipped."""
     return sorted(
         p
         for p in root.rglob("*")
         if p.is_file()
-        and p.suffix.lower() in SUFFIXES
+        and (p.suffix.lower() in SUFFIXES or (not p.suffix and is_changelog_name(p.name)))
         and not any(part.startswith(".") for part in p.relative_to(root).parts)
     )
 
@@ -66,16 +73,39 @@ def load_document(path: Path, root: Path) -> Document:
         raise DocumentError(f"not valid UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start})") from e
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     front, body = split_front_matter(text)
-    suffix = path.suffix.lower()
-    # One extraction per format: the HTML parser runs (and decodes entities) exactly once.
-    if suffix in (".html", ".htm"):
-        body = html_to_markdown(body)
-    else:
-        body = markdown_text(rst_to_markdown(body) if suffix == ".rst" else body)
+    body, syntax, problem = extract(source, body, front)
     if not body.strip():
         raise DocumentError("empty document")
     meta, warnings = read_metadata(source, body, front)
-    return Document(source, body, file_hash(data), meta, tuple(warnings))
+    if problem:
+        warnings.append({"file": source, "field": "body", "problem": problem})
+    return Document(source, body, file_hash(data), meta, tuple(warnings), syntax)
+
+
+def extract(source: str, body: str, front: dict[str, str]) -> tuple[str, str, str]:
+    """The body as Markdown ("markdown") or plain text ("text"), and a problem to report ('' for none).
+
+    One extraction per format, so entities are decoded at most once: HTML by its parser; reStructuredText
+    (`.rst`, and `.txt` or suffix-less files written in it) by docutils, whose output needs no HTML pass (RST has
+    no inline HTML, and `&lt;` in RST is text); Markdown and plain text by `markdown_text`. A plain-text
+    changelog's `Version 1.2.0` lines become headings."""
+    name = source.rsplit("/", 1)[-1]
+    suffix = "." + name.rsplit(".", 1)[1].lower() if "." in name else ""
+    if suffix in (".html", ".htm"):
+        return html_to_markdown(body), "markdown", ""
+    problem = ""
+    if suffix == ".rst" or (suffix in (".txt", "") and looks_like_rst(body)):
+        try:
+            return rst_to_markdown(body), "markdown", ""
+        except Exception as e:  # docutils raises many kinds on pathological input: index the text anyway
+            problem = f"not readable as reStructuredText ({type(e).__name__}); indexed as plain text"
+    named = is_changelog_name(name) or front.get("kind", "").strip().lower() == "changelog"
+    if suffix in (".md", ".markdown") or ((not suffix or named) and _MD_HEADING.search(body)):
+        return markdown_text(body), "markdown", problem  # a `CHANGELOG.txt` may well be Markdown
+    text = markdown_text(body)
+    parts = source.split("/")
+    news = news_to_markdown(text, product=front.get("product") or (parts[0] if len(parts) > 1 else ""), named=named)
+    return (news, "markdown", problem) if news is not None else (text, "text", problem)
 
 
 def split_front_matter(text: str) -> tuple[dict[str, str], str]:
@@ -112,11 +142,18 @@ def read_metadata(source: str, body: str, front: dict[str, str]) -> tuple[dict[s
     name = parts[-1]
     stem = name.rsplit(".", 1)[0]
     lang_match = _LANG_SUFFIX.search(stem)
+    named = is_changelog_name(name)
+    # A changelog needs no version folder: `<product>/CHANGELOG.md`, or at the root with front matter.
+    changelog = len(parts) == 2 and (
+        named
+        or front.get("kind", "").strip().lower() == "changelog"
+        or releases(body, product=front.get("product", "") or parts[0]) is not None
+    )
     inferred = {
-        "product": parts[0] if len(parts) >= 3 else "",
+        "product": parts[0] if len(parts) >= 3 or changelog else "",
         "version": parts[1] if len(parts) >= 3 else "",
         "title": plain_text(first_heading(body), limit=field_limit("title"), entities=False) or name,
-        "kind": next((k for k in _KINDS if k in stem.lower()), "document"),
+        "kind": "changelog" if named else next((k for k in _KINDS if k in stem.lower()), "document"),
         "language": lang_match.group(1) if lang_match else "en",
         "url": "",
     }
@@ -131,28 +168,3 @@ def first_heading(body: str, limit: int = 90) -> str:
     if len(title) > limit:
         title = title[:limit].rsplit(" ", 1)[0] + "…"
     return title
-
-
-def rst_to_markdown(text: str) -> str:
-    """Turn reStructuredText's underlined titles into Markdown headings (enough for chunking)."""
-    lines = text.split("\n")
-    levels: list[str] = []
-    out: list[str] = []
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        nxt = lines[i + 1] if i + 1 < len(lines) else ""
-        if (
-            line.strip()
-            and re.fullmatch(r"([=\-~^\"'`#*+])\1{2,}", nxt.strip())
-            and len(nxt.strip()) >= len(line.strip())
-        ):
-            char = nxt.strip()[0]
-            if char not in levels:
-                levels.append(char)
-            out.append("#" * min(levels.index(char) + 1, 6) + " " + line.strip())
-            i += 2
-            continue
-        out.append(line)
-        i += 1
-    return "\n".join(out)

@@ -88,3 +88,24 @@ def test_section_names_are_plain_text() -> None:
     text = f"# Notes\n\n## {heading}\n\n- x\n"
     (chunk,) = chunk_document(_doc(text))
     assert chunk.section == "Zorblax and changes"
+
+
+def test_a_fence_cut_with_an_oversize_block_stays_code_in_every_piece() -> None:
+    code = "\n".join(f"value_{i} = compute({i})  # step {i}" for i in range(80))
+    text = f"## S\n\n- An entry with a long example:\n\n  ```python\n{code}\n  ```\n"
+    chunks = chunk_document(_doc(text))
+    assert len(chunks) > 1
+    coded = [c for c in chunks if "value_" in c.text]
+    assert len(coded) > 1
+    for chunk in coded:  # each piece of the code opens and closes its own fence, so no code reads as prose
+        lines = chunk.text.split("\n")
+        fences = [i for i, line in enumerate(lines) if line.strip().startswith("```")]
+        assert len(fences) == 2 and lines[fences[0]].strip() == "```python", chunk.text
+        assert all(fences[0] < i < fences[1] for i, line in enumerate(lines) if line.startswith("value_"))
+    assert all(f"value_{i} =" in "".join(c.text for c in chunks) for i in range(80))
+
+
+def test_link_reference_definitions_are_no_chunk() -> None:
+    text = "## 1.0\n\n- Entry.\n\n[1.0]: https://example.com/compare/v1.0\n[0.9]: https://example.com/compare/v0.9\n"
+    assert [c.text for c in chunk_document(_doc(text))] == ["- Entry."]
+    assert chunk_document(_doc("## 1.0\n\n[Note]: this paragraph stays.\n"))[0].text == "[Note]: this paragraph stays."

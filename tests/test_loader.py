@@ -6,7 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from ingest import loader
 from ingest.loader import DocumentError, discover, load_document
+from ingest.rst import looks_like_rst
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _write(root: Path, rel: str, data: bytes | str) -> Path:
@@ -63,11 +67,54 @@ def test_html_files_drop_embedded_content_and_keep_only_safe_links(tmp_path: Pat
     assert "&lt;tensor&gt;" in text  # decoded once: the page showed the text `&lt;tensor&gt;`
 
 
-@pytest.mark.parametrize("name", ["notes.md", "notes.txt", "notes.rst"])
-def test_markdown_text_and_rst_bodies_are_extracted(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize("name", ["notes.md", "notes.txt"])
+def test_markdown_and_text_bodies_are_extracted(tmp_path: Path, name: str) -> None:
     body = "Intro\n=====\n\nUse a &lt;tensor&gt;. <script>x()</script><img src='http://x/p.png'> `<b>code</b>`\n"
     doc = load_document(_write(tmp_path, f"p/1.0/{name}", body), tmp_path)
     assert "Use a <tensor>.  `<b>code</b>`" in doc.text and "x()" not in doc.text and "<img" not in doc.text
+
+
+def test_rst_bodies_are_parsed_once_and_angle_brackets_are_its_text(tmp_path: Path) -> None:
+    # RST has no inline HTML: Sphinx shows `<b>` and `&lt;` as written, so reldocs keeps them (decoded zero
+    # times); `.. raw::` (the one way to embed HTML) and comments, which readers never see, are dropped.
+    body = (
+        "Intro\n=====\n\nUse a &lt;tensor&gt; or <T>. ``<b>code</b>``\n\n.. raw:: html\n\n   <script>x()</script>\n"
+        "\n.. a hidden comment\n\n`bad <javascript:alert(1)>`_ and `good <https://docs.example.com/a>`_\n"
+    )
+    doc = load_document(_write(tmp_path, "p/1.0/notes.rst", body), tmp_path)
+    assert "Use a &lt;tensor&gt; or <T>. `<b>code</b>`" in doc.text
+    assert "x()" not in doc.text and "hidden" not in doc.text and "javascript" not in doc.text
+    assert "bad and [good](https://docs.example.com/a)" in doc.text
+    assert doc.format == "markdown"
+
+
+def test_rst_in_txt_files_is_detected_and_shipped_text_files_stay_plain(tmp_path: Path) -> None:
+    django_style = "==========\nAcme 5.0\n==========\n\nUse :func:`acme.run` now.\n\nMinor\n=====\n\n* one\n"
+    doc = load_document(_write(tmp_path, "acme/5.0/release-notes.txt", django_style), tmp_path)
+    assert (doc.format, doc.meta["title"]) == ("markdown", "Acme 5.0")
+    assert "Use `acme.run()` now." in doc.text and "- one" in doc.text and "* one" not in doc.text
+    for path in sorted((ROOT / "corpus/pytorch/2.12.0").glob("*.txt")):
+        shipped = load_document(path, ROOT / "corpus")
+        assert shipped.format == "text" and not looks_like_rst(path.read_text()), path.name
+
+
+def test_a_document_docutils_cannot_read_is_indexed_as_text_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(text: str) -> str:
+        raise RecursionError("too deep")
+
+    monkeypatch.setattr(loader, "rst_to_markdown", broken)
+    doc = load_document(_write(tmp_path, "p/1.0/notes.rst", "Title\n=====\n\nBody text.\n"), tmp_path)
+    assert "Body text." in doc.text and doc.format == "text"
+    assert [(w["field"], "RecursionError" in w["problem"]) for w in doc.warnings] == [("body", True)]
+
+
+def test_changelogs_are_discovered_without_a_suffix(tmp_path: Path) -> None:
+    for rel in ("acme/NEWS", "acme/CHANGES", "acme/Makefile", "acme/HISTORY.rst", "acme/notes"):
+        _write(tmp_path, rel, "Version 1.1.0\n\n* fix\n\nVersion 1.0.0\n\n* first\n")
+    found = [p.relative_to(tmp_path).as_posix() for p in discover(tmp_path)]
+    assert found == ["acme/CHANGES", "acme/HISTORY.rst", "acme/NEWS"]
 
 
 def test_front_matter_problems_are_carried_by_the_document(tmp_path: Path) -> None:

@@ -1,0 +1,129 @@
+"""Changelog files that hold many releases: each release's section is attributed to its own version.
+
+A file is a changelog by its name (CHANGELOG, CHANGES, HISTORY, NEWS, RELEASES, with or without a suffix), by
+`kind: changelog` in its front matter, or because two or more of its headings at one level are releases. The
+release headings recognised ("Keep a Changelog" and its relatives, after RST or plain text became Markdown):
+`## [1.2.0] - 2024-05-01`, `## v1.2.0`, `## 1.2.0 (2024-05-01)`, `# Version 1.2.0`, `## Release 1.2.0`,
+`## acme 1.2.0 (2024-05-01)` when `acme` is the product; `## [Unreleased]` starts a section with no version.
+A heading must be only that (a version, an optional product word or "Version", dates, a short parenthesis): "2.0
+Migration - ORM Usage" or "Python 3.10 support" are topics, not releases. Plain-text NEWS files get their
+`Version 1.2.0` lines turned into headings first.
+
+Written by hand: changelog parsers on PyPI (keepachangelog, changelogs) read one dialect each and return
+dictionaries of entries, where reldocs needs the sections' Markdown to chunk like any other document.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections import Counter
+from dataclasses import dataclass
+
+from assistant.text import fold, strip_markup
+from assistant.untrusted import safe_version
+
+NAMES = frozenset({"changelog", "changes", "history", "news", "releases"})
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+_MONTH = r"[A-Za-z]{3,9}\.?"
+_DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|\d{1,2}\s+M\s+\d{4}|M\s+\d{1,2},?\s+\d{4})".replace("M", _MONTH)
+_RELEASE = re.compile(
+    rf"""(?:(?:version|release|v(?=\d))\s*|(?P<name>[A-Za-z][\w.+-]*)\s+)?
+    \[?(?P<version>v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)\]?
+    (?:\s*(?:[-–—:/,]\s*)?(?:\(?{_DATE}\)?|\([^()]{{0,40}}\)|\[[^\[\]]{{0,20}}\]))*""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_UNRELEASED = re.compile(r"\[?(?:unreleased|upcoming(?: release)?|in development|not yet released)\]?.{0,40}", re.I)
+_BULLET = re.compile(r"^([ \t]*)[*+•][ \t]+")
+_UNDERLINE = re.compile(r"^([=\-~^*+#])\1{2,}[ \t]*$")
+
+
+@dataclass(frozen=True)
+class Release:
+    """One part of a changelog: the Markdown below a release heading (or before the first one)."""
+
+    version: str  # "" for an unreleased section, or the document's own version for text before any release
+    text: str
+
+
+def is_changelog_name(name: str) -> bool:
+    """`CHANGELOG`, `CHANGES.rst`, `NEWS.md`, `History.txt`: the name (before any suffix) says changelog."""
+    return name.split(".", 1)[0].lower() in NAMES
+
+
+def heading_version(heading: str, product: str = "") -> str | None:
+    """The version a release heading names, '' for an unreleased section, None for any other heading."""
+    text = " ".join(strip_markup(heading, keep_code=False).replace("*", "").split())
+    if _UNRELEASED.fullmatch(text):
+        return ""
+    match = _RELEASE.fullmatch(text)
+    if not match or (match.group("name") and fold(match.group("name")) != fold(product or "\0")):
+        return None
+    return safe_version(match.group("version"))
+
+
+def releases(text: str, *, product: str = "", named: bool = False, own_version: str = "") -> list[Release] | None:
+    """A Markdown changelog cut at its release headings, or None when `text` is no multi-release document.
+
+    Release headings are those of the level holding the most of them; the document needs two, or one when it
+    is a changelog by name or kind and has no version of its own (a version folder or front matter). A heading
+    at that level or above that is no release ends the release before it; what follows it is `own_version`'s.
+    The release headings themselves are left out, so sections are named by the headings below them."""
+    lines = text.split("\n")
+    headings = list(_headings(lines, product))
+    counts = Counter(level for _, level, version in headings if version)
+    if not counts:
+        return None
+    level = min(lvl for lvl, n in counts.items() if n == max(counts.values()))
+    if counts[level] < 2 and not (named and not own_version):
+        return None
+    parts: list[Release] = []
+    start, version = 0, own_version
+    for i, lvl, found in headings:
+        if lvl > level:
+            continue
+        parts.append(Release(version, "\n".join(lines[start:i])))
+        released = lvl == level and found is not None
+        start, version = (i + 1, found or "") if released else (i, own_version)
+    parts.append(Release(version, "\n".join(lines[start:])))
+    return [p for p in parts if p.text.strip()]
+
+
+def _headings(lines: list[str], product: str) -> list[tuple[int, int, str | None]]:
+    """(line index, level, release version or None) of each ATX heading outside fenced code."""
+    out = []
+    fence = ""
+    for i, line in enumerate(lines):
+        opening = _FENCE.match(line)
+        if fence:
+            fence = "" if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) else fence
+        elif opening:
+            fence = opening.group(1)
+        elif heading := _ATX.match(line):
+            out.append((i, len(heading.group(1)), heading_version(heading.group(2), product)))
+    return out
+
+
+def news_to_markdown(text: str, *, product: str = "", named: bool = False) -> str | None:
+    """Plain text with `Version 1.2.0` (or `1.2.0 (2024-05-01)`) lines as Markdown: those lines become
+    headings (an underline below them is dropped), `*`/`+`/`•` bullets `- ` entries, each release's lines
+    dedented; None when it has no such lines (two are needed unless the file is a changelog by name)."""
+    lines = text.split("\n")
+    marks = [
+        i
+        for i, line in enumerate(lines)
+        if line.strip() and not line[0].isspace() and heading_version(line.strip(), product) is not None
+    ]
+    if len(marks) < (1 if named else 2):
+        return None
+    out: list[str] = []
+    for k, start in enumerate([0, *marks]):
+        end = marks[k] if k < len(marks) else len(lines)
+        body = lines[start + (k > 0) : end]
+        if k and body and _UNDERLINE.match(body[0]):
+            body = body[1:]
+        if k:
+            out.append("## " + lines[start].strip())
+        out.append(textwrap.dedent("\n".join(_BULLET.sub(r"\1- ", line) for line in body)))
+    return "\n".join(out)

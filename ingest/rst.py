@@ -1,0 +1,493 @@
+"""reStructuredText (plain or Sphinx-flavoured) to the Markdown subset `ingest.chunking` reads.
+
+Parsed by docutils, the reference implementation of reStructuredText: it knows nesting, tables and explicit
+markup, which the regex this replaces never did. Sphinx is not used: it needs a project (conf.py, a build
+folder) and runs extension code. Instead Sphinx's roles and directives get generic handlers, registered only
+while one document is parsed (docutils keeps them in module-level tables), and names no table lists are found
+in the source first, so no construct becomes an error that swallows its text. The doctree to Markdown writer
+is written here because no maintained package does it without Sphinx or a pandoc binary.
+
+Rendering rules:
+- section titles become `#` headings by nesting depth; the first title is `#`, the document title;
+- paragraphs are one line each; `*`/`-`/`+`, enumerated, definition and field lists become `- ` entries,
+  nested entries and an entry's further paragraphs and code indented two spaces per level;
+- ``literals``, code roles and the default role `x` become single-backtick code spans; emphasis is plain text;
+- code roles (`:func:`, `:class:`, `:meth:`...) show the full target: Sphinx's `~` (show the last part only),
+  a leading `.` and `!` are dropped, so `:class:`~numpy.ndarray`` is `numpy.ndarray`, `:func:`np.x`` is
+  `np.x()` (function and method roles get `()` as Sphinx adds them), `:class:`_orm.Session`` (a module alias
+  a project's Sphinx setup resolves) is `orm.Session`; an explicit title wins;
+- `:ref:`text <label>`` (and `:doc:`, `:term:`, any other role) is its text; a bare `:ref:` label is the title
+  of the section it labels when that is in the same document, else its words (`upgrade-guide`: upgrade guide);
+- `:issue:`/`:gh:`/`:pr:` 123 read "GH 123", `:ticket:` "ticket 123", `:pep:`/`:rfc:` "PEP 8"/"RFC 2616"
+  (links, from docutils itself), `:user:` the name;
+- `text <url>`_ and `__` become `[text](url)` when `assistant.untrusted.safe_url` accepts the URL, else text;
+- `::` blocks and code directives (code-block, sourcecode, code, ipython, doctest, console...) are fences;
+- admonitions and version notes are labelled text: "Note: ...", "Deprecated since 2.0: ...";
+- table rows (list, simple, grid, csv) are entries, each cell with its header: "- Member: x — Use: y";
+- toctree, contents, autosummary, currentmodule, contributors, include, raw, images and other generated or
+  inserted content are dropped; unknown directives keep their body as text, arguments dropped;
+- comments, targets, substitution definitions and `{{ template }}` lines are dropped.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from docutils import nodes, utils
+from docutils.core import publish_doctree
+from docutils.parsers.rst import Directive, directives, roles
+
+from assistant.untrusted import safe_url, without_controls
+from ingest.markup import check_links, protect, restore
+
+_SETTINGS = {
+    "report_level": 5, "halt_level": 5,  # nothing printed, nothing stops the parse
+    "traceback": True,  # an internal error is raised to the caller, never sys.exit()
+    "file_insertion_enabled": False, "raw_enabled": False, "_disable_config": True,  # no docutils.conf read
+    "doctitle_xform": False, "sectsubtitle_xform": False,  # the first title stays a section: depth is nesting
+    "syntax_highlight": "none", "smart_quotes": False,
+}  # fmt: skip
+CODE_ROLES = frozenset(
+    "func meth class attr mod exc data obj const paramref option envvar setting djadmin ttag tfilter lookup "
+    "fixture file samp program command makevar type member var function macro enum struct".split()
+)
+_CALLABLE_ROLES = frozenset({"func", "meth", "function"})
+_REF_ROLES = frozenset({"ref", "doc", "numref", "any", "keyword", "download"})
+_ISSUE_ROLES = {"issue": "GH", "gh": "GH", "pr": "GH", "pull": "GH", "ticket": "ticket", "bug": "bug", "cve": "CVE"}
+_CODE_DIRECTIVES = frozenset(
+    "code-block sourcecode code ipython doctest console testcode testoutput testsetup prompt productionlist "
+    "jupyter-execute code-cell".split()
+)
+_LABELS = {
+    "note": "Note", "warning": "Warning", "tip": "Tip", "important": "Important", "hint": "Hint",
+    "caution": "Caution", "attention": "Attention", "danger": "Danger", "error": "Error", "seealso": "See also",
+    "todo": "To do",
+}  # fmt: skip
+_VERSION_LABELS = {
+    "versionadded": "New in version {}", "versionchanged": "Changed in version {}", "deprecated": "Deprecated since {}",
+    "versionremoved": "Removed in version {}", "deprecated-removed": "Deprecated since {}, removed in {}",
+}  # fmt: skip
+_DROPPED = frozenset(
+    "toctree contents autosummary currentmodule module contributors include literalinclude raw image highlight "
+    "index sectionauthor moduleauthor codeauthor tabularcolumns meta header footer sectnum target-notes title "
+    "rst-class autoclass autofunction automethod automodule autoattribute autodata autoexception".split()
+)
+_OBJECTS = frozenset("function method class attribute data exception decorator describe object".split())
+_ROLE_NAME = re.compile(r"(?<![\w`\\]):([A-Za-z][\w+.-]*(?::[A-Za-z][\w+.-]*)*):`")
+_DIRECTIVE_NAME = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w+.:-]*?)[ \t]*::", re.MULTILINE)
+_TEMPLATE = re.compile(r"^(?:\{\{.*\}\}|\{%.*%\})[ \t]*$", re.MULTILINE)  # unindented: not in code
+_TITLED = re.compile(r"^(.+?)\s*(?<!\x00)<(.*?)>$", re.DOTALL)
+_LOCK = threading.Lock()
+
+
+def rst_to_markdown(text: str) -> str:
+    """A reStructuredText body as Markdown text: headings, entries, fences and checked links, no RST markup."""
+    source = _TEMPLATE.sub("", text.replace("\ue000", "").replace("\ue001", ""))
+    with _sphinx_names(source):
+        settings = {**_SETTINGS, "warning_stream": io.StringIO()}
+        doctree = publish_doctree(source, settings_overrides=settings)
+    _resolve_refs(doctree)
+    markdown = "\n\n".join(_blocks(doctree, 0)) + "\n"
+    held, saved = protect(markdown)  # code is verbatim; only the prose's links are checked again
+    return without_controls(restore(check_links(held), saved))
+
+
+def looks_like_rst(text: str) -> bool:
+    """True for text written in reStructuredText: a directive or target line, a `:role:` or an overlined
+    title, or two titles underlined like RST's (`Title` over a line of `=`, `-`, `~`... at least as long)."""
+    if _DIRECTIVE_LINE.search(text) or _ROLE_USE.search(text) or _OVERLINED.search(text):
+        return True
+    return sum(len(m.group(2)) >= len(m.group(1).rstrip()) for m in _UNDERLINED.finditer(text)) >= 2
+
+
+_DIRECTIVE_LINE = re.compile(r"^\.\.[ \t]+(?:[A-Za-z][\w+.:-]*[ \t]*::|_[^:\n]+:[ \t]*\S*$|\|[^|\n]+\|)", re.M)
+_ROLE_USE = re.compile(r"(?<![\w`]):([A-Za-z][\w+.:-]*):`([^`\n]+)`")
+_ROLE_BEFORE = re.compile(r"(?<![\w`]):([A-Za-z][\w+.:-]*):$")
+_OVERLINED = re.compile(r"^([=\-~^\"'`#*+])\1{2,}[ \t]*\n[ \t]*\S[^\n]*\n\1{3,}[ \t]*$", re.MULTILINE)
+_UNDERLINED = re.compile(r"^(\w[^\n]*)\n([=\-~^\"'`#*+])\2{2,}[ \t]*$", re.MULTILINE)
+
+
+# -- roles and directives -------------------------------------------------------------------------------------
+def _role(name: str, rawtext: str, text: str, *_: object, **__: object) -> tuple[list[nodes.Node], list[object]]:
+    """Any interpreted-text role: a code span, a readable reference or the text, by the rules above."""
+    code, shown = role_text(name, text)
+    if name.lower().rsplit(":", 1)[-1] == "ref" and not _TITLED.fullmatch(text):  # the section's title, if here
+        return [_xref(rawtext, shown, target=nodes.fully_normalize_name(utils.unescape(text)))], []
+    return [nodes.literal(rawtext, shown) if code else nodes.Text(shown)], []
+
+
+def role_text(name: str, text: str) -> tuple[bool, str]:
+    """What a reader sees of `:name:`text``, and whether it is code."""
+    name = name.lower().rsplit(":", 1)[-1]  # `py:func` is `func`
+    titled = _TITLED.fullmatch(text)
+    title, target = (utils.unescape(titled.group(1)), utils.unescape(titled.group(2))) if titled else ("", "")
+    target = target if titled else utils.unescape(text)
+    if name in CODE_ROLES:
+        # `_orm.Session`: a leading `_alias.` is a module alias the project's Sphinx setup resolves; `orm.Session`
+        shown = title or re.sub(r"^_(?=[A-Za-z]\w*\.)", "", target.lstrip("~.!"))
+        return True, shown + "()" if not title and name in _CALLABLE_ROLES and not shown.endswith(")") else shown
+    if name in _ISSUE_ROLES:
+        return False, title or f"{_ISSUE_ROLES[name]} {target.lstrip('#')}"
+    if name in _REF_ROLES and not title:
+        return False, re.sub(r"[_\-./]+", " ", target.lstrip("~!/")).strip() or target
+    return False, title or target.lstrip("~!")
+
+
+def _roles_in_text(text: str) -> str:
+    """Role syntax docutils left as text (`a,:issue:`1`` lacks the space markup needs; Sphinx shows it raw)."""
+
+    def shown(m: re.Match[str]) -> str:
+        code, value = role_text(m.group(1), m.group(2))
+        return _code(value) if code else value
+
+    return _ROLE_USE.sub(shown, text) if ":`" in text else text
+
+
+class _xref(nodes.Inline, nodes.TextElement):  # noqa: N801 - docutils node classes are lower case
+    """`:ref:`label``: shows the title of the section the label is on, when that is in the same document."""
+
+
+def _resolve_refs(doctree: nodes.document) -> None:
+    titles = {}
+    for section in doctree.findall(nodes.section):
+        if section.children and isinstance(section[0], nodes.title):
+            titles.update(dict.fromkeys(section["names"], section[0]))
+    for ref in list(doctree.findall(_xref)):
+        if ref["target"] in titles:
+            ref.children = []
+            ref += titles[ref["target"]].deepcopy().children
+
+
+class _AnyOptions(dict):
+    """An option spec that takes every option (`:linenos:`, `:okwarning:`...), so none is an error."""
+
+    def __missing__(self, key: str) -> Callable[[str | None], str]:
+        return directives.unchanged
+
+
+class labelled(nodes.Element):  # noqa: N801 - docutils node classes are lower case
+    """An admonition or version note; its `label` leads the first paragraph."""
+
+
+class _Directive(Directive):
+    optional_arguments = 1
+    final_argument_whitespace = True
+    has_content = True
+    option_spec = _AnyOptions()
+
+    def body(self, node: nodes.Element) -> nodes.Element:
+        self.state.nested_parse(self.content, self.content_offset, node)
+        return node
+
+
+class _Code(_Directive):
+    def run(self) -> list[nodes.Node]:
+        code = "\n".join(self.content)
+        language = self.arguments[0].split()[0] if self.arguments else ""
+        if not language and self.name in ("ipython", "doctest", "testcode", "testsetup", "jupyter-execute"):
+            language = "python"
+        return [nodes.literal_block(code, code, language=language or ("console" if self.name == "console" else ""))]
+
+
+class _Admonition(_Directive):
+    optional_arguments = 0  # content may start on the directive's own line
+
+    def run(self) -> list[nodes.Node]:
+        return [self.body(labelled(label=_LABELS.get(self.name, self.name.capitalize())))]
+
+
+class _Titled(_Directive):
+    required_arguments = 1
+    optional_arguments = 0
+
+    def run(self) -> list[nodes.Node]:
+        if self.name == "centered":
+            return [nodes.paragraph("", "", *self.state.inline_text(" ".join(self.arguments), self.lineno)[0])]
+        return [self.body(labelled(label=" ".join(self.arguments[0].split())))]
+
+
+class _Version(_Directive):
+    required_arguments = 1
+    optional_arguments = 1
+
+    def run(self) -> list[nodes.Node]:
+        words = " ".join(self.arguments).split(" ")
+        template = _VERSION_LABELS[self.name]
+        versions, rest = words[: template.count("{}")], " ".join(words[template.count("{}") :]).strip()
+        node = labelled(label=template.format(*versions, *[""] * (template.count("{}") - len(versions))))
+        if rest:  # `.. versionchanged:: 2.0 Text on the directive's line`
+            node += nodes.paragraph(rest, "", *self.state.inline_text(rest, self.lineno)[0])
+        return [self.body(node)]
+
+
+class _Drop(_Directive):
+    optional_arguments = 10
+
+    def run(self) -> list[nodes.Node]:
+        return []
+
+
+class _Body(_Directive):
+    """An unknown directive or one whose body is ordinary text (`only`, `container`, a figure's caption)."""
+
+    def run(self) -> list[nodes.Node]:
+        node = nodes.container()
+        if self.arguments and self.name.rsplit(":", 1)[-1] in _OBJECTS:  # `.. function:: f(x)`: a signature
+            node += nodes.paragraph("", "", nodes.literal("", " ".join(self.arguments[0].split())))
+        return [self.body(node)]
+
+
+def _directive_class(name: str) -> type[Directive]:
+    name = name.rsplit(":", 1)[-1]  # `py:function` is `function`
+    if name in _CODE_DIRECTIVES:
+        return _Code
+    if name in _LABELS:
+        return _Admonition
+    if name in _VERSION_LABELS:
+        return _Version
+    if name in _DROPPED:
+        return _Drop
+    return _Titled if name in ("admonition", "centered") else _Body
+
+
+_KEEP = frozenset(
+    "rubric topic sidebar line-block parsed-literal compound container epigraph highlights pull-quote table "
+    "csv-table list-table math replace unicode date class role default-role".split()
+)  # docutils' own directives that already produce what the writer reads
+
+
+@contextmanager
+def _sphinx_names(source: str) -> Iterator[None]:
+    """Generic roles and directives installed for one parse, for every name the source uses."""
+    role_names = {m.group(1).lower() for m in _ROLE_NAME.finditer(source)} | CODE_ROLES | set(_ISSUE_ROLES)
+    role_names |= _REF_ROLES | {"user", "term"}
+    directive_names = {m.group(1).lower() for m in _DIRECTIVE_NAME.finditer(source)}
+    directive_names |= set(_LABELS) | set(_VERSION_LABELS) | _CODE_DIRECTIVES | {"admonition", "figure"}
+    with _LOCK:
+        saved_roles, saved_directives = dict(roles._roles), dict(directives._directives)
+        try:
+            for name in role_names - {"pep", "rfc", "code", "math", "literal"}:  # docutils' own read fine
+                roles.register_local_role(name, _role)
+            for name in directive_names - _KEEP:
+                directives.register_directive(name, _directive_class(name))
+            yield
+        finally:
+            roles._roles.clear()
+            roles._roles.update(saved_roles)
+            directives._directives.clear()
+            directives._directives.update(saved_directives)
+
+
+# -- the writer -----------------------------------------------------------------------------------------------
+_SKIP = (nodes.comment, nodes.target, nodes.substitution_definition, nodes.pending, nodes.raw, nodes.docinfo,
+         nodes.decoration, nodes.system_message, nodes.meta, nodes.transition, nodes.image, nodes.label,
+         nodes.title)  # fmt: skip  # a title is read by its section, table or topic
+
+
+def _blocks(node: nodes.Element, depth: int) -> list[str]:
+    """The Markdown blocks of `node`'s children; `depth` is the enclosing section's heading level."""
+    out: list[str] = []
+    for child in node.children:
+        out += _block(child, depth)
+    return [b for b in out if b.strip()]
+
+
+def _block(node: nodes.Node, depth: int) -> list[str]:
+    if isinstance(node, _SKIP) or not isinstance(node, nodes.Element):
+        return [] if isinstance(node, _SKIP) else [_one_line(node.astext())]
+    if isinstance(node, nodes.section):
+        title = _one_line(_inline(node[0])) if node.children and isinstance(node[0], nodes.title) else ""
+        return ["#" * min(depth + 1, 6) + " " + title if title else "", *_blocks(node, depth + 1)]
+    if isinstance(node, (nodes.paragraph, nodes.rubric, nodes.caption)):
+        return [_one_line(_inline(node))]
+    if isinstance(node, (nodes.literal_block, nodes.doctest_block, nodes.math_block)):
+        language = node.get("language") or next((c for c in node.get("classes", []) if c != "code"), "")
+        language = "python" if isinstance(node, nodes.doctest_block) else language
+        return [_fence(node.astext(), "math" if isinstance(node, nodes.math_block) else language)]
+    if isinstance(node, (nodes.bullet_list, nodes.enumerated_list)):
+        entries = [_entry([], item, depth) for item in node.children if isinstance(item, nodes.Element)]
+        return ["\n".join(e for e in entries if e)]
+    if isinstance(node, (nodes.definition_list, nodes.field_list, nodes.option_list)):
+        entries = [_entry(*_split_item(item), depth) for item in node.children if isinstance(item, nodes.Element)]
+        return ["\n".join(e for e in entries if e)]
+    if isinstance(node, nodes.table):
+        return _table(node)
+    if isinstance(node, nodes.line_block):
+        return ["\n".join(_one_line(_inline(line)) for line in node.findall(nodes.line) if line.astext().strip())]
+    if isinstance(node, (labelled, nodes.Admonition, nodes.topic, nodes.sidebar)):
+        return _labelled(node, depth)
+    if isinstance(node, (nodes.footnote, nodes.citation)):
+        label = node.next_node(nodes.label)
+        parts = _blocks(node, depth)
+        return [f"[{label.astext()}] {parts[0]}" if label and parts else "", *parts[1:]] if parts else []
+    if isinstance(node, nodes.attribution):
+        return ["— " + _one_line(_inline(node))]
+    return _blocks(node, depth)  # block quotes, containers, compounds, figures, legends, definitions
+
+
+def _labelled(node: nodes.Element, depth: int) -> list[str]:
+    title = node.next_node(nodes.title) if not isinstance(node, labelled) else None
+    label = node.get("label") or (_one_line(_inline(title)) if title else node.tagname.capitalize())
+    parts = _blocks(node, depth)
+    first = next((c for c in node.children if not isinstance(c, nodes.title)), None)
+    if not parts:
+        return [label + "."]
+    if isinstance(first, nodes.paragraph):
+        return [f"{label}: {parts[0]}", *parts[1:]]
+    return [f"{label}:", *parts]
+
+
+def _split_item(item: nodes.Element) -> tuple[list[str], nodes.Element]:
+    """A definition, field or option list item as (its name, its body)."""
+    kinds = (nodes.definition, nodes.field_body, nodes.description)
+    names = [c for c in item.children if not isinstance(c, kinds)]
+    body = next((c for c in item.children if isinstance(c, kinds)), nodes.container())
+    spans = []
+    for name in names:
+        if isinstance(name, nodes.option_group):
+            spans.append(_code(", ".join(o.astext() for o in name.children)))
+        elif isinstance(name, nodes.classifier):
+            spans.append(f"({_one_line(_inline(name))})")
+        else:
+            spans.append(_one_line(_inline(name)))
+    return [" ".join(s for s in spans if s)], body
+
+
+def _entry(name: list[str], body: nodes.Element, depth: int) -> str:
+    """One `- ` entry: its first block after the marker (and a name, for definitions), the rest indented."""
+    parts = _blocks(body, depth)
+    lead = " ".join(name)
+    if not parts and not lead:
+        return ""
+    if not parts or _starts_block(parts[0]):
+        parts.insert(0, lead)
+    elif lead:
+        parts[0] = f"{lead}: {parts[0]}"
+    first, *rest = parts
+    lines = ["- " + first.replace("\n", "\n  ")]
+    for part in rest:  # a nested list follows its lead line directly; other blocks after a blank line
+        lines.append(("" if part.startswith("- ") else "\n") + _indent(part))
+    return "\n".join(lines)
+
+
+def _starts_block(text: str) -> bool:
+    return text.startswith(("- ", "```", "~~~", "#"))
+
+
+def _indent(text: str, n: int = 2) -> str:
+    return "\n".join((" " * n + line) if line.strip() else "" for line in text.split("\n"))
+
+
+def _table(table: nodes.table) -> list[str]:
+    """Each body row one entry, every cell named by its column's header ("Header: value" joined by " — ")."""
+    out = [_one_line(_inline(c)) for c in table.children if isinstance(c, nodes.title)]
+    for group in (c for c in table.children if isinstance(c, nodes.tgroup)):
+        head = _grid([r for h in group.children if isinstance(h, nodes.thead) for r in h.children])
+        headers = [" ".join(c for c in column if c) for column in zip(*head, strict=False)] if head else []
+        rows = _grid([r for b in group.children if isinstance(b, nodes.tbody) for r in b.children])
+        entries = []
+        for row in rows:
+            cells = [(headers[i] if i < len(headers) else "", v) for i, v in enumerate(row)]
+            text = " — ".join(f"{h}: {v}" if h and h != v else v for h, v in cells if v)
+            entries.append(f"- {text}" if text else "")
+        out.append("\n".join(e for e in entries if e))
+    return out
+
+
+def _grid(rows: list[nodes.Element]) -> list[list[str]]:
+    """Cell texts by column; a cell spanning columns or rows fills each of them."""
+    grid: list[list[str]] = []
+    spans: dict[tuple[int, int], str] = {}
+    for r, row in enumerate(rows):
+        cells: list[str] = []
+        for entry in row.children:
+            while (r, len(cells)) in spans:
+                cells.append(spans.pop((r, len(cells))))
+            text = _cell(entry)
+            for extra_row in range(1, entry.get("morerows", 0) + 1):
+                for c in range(len(cells), len(cells) + entry.get("morecols", 0) + 1):
+                    spans[(r + extra_row, c)] = text
+            cells += [text] * (entry.get("morecols", 0) + 1)
+        while (r, len(cells)) in spans:
+            cells.append(spans.pop((r, len(cells))))
+        grid.append(cells)
+    return grid
+
+
+def _cell(entry: nodes.Element) -> str:
+    """A table cell on one line: paragraphs joined, code as code spans, list items joined by "; "."""
+    parts = []
+    for child in entry.children:
+        if isinstance(child, (nodes.literal_block, nodes.doctest_block)):
+            parts.append(_code(child.astext()))
+        elif isinstance(child, (nodes.bullet_list, nodes.enumerated_list)):
+            parts.append("; ".join(_cell(item) for item in child.children if isinstance(item, nodes.Element)))
+        elif isinstance(child, nodes.paragraph):
+            parts.append(_one_line(_inline(child)))
+        elif isinstance(child, nodes.Element) and not isinstance(child, _SKIP):
+            parts.append(_cell(child))
+    text = ""
+    for part in filter(None, parts):  # "See also" cells hold several references: one per paragraph
+        text += ((" " if text.endswith(":") else "; ") + part) if text else part
+    return text
+
+
+def _inline(node: nodes.Element) -> str:
+    """A text element's content as Markdown inline text."""
+    out: list[str] = []
+    for child in node.children:
+        role = _ROLE_BEFORE.search(out[-1]) if out and isinstance(child, nodes.title_reference) else None
+        if role:  # `a,:issue:`1``: no space before the role, so docutils read only the backticks as markup
+            code, shown = role_text(role.group(1), child.astext())
+            out[-1] = out[-1][: role.start()] + (_code(shown) if code else shown)
+        elif isinstance(child, nodes.Text):
+            out.append(_roles_in_text(child.astext()))
+        elif isinstance(child, (nodes.literal, nodes.title_reference, nodes.math)):
+            out.append(_code(child.astext()))
+        elif isinstance(child, nodes.reference):
+            out.append(_link(child))
+        elif isinstance(child, (nodes.footnote_reference, nodes.citation_reference)):
+            out.append(f"[{child.astext()}]")
+        elif isinstance(child, nodes.problematic):
+            out.append(_unmarked(child.astext()))
+        elif isinstance(child, nodes.image):
+            out.append(child.get("alt", ""))
+        elif isinstance(child, nodes.Element) and not isinstance(child, (*_SKIP, nodes.substitution_reference)):
+            out.append(_inline(child))  # emphasis, strong, inline, sub/superscript, abbreviations
+    return "".join(out)
+
+
+def _link(ref: nodes.reference) -> str:
+    text = _one_line(_inline(ref))
+    url = safe_url(ref.get("refuri", "")) if ref.get("refuri") else None
+    if not url or not text or text == ref.get("refuri") or "[" in text or "]" in text:
+        return text
+    return f"[{text}]({url})"
+
+
+def _unmarked(text: str) -> str:
+    """What a reader sees of inline markup docutils could not resolve (an unknown target or substitution)."""
+    if re.fullmatch(r"\|[^|]+\|_{0,2}", text):
+        return ""
+    return re.sub(r"`+_{0,2}|^:[\w+.:-]+:(?=`)|^\*{1,2}|\*{1,2}$", "", text)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _code(text: str) -> str:
+    """`text` as one single-backtick code span; backticks inside (``x=`big```) read as quotes."""
+    text = _one_line(text)
+    text = (text.strip("`") if text.count("`") % 2 else text).replace("`", "'")  # an odd one out is a typo
+    return f"`{text}`" if text else ""
+
+
+def _fence(code: str, language: str) -> str:
+    code = code.strip("\n")
+    ticks = "`" * max(3, max((len(r) for r in re.findall(r"`{3,}", code)), default=0) + 1)
+    return f"{ticks}{language}\n{code}\n{ticks}" if code.strip() else ""

@@ -1,0 +1,152 @@
+"""Changelog files holding many releases: every release section is attributed to its own version."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assistant.knowledge_base import KnowledgeBase
+from assistant.settings import Settings
+from ingest import sync
+from ingest.changelog import heading_version, releases
+from ingest.chunking import chunk_document
+from ingest.loader import discover, load_document
+
+VERSIONS = [f"1.{minor}.0" for minor in range(9, -1, -1)]  # newest first, as changelogs are written
+CHANGES = (
+    "frobnicate",
+    "glorp",
+    "wibble",
+    "sprocket",
+    "flange",
+    "gizmo",
+    "widget",
+    "doohickey",
+    "gadget",
+    "thingamajig",
+)
+
+
+def keep_a_changelog() -> str:
+    parts = ["# Changelog\n\nAll notable changes are documented here.\n\n## [Unreleased]\n\n- Work in progress.\n"]
+    for i, version in enumerate(VERSIONS):
+        parts.append(
+            f"## [{version}] - 2024-{i + 1:02d}-01\n\n### Added\n\n- The `acme.{CHANGES[i]}()` function added in "
+            f"{version}.\n\n### Fixed\n\n- Fixed a crash.\n"
+        )
+    parts.append("\n".join(f"[{v}]: https://github.com/acme/acme/compare/v{v}" for v in VERSIONS) + "\n")
+    return "\n".join(parts)
+
+
+def _write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def _chunks(root: Path, rel: str) -> list:
+    return chunk_document(load_document(root / rel, root))
+
+
+def test_ten_release_changelog_attributes_each_section_to_its_version(tmp_path: Path) -> None:
+    _write(tmp_path, "acme/CHANGELOG.md", keep_a_changelog())
+    doc = load_document(tmp_path / "acme/CHANGELOG.md", tmp_path)
+    assert (doc.meta["product"], doc.meta["version"], doc.meta["kind"]) == ("acme", "", "changelog")
+    chunks = chunk_document(doc)
+    assert {c.version for c in chunks} == {*VERSIONS, ""}
+    for i, version in enumerate(VERSIONS):
+        (added,) = [c for c in chunks if f"acme.{CHANGES[i]}()" in c.text]
+        assert added.version == version and added.section == "Added"
+        assert [c.section for c in chunks if c.version == version] == ["Added", "Fixed"]
+    unversioned = [c.text for c in chunks if not c.version]
+    assert any("Work in progress" in t for t in unversioned) and any("notable changes" in t for t in unversioned)
+    ids = [c.id for c in chunks]
+    assert len(set(ids)) == len(ids)  # "Fixed a crash." under ten releases: ten ids
+    assert ids == [c.id for c in _chunks(tmp_path, "acme/CHANGELOG.md")]
+
+
+def test_a_new_release_leaves_the_other_ids_alone(tmp_path: Path) -> None:
+    _write(tmp_path, "acme/CHANGELOG.md", keep_a_changelog())
+    before = {c.id for c in _chunks(tmp_path, "acme/CHANGELOG.md")}
+    newer = keep_a_changelog().replace("## [1.9.0]", "## [2.0.0] - 2025-01-01\n\n- Big.\n\n## [1.9.0]")
+    _write(tmp_path, "acme/CHANGELOG.md", newer)
+    after = _chunks(tmp_path, "acme/CHANGELOG.md")
+    assert before < {c.id for c in after} and {c.version for c in after if c.id not in before} == {"2.0.0"}
+
+
+def test_rst_changes_file_and_plain_news_file(tmp_path: Path) -> None:
+    rst = "Changes\n=======\n\n" + "".join(
+        f"{v} (2024-0{i + 1}-01)\n------------------\n\nBug fixes\n~~~~~~~~~\n\n* Fixed :func:`acme.{CHANGES[i]}`.\n\n"
+        for i, v in enumerate(VERSIONS[:3])
+    )
+    news = "Acme NEWS\n\n" + "".join(
+        f"Version {v}\n  * Changed the {CHANGES[i]} default.\n  * Other thing.\n\n" for i, v in enumerate(VERSIONS[:3])
+    )
+    _write(tmp_path, "acme/CHANGES.rst", rst)
+    _write(tmp_path, "acme/NEWS", news)
+    assert [p.name for p in discover(tmp_path)] == ["CHANGES.rst", "NEWS"]
+    for rel, section in (("acme/CHANGES.rst", "Bug fixes"), ("acme/NEWS", "")):
+        chunks = _chunks(tmp_path, rel)
+        for i, version in enumerate(VERSIONS[:3]):
+            (chunk,) = [c for c in chunks if CHANGES[i] in c.text]
+            assert (chunk.version, chunk.section, chunk.product) == (version, section, "acme"), rel
+            assert "* " not in chunk.text and ":func:" not in chunk.text
+
+
+def test_a_root_changelog_takes_its_product_from_front_matter(tmp_path: Path) -> None:
+    _write(tmp_path, "HISTORY.md", "---\nproduct: Acme\n---\n# History\n\n## v1.1.0\n\n- b\n\n## v1.0.0\n\n- a\n")
+    chunks = _chunks(tmp_path, "HISTORY.md")
+    assert {(c.product, c.version, c.text) for c in chunks} == {("Acme", "1.1.0", "- b"), ("Acme", "1.0.0", "- a")}
+
+
+def test_a_release_in_its_version_folder_keeps_todays_chunks(tmp_path: Path) -> None:
+    text = "# Acme 2.0 release notes\n\n## 2.0.0 (2024-05-01)\n\n### Breaking\n\n- `x` removed.\n"
+    _write(tmp_path, "acme/2.0.0/CHANGELOG.md", text)
+    _write(tmp_path, "acme/2.0.0/notes.md", text)
+    assert releases(text, own_version="2.0.0", named=True) is None
+    (changelog,) = _chunks(tmp_path, "acme/2.0.0/CHANGELOG.md")
+    (notes,) = _chunks(tmp_path, "acme/2.0.0/notes.md")
+    assert changelog.section == notes.section == "2.0.0 (2024-05-01) › Breaking" and changelog.version == "2.0.0"
+    assert changelog.id.split("-", 1)[1] == notes.id.split("-", 1)[1]  # the same digest as any document
+
+
+def test_topic_headings_with_numbers_are_not_releases(tmp_path: Path) -> None:
+    text = "# Guide\n\n## 2.0 Migration - ORM Usage\n\n- a\n\n## Python 3.10 support\n\n- b\n\n## 1.x to 2.x\n\n- c\n"
+    assert releases(text) is None
+    _write(tmp_path, "acme/2.0.0/migration-guide.md", text)
+    assert {c.version for c in _chunks(tmp_path, "acme/2.0.0/migration-guide.md")} == {"2.0.0"}
+
+
+@pytest.mark.parametrize(
+    ("heading", "version"),
+    [
+        ("[1.2.0] - 2024-05-01", "1.2.0"),
+        ("v1.2.0", "1.2.0"),
+        ("1.2.0 (2024-05-01)", "1.2.0"),
+        ("Version 1.2.0", "1.2.0"),
+        ("Release 2.0.0rc1 — January 21, 2026", "2.0.0rc1"),
+        ("[1.2.0](https://github.com/a/b/compare/v1.1.0...v1.2.0) - 2024-05-01", "1.2.0"),
+        ("acme 7.0.0 (2022-02-03)", "7.0.0"),
+        ("[Unreleased]", ""),
+        ("other 7.0.0", None),
+        ("What's new in 3.0.0 (January 21, 2026)", None),
+        ("Version v2.12.0 introduces 7 breaking changes.", None),
+    ],
+)
+def test_release_headings(heading: str, version: str | None) -> None:
+    assert heading_version(heading, product="acme") == version
+
+
+def test_search_by_version_over_an_indexed_changelog(tmp_path: Path, embedder: object) -> None:
+    corpus = tmp_path / "corpus"
+    _write(corpus, "acme/CHANGELOG.md", keep_a_changelog())
+    settings = Settings(corpus_dir=corpus, data_dir=tmp_path / "data")
+    report = sync(settings, progress=False, embedder=embedder)
+    assert report.errors == [] and report.chunks == 2 * len(VERSIONS) + 2
+    kb = KnowledgeBase.open(settings, embedder=embedder)
+    assert set(kb.versions()) >= set(VERSIONS) and len(kb.versions()) == len(VERSIONS)
+    hits = kb.search("which function was added?", k=10, version="1.4.0")
+    assert hits and {p.chunk.version for p in hits} == {"1.4.0"}
+    assert any(f"acme.{CHANGES[VERSIONS.index('1.4.0')]}()" in p.chunk.text for p in hits)
