@@ -13,6 +13,7 @@ _PR_REF = re.compile(r"\s*\((?:\[#\d+\]\([^)]*\)(?:,\s*)?)+\)")  # "([#1234](htt
 _LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\n]|\([^()\n]*\))*\)")
 _TOKEN = re.compile(r"c\+\+\d*|[^\W_][\w]*(?:[.\-][\w]+)*|_[\w]+(?:\.[\w]+)*", re.UNICODE | re.IGNORECASE)
 _SPLIT = re.compile(r"[._\-]+")
+_CODE_SPAN = re.compile(r"(`[^`\n]+`)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[`\"'(\[]?[A-Z0-9À-Ý])")
 
 STOPWORDS = frozenset(
@@ -50,7 +51,9 @@ def strip_markup(text: str, *, keep_code: bool = True, keep_refs: bool = True) -
     if not keep_refs:
         text = _PR_REF.sub("", text)
     text = _LINK.sub(r"\1", text)
-    text = text.replace("**", "")  # `__` is left alone: in release notes it is far likelier `__init__` than bold
+    # Bold marks go, but not inside code (`**kwargs`); `__` is left alone: in release notes it is far likelier
+    # `__init__` than bold.
+    text = "".join(p if p.startswith("`") else p.replace("**", "") for p in _CODE_SPAN.split(text))
     if not keep_code:
         text = text.replace("`", "")
     return re.sub(r"[ \t]+", " ", text).strip()

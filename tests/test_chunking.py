@@ -109,3 +109,9 @@ def test_link_reference_definitions_are_no_chunk() -> None:
     text = "## 1.0\n\n- Entry.\n\n[1.0]: https://example.com/compare/v1.0\n[0.9]: https://example.com/compare/v0.9\n"
     assert [c.text for c in chunk_document(_doc(text))] == ["- Entry."]
     assert chunk_document(_doc("## 1.0\n\n[Note]: this paragraph stays.\n"))[0].text == "[Note]: this paragraph stays."
+
+
+def test_strip_markup_keeps_code_stars() -> None:
+    from assistant.text import strip_markup
+
+    assert strip_markup("**Removed** the `**kwargs` of `f()`") == "Removed the `**kwargs` of `f()`"
