@@ -1,12 +1,20 @@
-"""Score reldocs against the evaluation set in bench/questions.jsonl.
+"""Score reldocs against its evaluation sets: bench/questions.jsonl (PyTorch) and one set per product.
 
 Usage:
     python bench/evaluate.py [--corpus DIR] [--index DIR] [--questions FILE]
                              [--json] [--show-failures]
+    python bench/evaluate.py --set {pytorch,pandas,sqlalchemy,pydantic,django,all}
+                             [--corpus DIR] [--more-corpus DIR] [--index DIR] [--json] [--show-failures]
+
+Without `--set` the PyTorch set is scored over `--corpus` (default ../shared/corpus). `--set pandas`
+(or sqlalchemy, pydantic, django) scores that product's set over a temp corpus holding only its docs,
+copied from `--more-corpus` (default ../shared/corpus-more); `--set all` builds one index over every
+product plus PyTorch and scores every set against it, reported per set and in total.
 
 The script is a report: it exits 0 whatever the scores are, 2 for bad arguments
 (unreadable questions file, missing corpus folder) and 1 only when the core cannot
-run at all. `load_questions` and `evaluate` are importable without the core.
+run at all. `load_questions`, `evaluate`, `evaluate_sets` and `stage_corpus` are
+importable without the core.
 """
 
 from __future__ import annotations
@@ -18,15 +26,19 @@ import json
 import math
 import os
 import re
+import shutil
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_QUESTIONS = Path(__file__).resolve().parent / "questions.jsonl"
+BENCH_DIR = Path(__file__).resolve().parent
+DEFAULT_QUESTIONS = BENCH_DIR / "questions.jsonl"
+PRODUCT_SETS = ("pandas", "sqlalchemy", "pydantic", "django")  # each: bench/questions-<name>.jsonl
+SET_NAMES = ("pytorch", *PRODUCT_SETS)
 REQUIRED_KEYS = (
     "id",
     "question",
@@ -49,6 +61,71 @@ def default_corpus_dir() -> Path:
     """`$RELDOCS_CORPUS_DIR`, else the shared corpus next to the repository."""
     env = os.environ.get("RELDOCS_CORPUS_DIR")
     return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "corpus"
+
+
+def default_more_dir() -> Path:
+    """`$RELDOCS_MORE_CORPUS_DIR`, else ../shared/corpus-more: one `<product>/<version>/` tree per product set."""
+    env = os.environ.get("RELDOCS_MORE_CORPUS_DIR")
+    return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "corpus-more"
+
+
+def set_questions(name: str) -> Path:
+    """The questions file of one evaluation set."""
+    if name not in SET_NAMES:
+        raise ValueError(f"unknown set {name!r}; choose from {', '.join(SET_NAMES)}")
+    return DEFAULT_QUESTIONS if name == "pytorch" else BENCH_DIR / f"questions-{name}.jsonl"
+
+
+def set_sources(name: str, pytorch_corpus: Path, more_dir: Path) -> dict[str, Path]:
+    """Folder to copy per product for `--set name` (`all`: every product plus PyTorch), keyed by product.
+
+    The PyTorch corpus root is copied whole: it already holds `pytorch/<version>/...`.
+    """
+    names = (*PRODUCT_SETS, "pytorch") if name == "all" else (name,)
+    return {n: pytorch_corpus if n == "pytorch" else more_dir / n for n in names}
+
+
+def staged_corpus_dir(name: str, sources: Mapping[str, Path]) -> Path:
+    """A temp folder per set, keyed by where its documents come from, so reruns reuse it (and its index)."""
+    key = hashlib.sha256(repr(sorted((k, str(v.resolve())) for k, v in sources.items())).encode()).hexdigest()[:12]
+    return Path(tempfile.gettempdir()) / f"reldocs-bench-corpus-{name}-{key}"
+
+
+def stage_corpus(sources: Mapping[str, Path], dest: Path) -> Path:
+    """Mirror each source into `dest` (products under `dest/<product>/`, the PyTorch root as is).
+
+    Paths stay `<product>/<version>/<file>` relative to `dest`, so the questions' `sources` match.
+    Files are copied only when missing or changed and stray files are deleted, which keeps the
+    cached index valid between runs. Hidden files and files outside version folders are skipped
+    (e.g. corpus-more's SOURCES.md). Raises FileNotFoundError naming a missing source folder.
+    """
+    wanted: dict[Path, Path] = {}
+    for product, src in sources.items():
+        if not src.is_dir():
+            raise FileNotFoundError(f"corpus folder not found: {src}")
+        base = Path() if product == "pytorch" else Path(product)
+        for path in sorted(src.rglob("*")):
+            rel = path.relative_to(src)
+            if not path.is_file() or any(part.startswith(".") for part in rel.parts):
+                continue
+            if len((base / rel).parts) < 3:  # not inside <product>/<version>/
+                continue
+            wanted[dest / base / rel] = path
+    dest.mkdir(parents=True, exist_ok=True)
+    for target, path in wanted.items():
+        src_stat = path.stat()
+        if target.is_file():
+            stat = target.stat()
+            if (stat.st_size, stat.st_mtime_ns) == (src_stat.st_size, src_stat.st_mtime_ns):
+                continue
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+    for path in sorted(dest.rglob("*"), reverse=True):
+        if path.is_file() and path not in wanted:
+            path.unlink()
+        elif path.is_dir() and not any(path.iterdir()):
+            path.rmdir()
+    return dest
 
 
 def default_index_dir(corpus_dir: Path) -> Path:
@@ -162,20 +239,54 @@ def _metrics(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def evaluate(kb: SupportsAsk, questions: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """Ask every question; return overall, per-language, latency metrics and failures."""
-    results = [_score_one(kb, question) for question in questions]
+def _latency(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     latencies = [r["latency_ms"] for r in results]
+    return {"p50": percentile(latencies, 50), "p95": percentile(latencies, 95), "n": len(latencies)}
+
+
+def _report(results: Sequence[dict[str, Any]]) -> dict[str, Any]:
     langs = sorted({r["lang"] for r in results})
     report = _metrics(results)
     report["by_lang"] = {lang: _metrics([r for r in results if r["lang"] == lang]) for lang in langs}
-    report["latency_ms"] = {
-        "p50": percentile(latencies, 50),
-        "p95": percentile(latencies, 95),
-        "n": len(latencies),
-    }
+    report["latency_ms"] = _latency(results)
     report["errors"] = sum(r["error"] is not None for r in results)
     report["failures"] = [r for r in results if not r["ok"]]
+    return report
+
+
+def evaluate(kb: SupportsAsk, questions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Ask every question; return overall, per-language, latency metrics and failures."""
+    return _report([_score_one(kb, question) for question in questions])
+
+
+def check_unique_ids(sets: Mapping[str, Sequence[dict[str, Any]]]) -> None:
+    """Raise ValueError when two sets share a question id (failures and reports are keyed by id)."""
+    seen: dict[str, str] = {}
+    for name, questions in sets.items():
+        for question in questions:
+            if question["id"] in seen:
+                raise ValueError(f"duplicate id {question['id']!r} in sets {seen[question['id']]!r} and {name!r}")
+            seen[question["id"]] = name
+
+
+def evaluate_sets(kb: SupportsAsk, sets: Mapping[str, Sequence[dict[str, Any]]]) -> dict[str, Any]:
+    """`evaluate` over several named sets asked of one knowledge base, plus `by_set` metrics per set.
+
+    Overall figures pool every question; each failure names its set. Ids must be unique across sets.
+    """
+    check_unique_ids(sets)
+    results = []
+    for name, questions in sets.items():
+        results += [{**_score_one(kb, question), "set": name} for question in questions]
+    report = _report(results)
+    report["by_set"] = {}
+    for name in sets:
+        subset = [r for r in results if r["set"] == name]
+        report["by_set"][name] = {
+            **_metrics(subset),
+            "latency_ms": _latency(subset),
+            "errors": sum(r["error"] is not None for r in subset),
+        }
     return report
 
 
@@ -201,6 +312,17 @@ def format_report(report: dict[str, Any], show_failures: bool = False) -> str:
         lines.append(f"    {lang:<3} n={sub['questions']:<4}{cells}")
     latency = report["latency_ms"]
     lines.append(f"  latency ms: p50 {_fmt_ms(latency['p50'])}  p95 {_fmt_ms(latency['p95'])}  (n={latency['n']})")
+    if report.get("by_set"):
+        lines.append("  by set:")
+        lines.append(
+            f"    {'set':<11} {'n':>4}  " + "  ".join(f"{name.split('_')[0]:<16}" for name in names) + "  p50 ms"
+        )
+        rows = list(report["by_set"].items())
+        if len(rows) > 1:
+            rows.append(("total", report))
+        for name, sub in rows:
+            cells = "  ".join(f"{_fmt_ratio(sub[metric]):<16}" for metric in names)
+            lines.append(f"    {name:<11} {sub['questions']:>4}  {cells}  {_fmt_ms(sub['latency_ms']['p50'])}")
     if show_failures:
         lines.append(f"\nfailures ({len(report['failures'])}):")
         lines += [_format_failure(failure) for failure in report["failures"]]
@@ -225,7 +347,8 @@ def _format_failure(result: dict[str, Any]) -> str:
     if len(text) > ANSWER_PREVIEW_CHARS:
         text = text[: ANSWER_PREVIEW_CHARS - 1] + "…"
     failed = ", ".join(checks)
-    lines = [f"- {result['id']} [{result['lang']}] failed {failed}: {result['question']}"]
+    where = f"{result['set']} {result['lang']}" if result.get("set") else result["lang"]
+    lines = [f"- {result['id']} [{where}] failed {failed}: {result['question']}"]
     if result["version"]:
         lines.append(f"    version filter: {result['version']}")
     if result["error"]:
@@ -240,10 +363,25 @@ def _format_failure(result: dict[str, Any]) -> str:
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description="Score reldocs against the evaluation set.")
-    parser.add_argument("--corpus", type=Path, default=None, help="corpus root folder")
+    parser = argparse.ArgumentParser(
+        description="Score reldocs against the evaluation sets.",
+        epilog="example: python bench/evaluate.py --set pandas --show-failures",
+    )
+    parser.add_argument("--corpus", type=Path, default=None, help="corpus root folder (the PyTorch docs)")
+    parser.add_argument(
+        "--more-corpus",
+        type=Path,
+        default=None,
+        help="folder of the other products' docs, <product>/<version>/ (default ../shared/corpus-more)",
+    )
     parser.add_argument("--index", type=Path, default=None, help="index folder (built if needed)")
-    parser.add_argument("--questions", type=Path, default=DEFAULT_QUESTIONS, help="JSONL file")
+    parser.add_argument("--questions", type=Path, default=None, help="JSONL file (default: the PyTorch set)")
+    parser.add_argument(
+        "--set",
+        choices=(*SET_NAMES, "all"),
+        default=None,
+        help="evaluation set: its questions over its product's docs alone; 'all' = every set over one index",
+    )
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
     parser.add_argument(
         "--show-failures",
@@ -268,15 +406,38 @@ def _open_kb(corpus_dir: Path, index_dir: Path, quiet: bool) -> SupportsAsk:
     return KnowledgeBase.open(settings)
 
 
+def _plan(args: argparse.Namespace) -> tuple[Path, dict[str, Path]]:
+    """The corpus folder to index and the questions file per set; raises ValueError/FileNotFoundError."""
+    pytorch_corpus = (args.corpus or default_corpus_dir()).resolve()
+    if args.set is None:
+        questions = args.questions or DEFAULT_QUESTIONS
+        name = "pytorch" if questions.resolve() == DEFAULT_QUESTIONS else questions.stem
+        if not pytorch_corpus.is_dir():
+            raise FileNotFoundError(f"corpus folder not found: {pytorch_corpus}")
+        return pytorch_corpus, {name: questions}
+    if args.questions is not None:
+        raise ValueError("--questions cannot be combined with --set (the set names its questions)")
+    names = SET_NAMES if args.set == "all" else (args.set,)
+    files = {name: set_questions(name) for name in names}
+    if args.set == "pytorch":
+        if not pytorch_corpus.is_dir():
+            raise FileNotFoundError(f"corpus folder not found: {pytorch_corpus}")
+        return pytorch_corpus, files
+    sources = set_sources(args.set, pytorch_corpus, (args.more_corpus or default_more_dir()).resolve())
+    return stage_corpus(sources, staged_corpus_dir(args.set, sources)), files
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command-line entry point; returns the exit status."""
     args = _parse_args(argv)
-    corpus_dir = (args.corpus or default_corpus_dir()).resolve()
-    if not corpus_dir.is_dir():
-        print(f"error: corpus folder not found: {corpus_dir}", file=sys.stderr)
+    try:
+        corpus_dir, files = _plan(args)
+    except (OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
         return 2
     try:
-        questions = load_questions(args.questions)
+        sets = {name: load_questions(path) for name, path in files.items()}
+        check_unique_ids(sets)
     except (OSError, TypeError, ValueError) as exc:
         print(f"error: cannot load questions: {exc}", file=sys.stderr)
         return 2
@@ -291,13 +452,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
 
-    report = evaluate(kb, questions)
+    report = evaluate_sets(kb, sets)
     if args.json:
         if not args.show_failures:
             report = {key: value for key, value in report.items() if key != "failures"}
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json.dumps({"set": args.set or next(iter(sets)), **report}, indent=2, ensure_ascii=False))
     else:
-        print(f"corpus: {corpus_dir}\nindex: {index_dir}\nquestions: {args.questions}")
+        questions = ", ".join(str(path) for path in files.values())
+        print(f"corpus: {corpus_dir}\nindex: {index_dir}\nquestions: {questions}")
         print(format_report(report, show_failures=args.show_failures))
     return 0
 
