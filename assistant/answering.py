@@ -32,7 +32,9 @@ HEADING_ENTRY = -1  # a sentence-like heading leads every entry under it
 _DIRECTIVE = re.compile(
     r"^(?:to [^,]{3,60},\s*)?(?:please\s+)?(?:use|call|set|pass|import|migrate|replace|update|install|enable|"
     r"disable|remove|switch|wrap|add|opt|build|upgrade|downgrade|move|rename)\b"
-    r"|\b(?:should|must|need to|please)\b|\binstead\b(?!\s+of)",
+    r"|\b(?:should|must|need to|please)\b|\binstead\b(?!\s+of)"
+    # The fix stated as what to use: "X may be used", "is recommended", "in favour of Y", "replaced by Y".
+    r"|\b(?:may|can) be (?:used|passed|called|set)\b|\brecommended\b|\bin fav(?:ou|o)r of\b|\breplaced (?:by|with)\b",
     re.IGNORECASE,
 )
 _GLUED_NUMBER = re.compile(r"^\d{1,2}(?=[A-Z])")  # "1If building…" from a flattened numbered list
@@ -92,7 +94,8 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
         stripped = line.strip()
         if not stripped or _LABEL.match(stripped):
             flush()  # "✓Solution" heads the next sentences; it is not part of them
-        elif _BULLET.match(line) and not stripped.startswith(("`", "*")):
+        elif _BULLET.match(line) and not stripped.startswith("`") and not re.match(r"\*\S", stripped):
+            # "* entry" is a bullet; "*emphasis*" at the start of a line is not
             flush()
             entry += 1
             paragraph.append(_GLUED_NUMBER.sub("", _BULLET.sub("", line).strip()))
@@ -220,10 +223,29 @@ class ExtractiveAnswerer:
             fix = next(
                 (c for c in ranked if c.unit.directive and c.p_idx < 3 and c.coverage >= 0.5 * ranked[0].coverage),
                 None,
-            )
+            ) or self._next_instruction(ranked[0], passages)  # type: ignore[arg-type]
             if fix is not None:
                 groups.setdefault(fix.p_idx, []).append(fix)
         return [self._with_leads(sorted(g, key=lambda s: s.u_idx), passages) for g in groups.values()]
+
+    def _next_instruction(self, top: Scored, passages: list[Passage]) -> Scored | None:
+        """The first instruction after the best sentence, in its passage or the next ones of its section (a
+        "Migration" subsection): the fix to a change is often written right after it, in words the question
+        does not share ("use `aliased()`", "pass the engine"). A passage it comes from is added to `passages`."""
+        units = units_of(passages[top.p_idx].chunk)
+        i = next((i for i in range(top.u_idx + 1, len(units)) if units[i].directive), None)
+        if i is not None:
+            return Scored(top.score, 0.0, top.p_idx, i, units[i])
+        following = getattr(self.stats, "following", None)
+        for chunk in following(passages[top.p_idx].chunk) if following else ():
+            lead = next((u for u in units_of(chunk) if u.directive), None)
+            if lead is not None:
+                at = next((n for n, p in enumerate(passages) if p.chunk.id == chunk.id), None)
+                if at is None:
+                    passages.append(Passage(chunk, passages[top.p_idx].score))
+                    at = len(passages) - 1
+                return Scored(top.score, 0.0, at, units_of(chunk).index(lead), lead)
+        return None
 
     def _with_leads(self, group: list[Scored], passages: Sequence[Passage]) -> list[Scored]:
         """A sentence from inside an entry brings the entry's first sentence, which says what changed."""
@@ -247,6 +269,7 @@ class ExtractiveAnswerer:
         return f"{product.name} {chunk.version}" if product else chunk.version
 
     def stream(self, query: Query, passages: Sequence[Passage]) -> Iterator[Answer]:
+        passages = list(passages)  # a how-question's fix may come from the passage after the best one
         groups = self.choose(query, passages)
         if not groups:
             yield refusal(query)

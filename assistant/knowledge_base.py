@@ -14,7 +14,7 @@ from assistant.answering import Answerer, ExtractiveAnswerer
 from assistant.embeddings import Embedder, SentenceTransformerEmbedder
 from assistant.messages import say
 from assistant.models import Answer, Passage
-from assistant.query import Query, build_query
+from assistant.query import Query, build_query, with_spellings
 from assistant.refusals import refusal
 from assistant.retrieval import HybridRetriever
 from assistant.settings import Settings
@@ -95,6 +95,7 @@ class KnowledgeBase:
         q = build_query(
             query, self.retriever.catalog, version=version, product=product, max_chars=self.settings.max_question_chars
         )
+        q = with_spellings(q, self.retriever.spellings)
         return self.retriever.search(q, k)
 
     def ask(
@@ -133,7 +134,7 @@ class KnowledgeBase:
         """The question made searchable; with a condenser, a follow-up is first rewritten to stand alone."""
         catalog = self.retriever.catalog
         limits = {"version": version, "product": product, "max_chars": self.settings.max_question_chars}
-        query = build_query(question, catalog, history=history, **limits)
+        query = with_spellings(build_query(question, catalog, history=history, **limits), self.retriever.spellings)
         if self.condenser is None or not any(h.strip() for h in history):
             return query
         started = time.perf_counter()
@@ -141,7 +142,7 @@ class KnowledgeBase:
         timings["condense"] = (time.perf_counter() - started) * 1e3
         if not standalone:
             return query
-        searched = build_query(standalone, catalog, **limits)
+        searched = with_spellings(build_query(standalone, catalog, **limits), self.retriever.spellings)
         # The user's own words and language stay what the answer is for; only what is searched changes.
         return replace(
             searched,
@@ -159,9 +160,11 @@ class KnowledgeBase:
             return
         passages = self.retriever.search(query, ANSWER_PASSAGES, timings)
         started = time.perf_counter()
-        no = self._evidence_check(query, passages)
-        if no is not None:
-            yield no
+        reason = self._evidence(query, passages)
+        if reason is None and query.prefer and not query.versions:
+            passages, reason = self._from_release(query, passages)
+        if reason is not None:
+            yield refusal(query, reason)
             return
         yield from self.answerer.stream(query, passages)
         timings["answer"] = (time.perf_counter() - started) * 1e3
@@ -170,18 +173,31 @@ class KnowledgeBase:
         reason = refusals.before_search(query, self.retriever.catalog)
         return None if reason is None else refusal(query, reason)
 
-    def _evidence_check(self, query: Query, passages: Sequence[Passage]) -> Answer | None:
-        reason = self._evidence(query, passages) or self._release(query, passages)
-        return None if reason is None else refusal(query, reason)
-
     def _evidence(self, query: Query, passages: Sequence[Passage]) -> refusals.Reason | None:
         best = self.extractive.best_coverage(query, passages)
         return refusals.after_search(query, passages, self.retriever, best)
 
-    def _release(self, query: Query, passages: Sequence[Passage]) -> refusals.Reason | None:
-        if not query.prefer or query.versions:
-            return None
-        own = [p for p in passages if p.chunk.version in query.prefer and self._in_products(p, query)]
+    def _from_release(
+        self, query: Query, passages: Sequence[Passage]
+    ) -> tuple[Sequence[Passage], refusals.Reason | None]:
+        """The passages to answer a question about a release from, or why that release can't answer it.
+
+        When the top passages hold too little of the release asked about, that release is searched alone: its
+        answer may rank below other releases' near matches.
+        """
+        reason = self._release(query, passages, self._own(query, passages))
+        if reason is None:
+            return passages, None
+        only = replace(query, versions=query.prefer, products=query.products or query.prefer_products)
+        narrowed = self.retriever.search(only, ANSWER_PASSAGES)
+        if narrowed and self._release(query, [*narrowed, *passages], narrowed) is None:
+            return narrowed, None
+        return passages, reason
+
+    def _own(self, query: Query, passages: Sequence[Passage]) -> list[Passage]:
+        return [p for p in passages if p.chunk.version in query.prefer and self._in_products(p, query)]
+
+    def _release(self, query: Query, passages: Sequence[Passage], own: Sequence[Passage]) -> refusals.Reason | None:
         best = self.extractive.best_coverage
         coverage = (best(query, own) if own else 0.0, best(query, passages))
         return refusals.release(query, passages, own, bool(own) and self._evidence(query, own) is None, coverage)

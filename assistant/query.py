@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 
 from assistant.catalog import Catalog
-from assistant.text import STOPWORDS, content_terms, detect_language, fold
+from assistant.text import STOPWORDS, content_terms, detect_language, fold, is_identifier
 
+_MAJOR = re.compile(r"(?<![\w.])[vV]?(\d{1,2})(?![\w.]|\.\d)")
 _VERSION = re.compile(r"(?<![\w.])v?(\d{1,2})\.(\d{1,2})(?:\.(\d{1,2}))?(?![\w]|\.\d)")
 
 # Release-doc vocabulary, French to English, so a French question reaches English passages lexically too.
@@ -114,7 +115,9 @@ class Query:
     unknown_versions: tuple[str, ...] = ()  # "PyTorch 1.13" when 1.13 is not indexed
     names: tuple[str, ...] = ()  # proper names and literals the question hinges on ("TensorFlow", "hyperdrive")
     asks_how: bool = False  # wants a fix or replacement ("how do I…", "what instead"), not just a fact
-    spellings: tuple[tuple[str, tuple[str, ...]], ...] = ()  # symbol term -> the docs' spellings via aliases
+    # A symbol term and the other ways the docs write it (`np.float_` -> `numpy.float_`, `df.append` ->
+    # `DataFrame.append`): filled in by the knowledge base from its index, see `with_spellings`.
+    spellings: tuple[tuple[str, tuple[str, ...]], ...] = ()
     products: tuple[str, ...] = ()  # hard filter (the caller's --product), as chunks spell the product
     prefer_products: tuple[str, ...] = ()  # products the question names; their passages rank higher
 
@@ -171,6 +174,18 @@ def _scan_versions(text: str, catalog: Catalog) -> tuple[list[str], list[str], s
             unknown.append(m.group(0).lstrip("v"))
         else:
             continue
+        rest = rest[: m.start()] + " " + rest[m.end() :]
+    # A bare major right after a product's name ("Pydantic V3", "pandas 3", "Django 6") is that product's too.
+    for m in reversed(list(_MAJOR.finditer(rest))):
+        before = re.findall(r"[\w+]+", rest[max(0, m.start() - 24) : m.start()].lower())
+        owner = catalog.product(before[-1]) if before else None
+        if owner is None:
+            continue
+        matches = [v for v in owner.versions if _version_key(v)[:1] == (int(m.group(1)),)]
+        if matches:
+            found += [v for v in matches if v not in found]
+        else:
+            unknown.append(m.group(1))
         rest = rest[: m.start()] + " " + rest[m.end() :]
     return found[::-1], unknown[::-1], rest
 
@@ -268,26 +283,22 @@ def build_query(
             versions = (version,)
     # Naming every product of the index singles none out.
     prefer_products = tuple(sorted(s for p in named for s in p.spellings)) if len(named) < len(catalog.products) else ()
-    # `np.float_` is searched as `numpy.float_` too, when the docs' code imports numpy as np.
-    spellings = tuple((t, tuple(alts[1:])) for t in content_terms(text) if len(alts := catalog.spellings(t)) > 1)
-    if spellings:
-        text = f"{text} {' '.join(a for _, alts in spellings for a in alts)}"
     topic = _without_product_names(
         without_versions(translate_french(text) if language == "fr" else text, catalog), catalog
     )
+    terms = content_terms(topic)
     return Query(
         question=question,
         text=text,
         language=language,
         # Terms weigh the evidence: a French word with an English equivalent counts once, in English; a product's
         # own name says which docs to read, not what the question is about.
-        terms=tuple(content_terms(topic)),
+        terms=tuple(terms),
         versions=versions,
         prefer=tuple(prefer),
         unknown_versions=tuple(unknown),
         names=tuple(proper_names(question)),
         asks_how=bool(_HOW.search(question)),
-        spellings=spellings,
         products=products,
         prefer_products=prefer_products,
     )
@@ -299,3 +310,12 @@ def _without_product_names(text: str, catalog: Catalog) -> str:
     return re.sub(
         r"(?<![\w.])[A-Za-z][\w+-]*(?![\w.])", lambda m: " " if fold(m.group(0)) in words else m.group(0), text
     )
+
+
+def with_spellings(query: Query, spell: Callable[[str], Sequence[str]]) -> Query:
+    """`query` with the docs' spellings of its code symbols: they count as the same term, and are searched too."""
+    spellings = tuple((t, tuple(alts)) for t in query.terms if is_identifier(t) and (alts := spell(t)))
+    if not spellings:
+        return query
+    extra = " ".join(a for _, alts in spellings for a in alts[:3])
+    return replace(query, spellings=spellings, text=f"{query.text} {extra}")

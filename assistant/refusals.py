@@ -21,7 +21,7 @@ from assistant.text import is_identifier, is_symbol, tokens
 # passage this close in embedding space (paraphrased questions share few words with the docs).
 MIN_COVERAGE = 0.3
 MIN_SIMILARITY = 0.4
-OWN_RELEASE = 0.8  # the named release's passages must cover the question about as well as the best do
+OWN_RELEASE = 0.6  # the named release's passages must cover the question at least this well, relative to the best
 
 Kind = Literal["release_not_indexed", "no_topic", "unknown_names", "weak_evidence", "other_releases"]
 
@@ -141,7 +141,8 @@ def missing_symbols(query: Query, stats: TermStats) -> list[str]:
         # member (`ndarray.newbyteorder`, `DataFrame.append`).
         last = parts[-1]
         member = len(parts) == 2 and len(last) >= 4 and all(stats.knows(t) for t in tokens(last))
-        if not (is_symbol(last) and stats.knows(last)) and not member and not all(stats.knows(p) for p in parts):
+        spelled = all(stats.knows(p) or ((t := tokens(p)) and all(stats.knows(x) for x in t)) for p in parts)
+        if not (is_symbol(last) and stats.knows(last)) and not member and not spelled:
             missing.append(term)
     return missing
 

@@ -71,13 +71,60 @@ class HybridRetriever:
         self._idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
         self._max_idf = math.log(1 + (n + 0.5) / 0.5)
         self._vocab = sorted(self._idf)
+        # Dotted names by their last parts: a question says `finders.find` or `GeoIP2.coords` where the docs
+        # write the full path.
+        self._tails: dict[str, list[str]] = {}
+        self._members: dict[str, list[str]] = {}  # "append" -> ["dataframe.append", "series.append"]
+        for token in self._vocab:
+            parts = token.split(".")
+            if len(parts) < 2 or not all(parts):
+                continue
+            for i in range(1, len(parts) - 1):
+                tails = self._tails.setdefault(".".join(parts[i:]), [])
+                if len(tails) < SYMBOL_HITS:
+                    tails.append(token)
+            members = self._members.setdefault(parts[-1], [])
+            if len(members) < SYMBOL_HITS:
+                members.append(token)
 
     def idf(self, token: str) -> float:
         """Rarity of an index token; unseen tokens get the maximum."""
         return self._idf.get(token, self._max_idf)
 
     def knows(self, token: str) -> bool:
-        return token in self._idf
+        """The index holds `token`, or a dotted name that ends with it or starts with it (`finders.find` is in
+        `staticfiles.finders.find`, `django.utils.timezone` in `django.utils.timezone.utc`)."""
+        return token in self._idf or token in self._tails or ("." in token and self.knows_prefix(token + "."))
+
+    def following(self, chunk: Chunk, n: int = 3) -> list[Chunk]:
+        """Up to `n` chunks after `chunk` in its document, within its parent section."""
+        i = self.by_id.get(chunk.id)
+        if i is None:
+            return []
+        parent = chunk.section.rsplit(" › ", 1)[0]
+        out = []
+        for other in self.chunks[i + 1 : i + 1 + n]:
+            if other.source != chunk.source or not other.section.startswith(parent):
+                break
+            out.append(other)
+        return out
+
+    def spellings(self, symbol: str) -> list[str]:
+        """Other ways the docs write a symbol of a question: through import aliases (`np.float_` ->
+        `numpy.float_`), as the end of a longer dotted name (`finders.find`), and for a member used through a
+        receiver of unknown type (`df.append`, `arr.newbyteorder`), the docs' `Class.member` names."""
+        alts = [a for a in self.catalog.spellings(symbol)[1:] if self.knows(a)]
+        if symbol not in self._idf:
+            alts += self._tails.get(symbol, [])
+            head, _, member = symbol.rpartition(".")
+            receiver = head and "." not in head and not self.catalog.product(head) and head not in self.catalog.aliases
+            if receiver and len(member) >= 4:
+                alts += self._members.get(member, [])
+        return list(dict.fromkeys(a for a in alts if a != symbol))
+
+    def spelled_in_index(self, symbol: str) -> list[str]:
+        """The indexed dotted names a symbol stands for: itself, or the longer names that end with it."""
+        return [symbol] if symbol in self._idf else self._tails.get(symbol, [])
 
     def knows_prefix(self, prefix: str) -> bool:
         """Some indexed token starts with `prefix` ("c++" for "c++20")."""
@@ -123,8 +170,10 @@ class HybridRetriever:
         spelled = dict(query.spellings)
         for term in query.terms:
             for spelling in (term, *spelled.get(term, ())):
-                if is_identifier(spelling) and self.knows(spelling):
-                    scores = self._within_versions(self.bm25.get_scores([spelling]), query)
+                if not is_identifier(spelling):
+                    continue
+                for indexed in self.spelled_in_index(spelling):
+                    scores = self._within_versions(self.bm25.get_scores([indexed]), query)
                     hits.update(int(i) for i in np.flatnonzero(scores)[:SYMBOL_HITS])
         return hits
 
