@@ -22,7 +22,7 @@ from ingest.loader import Document
 
 # 3: bodies extracted by ingest.markup (HTML rows are "- " entries, links checked)
 # 4: RST parsed by docutils (ingest.rst); changelog releases attributed to their own versions (ingest.changelog)
-CHUNKER_VERSION = 4
+CHUNKER_VERSION = 5
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -19,24 +19,14 @@ import re
 from html.parser import HTMLParser
 
 from assistant.untrusted import BLOCKS, DROP, ELEMENTS, HEADINGS, is_word_in_brackets, safe_url, without_controls
+from ingest.markdown_blocks import markdown_blocks
 
 
 def markdown_text(body: str) -> str:
     """A Markdown, plain-text or RST body with its inline HTML turned into text and its links checked."""
     text, saved = protect(body)
-    text = check_links(_convert(_mkdocs_labels(text), html=False))
+    text = check_links(_convert(markdown_blocks(text), html=False))
     return without_controls(restore(text, saved))
-
-
-# MkDocs (Material) block syntax, common in Python projects' Markdown docs: `!!! note "Title"` admonitions and
-# `=== "Tab"` content tabs. Their markers become plain labels; the indented content under them stays.
-_ADMONITION = re.compile(r'^(\s*)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"([^"]*)")?\s*$', re.MULTILINE)
-_TAB = re.compile(r'^(\s*)===\+?\s+"([^"]+)"\s*$', re.MULTILINE)
-
-
-def _mkdocs_labels(text: str) -> str:
-    text = _ADMONITION.sub(lambda m: f"{m[1]}{m[3] or m[2].capitalize()}:", text)
-    return _TAB.sub(lambda m: f"{m[1]}{m[2].strip('`')}:", text)
 
 
 def html_to_markdown(html: str) -> str:

@@ -164,3 +164,16 @@ def test_html_pages_are_parsed_once() -> None:
 
 def test_strip_markup_consumes_balanced_parentheses_and_keeps_words_in_angle_brackets() -> None:
     assert strip_markup("[click](javascript:alert(1)) for help with <tensor>") == "click for help with <tensor>"
+
+
+def test_pipe_tables_become_entries_with_their_headers() -> None:
+    text = markdown_text(
+        "| Pydantic V1 | Pydantic V2 |\n| --- | :---: |\n| `dict()` | `model_dump()` |\n| `json()` | |\n"
+    )
+    assert text.splitlines() == ["- Pydantic V1: `dict()` — Pydantic V2: `model_dump()`", "- Pydantic V1: `json()`"]
+
+
+def test_mkdocs_admonitions_and_tabs_are_labels() -> None:
+    text = markdown_text('!!! warning "Careful"\n    body\n\n=== "`pydantic<3`"\n\n    ```py\n    x | y\n    ```\n')
+    assert text.startswith("Careful:\n    body") and "`pydantic<3`:" in text and "!!!" not in text and "===" not in text
+    assert "x | y" in text  # code is set aside: no table made of it

@@ -2,7 +2,7 @@
 
 Everything here but the last test needs no model: file format, counts, that every expected phrase is
 really in the docs it cites, corpus staging and the per-set report. The slow test runs each set over
-its own index and the combined one; floors come later.
+its own index and the combined one, against regression floors.
 """
 
 from __future__ import annotations
@@ -223,10 +223,20 @@ def test_cli_rejects_questions_with_set_and_a_missing_product_folder(tmp_path: P
     assert "--questions cannot be combined with --set" in err and "corpus folder not found" in err
 
 
+# Regression floors, about one question under what the pipeline scores today (issue 10 aims at 0.9 everywhere).
+FLOORS = {
+    "pandas": {"answer_acc": 0.7, "source_acc": 0.9, "refusal_acc": 0.75},
+    "sqlalchemy": {"answer_acc": 0.72, "source_acc": 0.94, "refusal_acc": 0.87},
+    "pydantic": {"answer_acc": 0.76, "source_acc": 0.94, "refusal_acc": 0.5},
+    "django": {"answer_acc": 0.92, "source_acc": 0.97, "refusal_acc": 0.62},
+    "all": {"answer_acc": 0.82, "source_acc": 0.95, "refusal_acc": 0.84},
+}
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("name", [*PRODUCT_SETS, "all"])
 def test_product_set_runs(name: str, tmp_path: Path, embedder: Any) -> None:
-    """Each set over its own index (and every set over the combined one) runs end to end; floors come later."""
+    """Each set over its own index (and every set over the combined one) end to end, above its floors."""
     if not MORE_CORPUS.is_dir() or (name == "all" and not SHARED_CORPUS.is_dir()):
         pytest.skip("../shared corpora are not present")
     from assistant.knowledge_base import KnowledgeBase
@@ -243,3 +253,6 @@ def test_product_set_runs(name: str, tmp_path: Path, embedder: Any) -> None:
     assert report["questions"] == sum(len(q) for q in sets.values())
     assert report["errors"] == 0
     assert set(report["by_set"]) == set(names)
+    rates = {k: report[k]["rate"] for k in ("answer_acc", "source_acc", "refusal_acc")}
+    floors = FLOORS[name]
+    assert all(rates[k] >= floors[k] for k in floors), (rates, floors)

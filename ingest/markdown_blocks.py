@@ -1,0 +1,48 @@
+"""Markdown block syntax beyond CommonMark that release docs use, read as plain structure: MkDocs (Material)
+admonitions and content tabs, and GitHub pipe tables.
+
+Hand-written line rules: markdown-it-py would parse tables, but its tokens would have to be turned back into the
+Markdown the chunker reads; these few patterns do that directly. Code is set aside before they run.
+"""
+
+from __future__ import annotations
+
+import re
+
+# MkDocs (Material) block syntax, common in Python projects' Markdown docs: `!!! note "Title"` admonitions and
+# `=== "Tab"` content tabs. Their markers become plain labels; the indented content under them stays.
+_ADMONITION = re.compile(r'^(\s*)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"([^"]*)")?\s*$', re.MULTILINE)
+_TAB = re.compile(r'^(\s*)===\+?\s+"([^"]+)"\s*$', re.MULTILINE)
+
+
+def markdown_blocks(text: str) -> str:
+    """`text` with MkDocs admonitions and tabs as plain labels and pipe tables as entries."""
+    text = _ADMONITION.sub(lambda m: f"{m[1]}{m[3] or m[2].capitalize()}:", text)
+    return _pipe_tables(_TAB.sub(lambda m: f"{m[1]}{m[2].strip('`')}:", text))
+
+
+_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+
+
+def _pipe_tables(text: str) -> str:
+    """GitHub pipe tables as one `- ` entry per row that keeps the header's meaning, as RST tables are read:
+    `- Pydantic V1: __fields__ — Pydantic V2: model_fields`."""
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        if "|" in lines[i] and i + 1 < len(lines) and _TABLE_RULE.match(lines[i + 1]):
+            header = _cells(lines[i])
+            i += 2
+            while i < len(lines) and "|" in lines[i] and lines[i].strip():
+                pairs = [f"{h}: {c}" if h else c for h, c in zip(header, _cells(lines[i]), strict=False) if c]
+                out.append("- " + " — ".join(pairs))
+                i += 1
+            continue
+        out.append(lines[i])
+        i += 1
+    return "\n".join(out)
+
+
+def _cells(row: str) -> list[str]:
+    return [c.strip() for c in row.strip().strip("|").split("|")]
