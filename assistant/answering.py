@@ -37,6 +37,7 @@ _DIRECTIVE = re.compile(
     r"|\b(?:may|can) be (?:used|passed|called|set)\b|\brecommended\b|\bin fav(?:ou|o)r of\b|\breplaced (?:by|with)\b",
     re.IGNORECASE,
 )
+_LIST_MARK = re.compile(r"^[ \t]*(?:[-*+•●]|\d{1,3}[.)])[ \t]+", re.MULTILINE)
 _GLUED_NUMBER = re.compile(r"^\d{1,2}(?=[A-Z])")  # "1If building…" from a flattened numbered list
 
 
@@ -150,6 +151,7 @@ def excerpt(chunk: Chunk, around: str = "", limit: int = QUOTE_CHARS) -> str:
     """The passage as readable text, cut to `limit` characters while keeping `around` inside."""
     text = strip_markup(_FENCE_BLOCK.sub(" ", chunk.text))
     text = _LABEL.sub(r"\1:", text)
+    text = _LIST_MARK.sub("", text)  # the quote reads as prose: entries joined, their bullets gone
     text = re.sub(r"\s*\n\s*", " ", text)
     if len(text) <= limit:
         return text
