@@ -168,6 +168,8 @@ class ExtractiveAnswerer:
     def __init__(self, stats: TermStats, *, max_units: int = MAX_UNITS) -> None:
         self.stats = stats
         self.max_units = max_units
+        # The refusal checks ask for the same question's best coverage over the same passages more than once.
+        self._coverage: dict[tuple[object, ...], float] = {}
 
     def scored_units(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
         """Every sentence of the passages with its term coverage, best first."""
@@ -188,7 +190,12 @@ class ExtractiveAnswerer:
         return out
 
     def best_coverage(self, query: Query, passages: Sequence[Passage]) -> float:
-        return max((s.coverage for s in self.scored_units(query, passages)), default=0.0)
+        key = (id(self.stats), query, tuple((p.chunk.id, p.score) for p in passages))
+        if key not in self._coverage:
+            if len(self._coverage) > 256:
+                self._coverage.clear()
+            self._coverage[key] = max((s.coverage for s in self.scored_units(query, passages)), default=0.0)
+        return self._coverage[key]
 
     def choose(self, query: Query, passages: Sequence[Passage]) -> list[list[Scored]]:
         """Groups of sentences to quote, one group per passage, best group first."""
