@@ -25,6 +25,7 @@ SYMBOL_BONUS = 1.0 / (RRF_K + 1)  # as much as a first place in one more ranking
 CANDIDATES = 40  # taken from each ranking before fusion
 SYMBOL_HITS = 20  # a symbol found in more chunks than this is too common to single any out
 PREFERRED_BOOST = 1.6  # a version the question names outranks a slightly better match elsewhere
+PREFERRED_HITS = 10  # dense candidates of the named release/product that make a search of their own unneeded
 
 
 def fuse(dense: list[tuple[str, float]], lexical: list[tuple[str, float]]) -> dict[str, float]:
@@ -71,6 +72,7 @@ class HybridRetriever:
         self._idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
         self._max_idf = math.log(1 + (n + 0.5) / 0.5)
         self._vocab = sorted(self._idf)
+        self._last_vector: tuple[str, np.ndarray | None] = ("", None)
         # Dotted names by their last parts: a question says `finders.find` or `GeoIP2.coords` where the docs
         # write the full path.
         self._tails: dict[str, list[str]] = {}
@@ -137,7 +139,9 @@ class HybridRetriever:
         if not self.chunks:
             return []
         t0 = time.perf_counter()
-        vector = self.embedder.encode([query.text])[0]
+        last = self._last_vector  # a question searched again (its release alone) is not encoded again
+        vector = last[1] if last[0] == query.text else self.embedder.encode([query.text])[0]
+        self._last_vector = (query.text, vector)
         t1 = time.perf_counter()
         dense = self._dense(vector, query)
         t2 = time.perf_counter()
@@ -177,6 +181,14 @@ class HybridRetriever:
                     hits.update(int(i) for i in np.flatnonzero(scores)[:SYMBOL_HITS])
         return hits
 
+    def _preferred(self, cid: str, query: Query) -> bool:
+        """The chunk belongs to the release (and product) the question names."""
+        i = self.by_id.get(cid)
+        if i is None:
+            return False
+        chunk = self.chunks[i]
+        return (not query.prefer or chunk.version in query.prefer) and self._preferred_product(chunk.product, query)
+
     @staticmethod
     def _preferred_product(product: str, query: Query) -> bool:
         return not query.prefer_products or product in query.prefer_products
@@ -193,7 +205,8 @@ class HybridRetriever:
         n = min(CANDIDATES, len(self.chunks))
         only = {"versions": query.versions or None, "products": query.products or None, "manifest": self.manifest}
         hits = self.store.query(vector, n, **only)
-        if (query.prefer and not query.versions) or (query.prefer_products and not query.products):
+        wanted = (query.prefer and not query.versions) or (query.prefer_products and not query.products)
+        if wanted and sum(self._preferred(cid, query) for cid, _ in hits) < PREFERRED_HITS:
             # The preferred release's (or product's) own neighbours, so its passages are candidates even when
             # others crowd them out.
             near = {

@@ -96,3 +96,20 @@ def test_unindexed_release_of_a_product_is_refused_with_its_range(kb: KnowledgeB
 def test_every_quote_says_its_release(kb: KnowledgeBase) -> None:
     answer = kb.ask("What breaks in zeta 2.0?")
     assert answer.found and "zeta 2.0.0:" in answer.text
+
+
+class CountingEmbedder:
+    def __init__(self, inner) -> None:
+        self.inner, self.name, self.calls = inner, inner.name, 0
+
+    def encode(self, texts, **kwargs):
+        self.calls += 1
+        return self.inner.encode(texts, **kwargs)
+
+
+def test_a_release_searched_again_is_not_encoded_again(kb: KnowledgeBase, embedder) -> None:
+    counting = CountingEmbedder(embedder)
+    again = KnowledgeBase.open(kb.settings, embedder=counting)
+    counting.calls = 0
+    assert not again.ask("Did acme 2.0 deprecate Widget.resize?").found  # searched twice: all, then acme 2.0
+    assert counting.calls == 1
