@@ -43,10 +43,10 @@ def open_knowledge_base(settings: Settings, *, sync_first: bool = True, quiet: b
 
 def _echo_problems(report: SyncReport, *, skipped: str) -> None:
     """One stderr line per skipped file and per metadata field ingest cleaned or dropped (that file was indexed)."""
-    from assistant.untrusted import without_controls
+    from assistant.untrusted import one_line
 
     def echo(line: str) -> None:  # file names come from the docs' authors too: nothing a terminal acts on
-        click.echo(" ".join(without_controls(line).split()), err=True)
+        click.echo(one_line(line), err=True)
 
     for e in report.errors:
         echo(f"{skipped} {e['file']}: {e['error']}")

@@ -15,6 +15,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from assistant.models import Chunk
 from assistant.text import STOPWORDS, fold
@@ -30,12 +31,13 @@ _VERSION_WORDS = frozenset(
 )
 
 
-def _version_key(v: str) -> tuple[int, ...]:
+def version_key(v: str) -> tuple[int, ...]:
+    """Numeric parts of a version, for ordering and for matching major.minor(.patch)."""
     return tuple(int(p) if p.isdigit() else 0 for p in re.split(r"[.\-+_]", v))
 
 
 def sort_versions(versions: Iterable[str]) -> list[str]:
-    return sorted(set(versions), key=_version_key)
+    return sorted(set(versions), key=version_key)
 
 
 @dataclass(frozen=True)
@@ -78,7 +80,7 @@ class Catalog:
             products.append(Product(name, versions, spelled, frozenset(modules), frozenset(fold(w) for w in words)))
         products.sort(key=lambda p: p.key)
         naming = {w for p in products for w in p.words}
-        indexed = {_version_key(v)[:2] for p in products for v in p.versions}
+        indexed = {version_key(v)[:2] for p in products for v in p.versions}
         return cls(tuple(products), aliases, frozenset(_other_versioned(chunks, naming, indexed)))
 
     @classmethod
@@ -86,7 +88,7 @@ class Catalog:
         """A catalog of one unnamed product (for callers that only know the versions)."""
         return cls((Product("", tuple(sort_versions(versions))),))
 
-    @property
+    @cached_property  # read for every question
     def product_words(self) -> frozenset[str]:
         return frozenset(w for p in self.products for w in p.words)
 
@@ -166,5 +168,5 @@ def _other_versioned(chunks: Sequence[Chunk], naming: set[str], indexed: set[tup
             w = fold(word)
             if w in naming or w in _VERSION_WORDS or w in STOPWORDS or w.isdigit():
                 continue
-            (release if _version_key(number)[:2] in indexed else other)[w] += 1
+            (release if version_key(number)[:2] in indexed else other)[w] += 1
     return {w for w, n in other.items() if n > release[w]}

@@ -119,7 +119,7 @@ class KnowledgeBase:
                 yield answer
         assert answer is not None
         timings["total"] = (time.perf_counter() - started) * 1e3
-        if len(" ".join(question.split())) > self.settings.max_question_chars:
+        if query.truncated:
             answer = replace(answer, notice=_joined(answer.notice, self._truncation_note(query.language)))
         yield replace(answer, final=True, timings_ms={k: round(v, 2) for k, v in timings.items()})
 
@@ -150,6 +150,7 @@ class KnowledgeBase:
             language=query.language,
             prefer=searched.prefer or query.prefer,
             prefer_products=searched.prefer_products or query.prefer_products,
+            truncated=query.truncated,
             unknown_versions=query.unknown_versions,  # a version the model made up must not cause a refusal
         )
 
@@ -194,17 +195,14 @@ class KnowledgeBase:
             return narrowed, None
         return passages, reason
 
-    def _own(self, query: Query, passages: Sequence[Passage]) -> list[Passage]:
-        return [p for p in passages if p.chunk.version in query.prefer and self._in_products(p, query)]
+    @staticmethod
+    def _own(query: Query, passages: Sequence[Passage]) -> list[Passage]:
+        return [p for p in passages if query.prefers(p.chunk)]  # `query.prefer` is set: its release
 
     def _release(self, query: Query, passages: Sequence[Passage], own: Sequence[Passage]) -> refusals.Reason | None:
         best = self.extractive.best_coverage
         coverage = (best(query, own) if own else 0.0, best(query, passages))
         return refusals.release(query, passages, own, bool(own) and self._evidence(query, own) is None, coverage)
-
-    @staticmethod
-    def _in_products(passage: Passage, query: Query) -> bool:
-        return not query.prefer_products or passage.chunk.product in query.prefer_products
 
     def _truncation_note(self, language: str) -> str:
         return say("truncated", language, n=self.settings.max_question_chars)

@@ -6,7 +6,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from assistant.catalog import Catalog
+from assistant.catalog import Catalog, version_key
+from assistant.models import Chunk
 from assistant.text import STOPWORDS, content_terms, detect_language, fold, is_identifier
 
 _MAJOR = re.compile(r"(?<![\w.])[vV]?(\d{1,2})(?![\w.]|\.\d)")
@@ -120,10 +121,12 @@ class Query:
     spellings: tuple[tuple[str, tuple[str, ...]], ...] = ()
     products: tuple[str, ...] = ()  # hard filter (the caller's --product), as chunks spell the product
     prefer_products: tuple[str, ...] = ()  # products the question names; their passages rank higher
+    truncated: bool = False  # the question was longer than `max_chars` and was cut
 
-
-def _version_key(v: str) -> tuple[int, ...]:
-    return tuple(int(p) if p.isdigit() else 0 for p in re.split(r"[.\-]", v))
+    def prefers(self, chunk: Chunk) -> bool:
+        """The chunk is of the release and product the question names (where it names them)."""
+        release = not self.prefer or chunk.version in self.prefer
+        return release and (not self.prefer_products or chunk.product in self.prefer_products)
 
 
 def _catalog(available: Sequence[str] | Catalog) -> Catalog:
@@ -162,8 +165,8 @@ def _scan_versions(text: str, catalog: Catalog) -> tuple[list[str], list[str], s
             v
             for p in candidates
             for v in p.versions
-            if _version_key(v)[:2] == (int(major), int(minor))
-            and (patch is None or _version_key(v)[2:3] == (int(patch),))
+            if version_key(v)[:2] == (int(major), int(minor))
+            and (patch is None or version_key(v)[2:3] == (int(patch),))
         ]
         if matches:
             found += [v for v in matches if v not in found]
@@ -181,7 +184,7 @@ def _scan_versions(text: str, catalog: Catalog) -> tuple[list[str], list[str], s
         owner = catalog.product(before[-1]) if before else None
         if owner is None:
             continue
-        matches = [v for v in owner.versions if _version_key(v)[:1] == (int(m.group(1)),)]
+        matches = [v for v in owner.versions if version_key(v)[:1] == (int(m.group(1)),)]
         if matches:
             found += [v for v in matches if v not in found]
         else:
@@ -255,7 +258,8 @@ def build_query(
     `available` is the index's catalog (or just its versions); `version` and `product` are hard filters.
     """
     catalog = _catalog(available)
-    question = " ".join(question.split())[:max_chars]
+    question = " ".join(question.split())
+    truncated, question = len(question) > max_chars, question[:max_chars]
     language = detect_language(question)
     text = expand_french(question) if language == "fr" else expand_synonyms(question)
     prefer, unknown, bare_question = _scan_versions(question, catalog)
@@ -301,6 +305,7 @@ def build_query(
         asks_how=bool(_HOW.search(question)),
         products=products,
         prefer_products=prefer_products,
+        truncated=truncated,
     )
 
 

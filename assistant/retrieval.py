@@ -158,7 +158,7 @@ class HybridRetriever:
             # The product a question names outranks another's near match; then the release it names.
             if query.prefer_products and chunk.product in query.prefer_products:
                 fused[cid] *= PREFERRED_BOOST
-            if query.prefer and chunk.version in query.prefer and self._preferred_product(chunk.product, query):
+            if query.prefer and query.prefers(chunk):
                 fused[cid] *= PREFERRED_BOOST
         sims, scores = dict(dense), dict(lexical)
         best = sorted(fused, key=fused.__getitem__, reverse=True)[:k]
@@ -181,18 +181,6 @@ class HybridRetriever:
                     hits.update(int(i) for i in np.flatnonzero(scores)[:SYMBOL_HITS])
         return hits
 
-    def _preferred(self, cid: str, query: Query) -> bool:
-        """The chunk belongs to the release (and product) the question names."""
-        i = self.by_id.get(cid)
-        if i is None:
-            return False
-        chunk = self.chunks[i]
-        return (not query.prefer or chunk.version in query.prefer) and self._preferred_product(chunk.product, query)
-
-    @staticmethod
-    def _preferred_product(product: str, query: Query) -> bool:
-        return not query.prefer_products or product in query.prefer_products
-
     def _within_versions(self, scores: np.ndarray, query: Query) -> np.ndarray:
         """BM25 scores with chunks outside the query's version and product filters zeroed."""
         if query.versions:
@@ -206,7 +194,8 @@ class HybridRetriever:
         only = {"versions": query.versions or None, "products": query.products or None, "manifest": self.manifest}
         hits = self.store.query(vector, n, **only)
         wanted = (query.prefer and not query.versions) or (query.prefer_products and not query.products)
-        if wanted and sum(self._preferred(cid, query) for cid, _ in hits) < PREFERRED_HITS:
+        preferred = sum(query.prefers(self.chunks[self.by_id[cid]]) for cid, _ in hits if cid in self.by_id)
+        if wanted and preferred < PREFERRED_HITS:
             # The preferred release's (or product's) own neighbours, so its passages are candidates even when
             # others crowd them out.
             near = {

@@ -165,13 +165,18 @@ def without_controls(text: str) -> str:
     return "".join(c for c in text if c in "\n\t" or unicodedata.category(c) not in ("Cc", "Cf", "Cs", "Co"))
 
 
+def one_line(text: str) -> str:
+    """`text` on one line, with nothing a terminal or chat client acts on (a newline in a title fakes no row)."""
+    return " ".join(without_controls(text).split())
+
+
 def plain_text(value: str, *, limit: int = DEFAULT_FIELD_CHARS, entities: bool = True) -> str:
     """A metadata field as one line of plain text: tags removed, entities decoded once, controls gone, capped.
 
     `entities=False` for text taken from an extracted body, whose entities were decoded already.
     """
     text = html_text(value, entities=entities) if "<" in value or "&" in value else value
-    text = " ".join(without_controls(text).split())
+    text = one_line(text)
     if len(text) > limit:
         text = text[: limit - 1].rsplit(" ", 1)[0].rstrip() + "…"
     return text

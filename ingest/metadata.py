@@ -19,6 +19,7 @@ from assistant.untrusted import (
     URL_SCHEMES,
     field_limit,
     html_text,
+    one_line,
     plain_text,
     safe_url,
     safe_version,
@@ -112,6 +113,6 @@ def text_problems(value: str, name: str) -> list[str]:
         problems.append("HTML tags removed")
     if without_controls(text) != text:
         problems.append("control characters removed")
-    if len(" ".join(without_controls(text).split())) > field_limit(name):
+    if len(one_line(text)) > field_limit(name):
         problems.append(f"cut to {field_limit(name)} characters")
     return problems

@@ -12,7 +12,7 @@ import textwrap
 from collections.abc import Sequence
 
 from assistant.models import Answer, Passage
-from assistant.untrusted import safe_url, without_controls
+from assistant.untrusted import one_line, safe_url, without_controls
 
 
 def answer_json(answer: Answer) -> str:
@@ -29,12 +29,12 @@ def answer_text(answer: Answer, *, width: int = 100) -> str:
         lines.append("")
         lines.append("Sources:")
         for c in answer.citations:
-            where = " › ".join(p for p in (_line(c.title), _line(c.section)) if p)
-            meta = ", ".join(p for p in (f"v{_line(c.version)}" if c.version else "", _line(c.kind)) if p)
+            where = " › ".join(p for p in (one_line(c.title), one_line(c.section)) if p)
+            meta = ", ".join(p for p in (f"v{one_line(c.version)}" if c.version else "", one_line(c.kind)) if p)
             lines.append(f"  [{c.n}] {where}" + (f" ({meta})" if meta else ""))
             url = safe_url(c.url)
-            lines.append(f"      {_line(c.source)}" + (f"  {url}" if url else ""))
-            quote = textwrap.shorten(_line(c.quote), width=min(width * 3, 400), placeholder=" …")
+            lines.append(f"      {one_line(c.source)}" + (f"  {url}" if url else ""))
+            quote = textwrap.shorten(one_line(c.quote), width=min(width * 3, 400), placeholder=" …")
             lines.extend(textwrap.wrap(f"“{quote}”", width=width, initial_indent="      ", subsequent_indent="      "))
     return "\n".join(lines)
 
@@ -46,17 +46,14 @@ def passages_text(passages: Sequence[Passage], *, width: int = 100) -> str:
         c = p.chunk
         sim = f"{p.similarity:.3f}" if p.similarity is not None else "-"
         bm25 = f"{p.bm25:.2f}" if p.bm25 is not None else "-"
-        out.append(f"{i:>2}. score {p.score:.4f} (cosine {sim}, bm25 {bm25})  {_line(c.source)} [v{_line(c.version)}]")
-        out.append(f"    {_line(c.section) or _line(c.title)}")
-        body = textwrap.shorten(_line(c.text), width=width * 2, placeholder=" …")
+        out.append(
+            f"{i:>2}. score {p.score:.4f} (cosine {sim}, bm25 {bm25})  {one_line(c.source)} [v{one_line(c.version)}]"
+        )
+        out.append(f"    {one_line(c.section) or one_line(c.title)}")
+        body = textwrap.shorten(one_line(c.text), width=width * 2, placeholder=" …")
         out.extend(textwrap.wrap(body, width=width, initial_indent="    ", subsequent_indent="    "))
     return "\n".join(out)
 
 
 def passages_json(passages: Sequence[Passage]) -> str:
     return json.dumps([p.to_dict() for p in passages], ensure_ascii=False)
-
-
-def _line(text: str) -> str:
-    """A doc-derived field on one line, with nothing a terminal acts on; a newline in a title cannot fake a row."""
-    return " ".join(without_controls(text).split())

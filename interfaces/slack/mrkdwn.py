@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from assistant.models import Answer, Citation
-from assistant.untrusted import looks_like_url, safe_url, url_host, without_controls
+from assistant.untrusted import looks_like_url, one_line, safe_url, url_host, without_controls
 
 SECTION_LIMIT = 3000  # Slack's cap on a section block's text
 VALUE_LIMIT = 2000  # Slack's cap on a button's value
@@ -129,18 +129,14 @@ def _destination(text: str, start: int) -> tuple[str, int] | None:
     return None
 
 
-def _one_line(text: str) -> str:
-    return " ".join(without_controls(text).split())
-
-
 def _label(label: str) -> str:
     """A link's visible text as inert mrkdwn on one line; '|' would end it early, so it becomes '¦'."""
-    return safe_text(_one_line(label).replace("|", "¦"))
+    return safe_text(one_line(label).replace("|", "¦"))
 
 
 def _disguises(label: str, host: str) -> bool:
     """True when `label`, or a URL written in it, names a host other than `host`: what a reader checks."""
-    label = _one_line(label)
+    label = one_line(label)
     words = (w.strip(_AROUND_URL) for w in label.split())
     # The whole label may be a bare host ("evil.com"); inside prose only a word with a scheme, a path or "www."
     # counts, so a title mentioning `torch.nn` keeps its link; a URL glued to other text (`src="http://…`) too.
@@ -166,9 +162,9 @@ def clip(text: str, limit: int) -> str:
 
 def source_line(c: Citation) -> str:
     """`[n] <url|Title › Section>  _v2.12.0 · kind_`, or the file path when the source has no http(s) URL."""
-    label = clip(" › ".join(p for p in map(_one_line, (c.title, c.section)) if p) or _one_line(c.source), LABEL_CHARS)
-    where = link(c.url, label) if safe_url(c.url) else f"*{_label(label)}* ({safe_text(_one_line(c.source))})"
-    meta = " · ".join(p for p in (f"v{_one_line(c.version)}" if c.version else "", _one_line(c.kind)) if p)
+    label = clip(" › ".join(p for p in map(one_line, (c.title, c.section)) if p) or one_line(c.source), LABEL_CHARS)
+    where = link(c.url, label) if safe_url(c.url) else f"*{_label(label)}* ({safe_text(one_line(c.source))})"
+    meta = " · ".join(p for p in (f"v{one_line(c.version)}" if c.version else "", one_line(c.kind)) if p)
     return f"[{c.n}] {where}" + (f"  _{safe_text(meta)}_" if meta else "")
 
 
