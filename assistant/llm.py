@@ -15,13 +15,14 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from assistant.answering import Answerer, citation, excerpt, units_of
+from assistant.answering import Answerer, citation
 from assistant.errors import ReldocsError
 from assistant.models import Answer, Citation, Passage
 from assistant.query import Query
 from assistant.refusals import refusal
 from assistant.settings import Settings
 from assistant.text import strip_markup, tokens
+from assistant.units import excerpt, units_of
 
 logger = logging.getLogger(__name__)
 
