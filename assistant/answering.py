@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
+from assistant.instructions import instructs
 from assistant.models import Answer, Chunk, Citation, Passage
 from assistant.query import Query
 from assistant.refusals import TermStats, refusal
@@ -17,6 +18,8 @@ MAX_GROUPS = 3  # passages quoted in one answer
 GROUP_RATIO = 0.8  # a further passage joins when its best sentence scores this close to the best
 PRIOR_WEIGHT = 0.25  # how much the passage's retrieval rank lifts its sentences
 LEAD_BONUS = 0.05
+FIX_RATIO = 0.6  # a how-question's best instruction is added when it scores this close to the best sentence
+INSTRUCTION_BONUS = 0.1  # a how-question's sentences that say what to do rank above those that only describe
 
 
 class Answerer(Protocol):
@@ -91,6 +94,8 @@ class ExtractiveAnswerer:
                 toks = unit.glossed if fr and unit.glossed is not None else unit.tokens
                 cov = coverage(terms, toks, context, 1.0 if unit.lead else 0.5) if terms.weights else 0.5
                 score = cov + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
+                if query.asks_how and instructs(unit.text):
+                    score += INSTRUCTION_BONUS
                 out.append(Scored(score, cov, p_idx, u_idx, unit))
         out.sort(key=lambda s: s.score, reverse=True)
         return out
@@ -111,7 +116,8 @@ class ExtractiveAnswerer:
         best = ranked[0].score
         # Where a passage in the asker's language answers as fully as the best one, it is quoted first.
         top = ranked[0].coverage
-        ranked.sort(key=lambda s: not _own_language(s, query, passages, top, GROUP_RATIO * best))
+        if any(p.chunk.language != query.language for p in passages):
+            ranked.sort(key=lambda s: not _own_language(s, query, passages, top, GROUP_RATIO * best))
         groups: dict[int, list[Scored]] = {}
         taken: list[Scored] = []
         for cand in ranked:
@@ -121,7 +127,7 @@ class ExtractiveAnswerer:
             # The best passage may add its neighbouring sentences (the fix after the change); others need
             # to be nearly as good as the best sentence to join.
             if group is not None and cand.p_idx == ranked[0].p_idx:
-                fix = query.asks_how and cand.unit.directive and cand.unit.entry == ranked[0].unit.entry
+                fix = query.asks_how and instructs(cand.unit.text) and cand.unit.entry == ranked[0].unit.entry
                 keep = (cand.coverage >= 0.5 * ranked[0].coverage or fix) and len(group) < 3
             else:
                 keep = cand.score >= GROUP_RATIO * best and len(groups) < MAX_GROUPS and group is None
@@ -133,11 +139,10 @@ class ExtractiveAnswerer:
                 continue
             groups.setdefault(cand.p_idx, []).append(cand)
             taken.append(cand)
-        if query.asks_how and not any(s.unit.directive for s in taken):
+        if query.asks_how and not any(instructs(s.unit.text) for s in taken):
             # A how-question wants the fix; quote the best instruction from the leading passages.
             fix = next(
-                (c for c in ranked if c.unit.directive and c.p_idx < 3 and c.coverage >= 0.5 * ranked[0].coverage),
-                None,
+                (c for c in ranked if instructs(c.unit.text) and c.score >= FIX_RATIO * best), None
             ) or self._next_instruction(ranked[0], passages)  # type: ignore[arg-type]
             if fix is not None:
                 groups.setdefault(fix.p_idx, []).append(fix)
@@ -148,12 +153,12 @@ class ExtractiveAnswerer:
         "Migration" subsection): the fix to a change is often written right after it, in words the question
         does not share ("use `aliased()`", "pass the engine"). A passage it comes from is added to `passages`."""
         units = units_of(passages[top.p_idx].chunk)
-        i = next((i for i in range(top.u_idx + 1, len(units)) if units[i].directive), None)
+        i = next((i for i in range(top.u_idx + 1, len(units)) if instructs(units[i].text)), None)
         if i is not None:
             return Scored(top.score, 0.0, top.p_idx, i, units[i])
         following = getattr(self.stats, "following", None)
         for chunk in following(passages[top.p_idx].chunk) if following else ():
-            lead = next((u for u in units_of(chunk) if u.directive), None)
+            lead = next((u for u in units_of(chunk) if instructs(u.text)), None)
             if lead is not None:
                 at = next((n for n, p in enumerate(passages) if p.chunk.id == chunk.id), None)
                 if at is None:

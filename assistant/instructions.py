@@ -1,0 +1,41 @@
+"""Which sentences tell the reader what to do: the part of the docs that answers a how-question.
+
+A release note states a change ("`coords()` is deprecated") and then, often, the fix ("Use `lon_lat()`
+instead", "it can be safely removed", "all stubs packages must be uninstalled"). The fix is worded as an
+imperative, a modal, or a pointer to the replacement; these phrases are English grammar, not any product's
+vocabulary.
+"""
+
+from __future__ import annotations
+
+import re
+
+_VERBS = (
+    r"use|call|set|pass|import|migrate|replace|update|install|enable|disable|remove|switch|wrap|add|opt|build|"
+    r"upgrade|downgrade|move|rename|make use of|specify|convert|change|apply|define|declare|run|uninstall|"
+    r"subclass|inherit|configure|provide|write|create"
+)
+_INSTRUCTION = re.compile(
+    # An imperative, maybe after the purpose or condition it serves: "Use X", "To keep Y, set Z",
+    # "If you still need it, install it directly", "Therefore, to ensure …, pass …".
+    rf"^(?:(?:therefore|instead|alternatively|otherwise|so),?\s*)?(?:(?:to|if|when|where|for) [^,]{{3,80}},\s*)?"
+    rf"(?:please\s+)?(?:just\s+|simply\s+)?(?:{_VERBS})\b"
+    # "The method … is to make use of X", "the recommended approach is to call Y".
+    rf"|\b(?:is|are) to (?:{_VERBS})\b"
+    # "To enable X, we enable the Y variable": the purpose, then what the docs have the reader do.
+    rf"|^(?:to|if|when) [^,]{{3,80}},\s*(?:we|you)(?: can| should| must| need to| will)? (?:{_VERBS}|enable)\b"
+    # Addressed to the reader ("you should", "applications must"); a bare "it should" describes behaviour.
+    r"|\b(?:you|users?|applications?|code|callers?|one) (?:should|must|need to|needs to|have to|has to)\b"
+    r"|\bplease\b|\binstead\b(?!\s+of)"
+    # The fix as what may or must be done to the code: "X may be used", "can be safely removed",
+    # "may be indicated explicitly", "must be uninstalled"; or where it points: "in favour of Y", "replaced by Y".
+    r"|\b(?:may|can|could|should|must)(?: now| still| also| safely| instead| simply| just| then)* be "
+    r"(?!(?:considered|expected|noted|observed|affected|impacted|used to)\b)(?:\w+ed|set|put|given|written|done)\b"
+    r"|\brecommended\b|\bin fav(?:ou|o)r of\b|\breplaced (?:by|with)\b|\bthe (?:new|preferred|modern) way\b",
+    re.IGNORECASE,
+)
+
+
+def instructs(sentence: str) -> bool:
+    """True when the sentence tells the reader what to do ("Use X instead", "Call .item()")."""
+    return bool(_INSTRUCTION.search(sentence))
