@@ -200,12 +200,14 @@ _HOW = re.compile(
     re.IGNORECASE,
 )
 _NOT_NAMES = frozenset(["ok", "okay", "faq", "api", "apis"])
-_QUOTED = re.compile(r"[\"“«]\s*([^\"”»]{2,40}?)\s*[\"”»]")
+_QUOTED = re.compile(r"[\"“«]\s*([^\"”»]{2,40}?)\s*[\"”»]|\{%-?\s*(\w{2,40})")
 
 
 def proper_names(question: str) -> list[str]:
     """CamelCase words, acronyms, capitalised words mid-sentence and quoted literals of a question."""
-    names = [m.group(1) for m in _QUOTED.finditer(question)]
+    # Quoted literals and template tag names (`{% partialdef … %}`) are names the docs must contain;
+    # a `{{ var }}` names the user's own data.
+    names = [m.group(1) or m.group(2) for m in _QUOTED.finditer(question)]
     sentence_start = True
     for m in re.finditer(r"[A-Za-z][\w+]*(?:\.\w+)*|[.?!:;]", question):
         word = m.group(0)

@@ -154,7 +154,9 @@ def unknown_names(query: Query, stats: TermStats) -> list[str]:
         return (
             stats.knows(token)
             or (token.endswith("s") and stats.knows(token[:-1]))
-            or (len(token) >= 3 and stats.knows_prefix(token))
+            # Only a name ending in a symbol extends that way; a word's stem is a prefix of unrelated words
+            # ("redi", Redis's stem, of "redirect").
+            or (len(token) >= 3 and not token[-1].isalnum() and stats.knows_prefix(token))
         )
 
     return [n for n in query.names if not all(known(t) for t in tokens(n) or [n.lower()])]
