@@ -19,7 +19,8 @@ GROUP_RATIO = 0.8  # a further passage joins when its best sentence scores this 
 PRIOR_WEIGHT = 0.25  # how much the passage's retrieval rank lifts its sentences
 LEAD_BONUS = 0.05
 FIX_RATIO = 0.6  # a how-question's best instruction is added when it scores this close to the best sentence
-INSTRUCTION_BONUS = 0.1  # a how-question's sentences that say what to do rank above those that only describe
+INSTRUCTION_BONUS = 0.1
+RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches  # a how-question's sentences that say what to do rank above those that only describe
 
 
 class Answerer(Protocol):
@@ -85,6 +86,8 @@ class ExtractiveAnswerer:
         terms = Terms.of(query, self.stats)
         fr = query.language == "fr"
         top = passages[0].score if passages and passages[0].score else 1.0
+        # A question naming a release is answered from that release's passages first (all of them when none do).
+        own_release = [bool(query.prefer) and query.prefers(p.chunk) for p in passages]
         out = []
         for p_idx, passage in enumerate(passages):
             context = frozenset(tokens(f"{passage.chunk.title} {passage.chunk.section}"))
@@ -96,6 +99,8 @@ class ExtractiveAnswerer:
                 score = cov + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
                 if query.asks_how and instructs(unit.text):
                     score += INSTRUCTION_BONUS
+                if own_release[p_idx]:
+                    score += RELEASE_BONUS
                 out.append(Scored(score, cov, p_idx, u_idx, unit))
         out.sort(key=lambda s: s.score, reverse=True)
         return out
