@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -19,8 +20,10 @@ GROUP_RATIO = 0.8  # a further passage joins when its best sentence scores this 
 PRIOR_WEIGHT = 0.25  # how much the passage's retrieval rank lifts its sentences
 LEAD_BONUS = 0.05
 FIX_RATIO = 0.6  # a how-question's best instruction is added when it scores this close to the best sentence
-INSTRUCTION_BONUS = 0.1
-RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches  # a how-question's sentences that say what to do rank above those that only describe
+INSTRUCTION_BONUS = 0.1  # a how-question's sentences that say what to do rank above those that only describe
+RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches
+BUG_FIX_PENALTY = 0.3  # sentences under a "Bug fixes" heading rank below changes, unless the question is about a bug
+_BUGS = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECASE)
 
 
 class Answerer(Protocol):
@@ -88,6 +91,9 @@ class ExtractiveAnswerer:
         top = passages[0].score if passages and passages[0].score else 1.0
         # A question naming a release is answered from that release's passages first (all of them when none do).
         own_release = [bool(query.prefer) and query.prefers(p.chunk) for p in passages]
+        # A bug fix answers a question about a bug; a user asking why behaviour changed wants the change.
+        about_bugs = bool(_BUGS.search(query.question))
+        fixes = [not about_bugs and bool(_BUGS.search(p.chunk.section)) for p in passages]
         out = []
         for p_idx, passage in enumerate(passages):
             context = frozenset(tokens(f"{passage.chunk.title} {passage.chunk.section}"))
@@ -99,6 +105,8 @@ class ExtractiveAnswerer:
                 score = cov + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
                 if query.asks_how and instructs(unit.text):
                     score += INSTRUCTION_BONUS
+                if fixes[p_idx]:
+                    score -= BUG_FIX_PENALTY
                 if own_release[p_idx]:
                     score += RELEASE_BONUS
                 out.append(Scored(score, cov, p_idx, u_idx, unit))
