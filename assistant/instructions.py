@@ -29,7 +29,7 @@ _INSTRUCTION = re.compile(
     r"|\bplease\b|\binstead\b(?!\s+of)"
     # The fix as what may or must be done to the code: "X may be used", "can be safely removed",
     # "may be indicated explicitly", "must be uninstalled"; or where it points: "in favour of Y", "replaced by Y".
-    r"|\b(?:may|can|could|should|must)(?: now| still| also| safely| instead| simply| just| then)* be "
+    r"|\b(?:may|can|could|should|must)(?: now| still| also| safely| instead| simply| just| then)* be (?:\w+ly )?"
     r"(?!(?:considered|expected|noted|observed|affected|impacted|used to)\b)(?:\w+ed|set|put|given|written|done)\b"
     r"|\brecommended\b|\bin fav(?:ou|o)r of\b|\breplaced (?:by|with)\b|\bthe (?:new|preferred|modern) way\b",
     re.IGNORECASE,

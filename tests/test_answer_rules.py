@@ -1,0 +1,131 @@
+"""The extractive answerer's ranking rules as tables: each rule, a case it decides (no model, no index)."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from assistant.answering import ExtractiveAnswerer
+from assistant.catalog import Catalog
+from assistant.instructions import instructs
+from assistant.models import Chunk, Passage
+from assistant.query import build_query, proper_names
+from assistant.refusals import unknown_names
+from assistant.text import tokens
+
+
+class Stats:
+    """Term statistics over a few chunks, as the retriever computes them over the index."""
+
+    def __init__(self, chunks: list[Chunk]) -> None:
+        self.catalog = Catalog.learn(chunks)
+        self.docs = [set(tokens(f"{c.section} {c.text}")) for c in chunks]
+        self.vocab = sorted(set().union(*self.docs))
+
+    def idf(self, token: str) -> float:
+        n = sum(token in d for d in self.docs)
+        return math.log(1 + (len(self.docs) - n + 0.5) / (n + 0.5))
+
+    def knows(self, token: str) -> bool:
+        return token in self.vocab
+
+    def knows_prefix(self, prefix: str) -> bool:
+        return any(v.startswith(prefix) for v in self.vocab)
+
+
+def chunk(text: str, section: str = "Deprecations", version: str = "2.0.0", n: int = 0) -> Chunk:
+    return Chunk(f"c{n}-{version}", text, f"p/{version}/notes.md", "Notes", "p", version, "release-notes", section)
+
+
+def answer(question: str, chunks: list[Chunk]) -> str:
+    catalog = Catalog.learn(chunks)
+    query = build_query(question, catalog)
+    answerer = ExtractiveAnswerer(Stats(chunks))  # type: ignore[arg-type]
+    passages = [Passage(c, 1.0 - i / 100) for i, c in enumerate(chunks)]
+    return list(answerer.stream(query, passages))[-1].text
+
+
+@pytest.mark.parametrize(
+    ("sentence", "instruction"),
+    [
+        ("Use `lon_lat()` instead.", True),
+        ("If you still need the package, install it directly with `pip install x[tz]`.", True),
+        ("Therefore, to ensure the start value is 1, the start value may be indicated explicitly.", True),
+        ("All stubs packages must be uninstalled for typing to work.", True),
+        ("The copy keyword has no effect, so it can be safely removed from your code.", True),
+        ("The portable way is to make use of the `Engine.begin()` context manager.", True),
+        ("To enable the warnings mode, we enable the `WARN_20=1` variable.", True),
+        ("A new parameter that can be set to a positive value.", True),
+        ("Applications should pass the engine explicitly.", True),
+        ("The `coords()` method is deprecated.", False),
+        ("This can be seen as an improvement.", False),  # "can be seen" describes, it asks nothing
+        ("It should now be considered deprecated.", False),
+        ("This default of 1 should default to the minimum.", False),  # a bare "it should" describes behaviour
+    ],
+)
+def test_instructions_are_told_by_grammar(sentence: str, instruction: bool) -> None:
+    assert instructs(sentence) is instruction
+
+
+def test_a_how_question_quotes_the_fix_of_a_later_passage() -> None:
+    chunks = [
+        chunk("Mixin columns are now sorted after the columns of the declared class in CREATE TABLE.", n=0),
+        chunk("The column order of the model above is id, col1, then the mixin columns.", n=1),
+        chunk("This column order is an improvement for most models with a mixin.", n=2),
+        chunk("To control the order, pass `sort_order` to `mapped_column()` for each column.", n=3),
+    ]
+    text = answer("Why did the column order of my mixin models change, and how do I control it?", chunks)
+    assert "sort_order" in text
+
+
+def test_a_question_naming_a_release_quotes_that_release_first() -> None:
+    chunks = [
+        chunk("Removed deprecated `is_categorical()`; use `is_categorical_dtype()` instead.", version="2.0.0", n=0),
+        chunk(
+            "Deprecated `is_categorical_dtype()`, use `isinstance(dtype, CategoricalDtype)` instead.",
+            version="2.1.0",
+            n=1,
+        ),
+    ]
+    text = answer("is_categorical_dtype warns in 2.1. What is the recommended check?", chunks)
+    assert text.startswith("- 2.1.0: ") and "isinstance" in text.splitlines()[0]
+
+
+def test_bug_fixes_rank_below_changes_unless_the_question_is_about_a_bug() -> None:
+    chunks = [
+        chunk("Bug in `value_counts()` returning a result named count instead of the column name.", "Bug fixes", n=0),
+        chunk("The result of `value_counts()` is now named count instead of the column name.", "API changes", n=1),
+    ]
+    assert "is now named count" in answer("Why is value_counts() named count instead of my column name?", chunks)
+    assert answer("Was there a bug in value_counts() and its name?", chunks).startswith("Bug in")
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("How do I use the {% partialdef %} template tag?", ["partialdef"]),
+        ("What does {{ items|length_is:3 }} become?", []),  # a variable names the user's data, not the docs'
+        ('Is "strict mode" still there?', ["strict mode"]),
+    ],
+)
+def test_template_tags_and_quotes_are_names(question: str, names: list[str]) -> None:
+    assert proper_names(question) == names
+
+
+def test_a_stem_is_not_known_through_the_words_it_prefixes() -> None:
+    stats = Stats([chunk("Requests are redirected; C++20 is required.")])
+    query = build_query("Which Redis versions and C++ compilers are supported?", ["2.0.0"])
+    assert unknown_names(query, stats) == ["Redis"]  # "redi" prefixes "redirect"; "c++" extends to "c++20"
+
+
+def test_a_how_question_adds_the_best_instruction_when_descriptions_fill_the_answer() -> None:
+    chunks = [
+        chunk("Mixin columns of a model are now sorted after the declared columns in the column order.", n=0),
+        chunk("The column order of a model with a mixin places id first, then the mixin columns.", n=1),
+        chunk("This column order of mixin models is an improvement for most models.", n=2),
+        chunk("A model whose mixin column order matters sees its mixin columns last.", n=3),
+        chunk("To keep the old order, pass `sort_order` to `mapped_column()`.", n=4),
+    ]
+    text = answer("Why did the column order of my mixin models change, and how do I control it?", chunks)
+    assert "sort_order" in text
