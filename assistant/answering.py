@@ -22,7 +22,7 @@ LEAD_BONUS = 0.05
 FIX_RATIO = 0.6  # a how-question's best instruction is added when it scores this close to the best sentence
 INSTRUCTION_BONUS = 0.1  # a how-question's sentences that say what to do rank above those that only describe
 RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches
-BUG_FIX_PENALTY = 0.3  # sentences under a "Bug fixes" heading rank below changes, unless the question is about a bug
+BUG_FIX_PENALTY = 0.2  # sentences under a "Bug fixes" heading rank below changes, unless the question is about a bug
 _BUGS = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECASE)
 
 

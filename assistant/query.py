@@ -327,3 +327,20 @@ def with_spellings(query: Query, spell: Callable[[str], Sequence[str]]) -> Query
         return query
     extra = " ".join(a for _, alts in spellings for a in alts[:3])
     return replace(query, spellings=spellings, text=f"{query.text} {extra}")
+
+
+def with_symbol_products(query: Query, catalog: Catalog, products_of: Callable[[str], frozenset[str]]) -> Query:
+    """`query` preferring the one product whose docs write all of its code symbols (`MyModel.parse_obj`),
+    when the question names no product itself: an import name is not the only way to say which one."""
+    if query.products or query.prefer_products or len(catalog.products) < 2:
+        return query
+    common: frozenset[str] | None = None
+    for term in query.terms:
+        found = products_of(term) if is_identifier(term) else frozenset()
+        if found:
+            common = found if common is None else common & found
+    if not common or len(common) != 1:
+        return query
+    (written,) = common
+    product = next(p for p in catalog.products if written in p.spellings or p.name == written)
+    return replace(query, prefer_products=tuple(sorted(product.spellings | {written})))

@@ -68,6 +68,13 @@ class HybridRetriever:
         if corpus_tokens:
             self.bm25.index(corpus_tokens, show_progress=False)
         df = Counter(t for toks in corpus_tokens for t in set(toks))
+        # Which products write each code symbol: a question naming `parse_obj` is about the product that has it.
+        self._symbol_products: dict[str, set[str]] = {}
+        if len(self.catalog.products) > 1:
+            for chunk, toks in zip(self.chunks, corpus_tokens, strict=True):
+                for t in toks:
+                    if is_identifier(t):
+                        self._symbol_products.setdefault(t, set()).add(chunk.product)
         n = max(len(corpus_tokens), 1)
         self._idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
         self._max_idf = math.log(1 + (n + 0.5) / 0.5)
@@ -116,13 +123,24 @@ class HybridRetriever:
         `numpy.float_`), as the end of a longer dotted name (`finders.find`), and for a member used through a
         receiver of unknown type (`df.append`, `arr.newbyteorder`), the docs' `Class.member` names."""
         alts = [a for a in self.catalog.spellings(symbol)[1:] if self.knows(a)]
+        # The docs may write it both ways (`GenericModel` in prose, `pydantic.generics.GenericModel` where it
+        # changed): the longer names count even when the short one is indexed too.
+        alts += self._tails.get(symbol, [])
         if symbol not in self._idf:
-            alts += self._tails.get(symbol, [])
             head, _, member = symbol.rpartition(".")
             receiver = head and "." not in head and not self.catalog.product(head) and head not in self.catalog.aliases
             if receiver and len(member) >= 4:
                 alts += self._members.get(member, [])
         return list(dict.fromkeys(a for a in alts if a != symbol))
+
+    def symbol_products(self, symbol: str) -> frozenset[str]:
+        """The products whose docs write `symbol` or one of its spellings (empty in a one-product index)."""
+        if not self._symbol_products:
+            return frozenset()
+        found: set[str] = set()
+        for name in [symbol, *self.spellings(symbol)]:
+            found |= self._symbol_products.get(name, set())
+        return frozenset(found)
 
     def spelled_in_index(self, symbol: str) -> list[str]:
         """The indexed dotted names a symbol stands for: itself, or the longer names that end with it."""
