@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from assistant.document import Entry
+
 Mode = Literal["extractive", "llm"]
 
 
@@ -22,6 +24,7 @@ class Chunk:
     section: str
     language: str = "en"
     url: str = ""
+    entries: tuple[Entry, ...] = ()  # its paragraphs, list items and code as ingest parsed them
 
 
 @dataclass(frozen=True)
@@ -34,8 +37,10 @@ class Passage:
     bm25: float | None = None  # BM25 score, when lexical search found it
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form: scores first, then the chunk's fields (`search --json`, the web API)."""
-        return {"score": self.score, "similarity": self.similarity, "bm25": self.bm25, **asdict(self.chunk)}
+        """JSON-ready form: scores first, then the chunk's fields (`search --json`, the web API); the entries
+        are left out, as they restate the text."""
+        chunk = {k: v for k, v in asdict(self.chunk).items() if k != "entries"}
+        return {"score": self.score, "similarity": self.similarity, "bm25": self.bm25, **chunk}
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from assistant.document import dumps, loads
 from assistant.errors import IndexNotReady
 from assistant.models import Chunk
 
@@ -98,7 +99,12 @@ class ChunkStore:
             for key in got:
                 got[key].extend(page[key])
         chunks = [
-            Chunk(id=i, text=doc or "", **{k: str((meta or {}).get(k, "")) for k in _META_FIELDS})
+            Chunk(
+                id=i,
+                text=doc or "",
+                **{k: str((meta or {}).get(k, "")) for k in _META_FIELDS},
+                entries=loads(str((meta or {}).get("entries", ""))),
+            )
             for i, doc, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
         ]
         order = {i: int((m or {}).get("ordinal", 0)) for i, m in zip(got["ids"], got["metadatas"], strict=True)}
@@ -148,7 +154,9 @@ class ChunkStore:
                 ids=[c.id for c in part],
                 documents=[c.text for c in part],
                 metadatas=[
-                    {**{k: getattr(c, k) for k in _META_FIELDS}, "ordinal": start + n} for n, c in enumerate(part)
+                    # The entries as one JSON string: Chroma's metadata values are scalars.
+                    {**{k: getattr(c, k) for k in _META_FIELDS}, "entries": dumps(c.entries), "ordinal": start + n}
+                    for n, c in enumerate(part)
                 ],
                 embeddings=vectors[start : start + len(part)],
             )

@@ -1,4 +1,7 @@
-"""Readable units of a chunk: the sentences and list entries an answer quotes, and a chunk as a quote."""
+"""Readable units of a chunk: the sentences and list entries an answer quotes, and a chunk as a quote.
+
+Both read the entries ingest parsed (`assistant.document`), never the chunk's Markdown: a chunk built without
+them (by hand, in a test) is read as one paragraph."""
 
 from __future__ import annotations
 
@@ -6,14 +9,12 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from assistant.document import Entry
 from assistant.models import Chunk
 from assistant.query import translate_french
 from assistant.text import sentences, strip_markup, tokens
 
 QUOTE_CHARS = 600
-_FENCE_BLOCK = re.compile(r"^\s*(`{3,}|~{3,}).*?^\s*\1\s*$", re.MULTILINE | re.DOTALL)
-_BULLET = re.compile(r"^\s*(?:[-*+●•]|\d{1,3}[.)])\s*")
-_LABEL = re.compile(r"^\s*[✓✔➜→]\s*(\w+(?: \w+)?):?\s*$", re.MULTILINE)  # "✓Solution" on a line of its own
 # A heading that states a change ("… now raises `NotImplementedError` …"), not a topic ("Release Engineering").
 _HEADLINE = re.compile(
     r"^(?=(?:\S+\s+){3,})(?=.*\b(?:is|are|was|were|now|no longer|removed?|added|changed?|fails?|deprecated|raises?|"
@@ -29,8 +30,6 @@ _DIRECTIVE = re.compile(
     r"|\b(?:may|can) be (?:used|passed|called|set)\b|\brecommended\b|\bin fav(?:ou|o)r of\b|\breplaced (?:by|with)\b",
     re.IGNORECASE,
 )
-_LIST_MARK = re.compile(r"^[ \t]*(?:[-*+•●]|\d{1,3}[.)])[ \t]+", re.MULTILINE)
-_GLUED_NUMBER = re.compile(r"^\d{1,2}(?=[A-Z])")  # "1If building…" from a flattened numbered list
 
 
 @dataclass(frozen=True)
@@ -51,12 +50,15 @@ class Unit:
         return bool(_DIRECTIVE.search(self.text))
 
 
+def entries(chunk: Chunk) -> tuple[Entry, ...]:
+    """The chunk's entries as ingest parsed them; without them (a chunk built by hand), its text as one paragraph."""
+    return chunk.entries or (Entry("paragraph", strip_markup(re.sub(r"\s*\n\s*", " ", chunk.text))),)
+
+
 @lru_cache(maxsize=8192)
 def units_of(chunk: Chunk) -> tuple[Unit, ...]:
     """Readable sentences of a chunk, code blocks and 'Version 2.11:' labels left out."""
-    text = _FENCE_BLOCK.sub("\n", chunk.text)
     out: list[Unit] = []
-    paragraph: list[str] = []
     entry = 0
     heading = chunk.section.rsplit(" › ", 1)[-1]
 
@@ -67,37 +69,28 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
     if _HEADLINE.search(heading) and ": " not in heading:
         # Some notes put the whole change in a `###` heading ("…now raises `NotImplementedError`…").
         out.append(unit(heading, True, HEADING_ENTRY))
-
-    def flush() -> None:
-        if paragraph:
-            for i, sentence in enumerate(sentences(strip_markup(" ".join(paragraph)))):
-                if len(sentence) >= 15 and not (sentence.endswith(":") and len(sentence) < 60):
-                    out.append(unit(sentence, i == 0, entry))
-            paragraph.clear()
-
-    for line in text.split("\n"):
-        stripped = line.strip()
-        if not stripped or _LABEL.match(stripped):
-            flush()  # "✓Solution" heads the next sentences; it is not part of them
-        elif _BULLET.match(line) and not stripped.startswith("`") and not re.match(r"\*\S", stripped):
-            # "* entry" is a bullet; "*emphasis*" at the start of a line is not
-            flush()
-            entry += 1
-            paragraph.append(_GLUED_NUMBER.sub("", _BULLET.sub("", line).strip()))
-        else:
-            if not paragraph and not line.startswith((" ", "\t")):
-                entry += 1  # an unindented paragraph starts an entry; indented ones continue a list entry
-            paragraph.append(stripped)
-    flush()
+    for part in entries(chunk):
+        if part.kind == "code":
+            continue
+        entry += not part.continues  # a list entry's further paragraphs are still that entry
+        for i, sentence in enumerate(sentences(part.text)):
+            if len(sentence) >= 15 and not (sentence.endswith(":") and len(sentence) < 60):
+                out.append(unit(sentence, i == 0, entry))
     return tuple(out)
 
 
 def excerpt(chunk: Chunk, around: str = "", limit: int = QUOTE_CHARS) -> str:
     """The passage as readable text, cut to `limit` characters while keeping `around` inside."""
-    text = strip_markup(_FENCE_BLOCK.sub(" ", chunk.text))
-    text = _LABEL.sub(r"\1:", text)
-    text = _LIST_MARK.sub("", text)  # the quote reads as prose: entries joined, their bullets gone
-    text = re.sub(r"\s*\n\s*", " ", text)
+    parts: list[str] = []
+    label = ""
+    for part in entries(chunk):
+        if part.kind == "code":
+            continue  # its label ("Version 2.11:") is the paragraph before it, quoted as such
+        if part.label and part.label != label:
+            parts.append(f"{part.label}:")  # "✓Solution" reads "Solution:" before what it heads
+        label = part.label
+        parts.append(part.text)  # the quote reads as prose: entries joined, their markers gone
+    text = " ".join(p for p in parts if p)
     if len(text) <= limit:
         return text
     start = max(0, text.find(around) - 80) if around and text.find(around) > limit - len(around) else 0

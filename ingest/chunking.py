@@ -1,4 +1,5 @@
-"""Structure-aware chunking: heading paths as sections, fences and list entries kept whole.
+"""Structure-aware chunking: heading paths as sections, fences and list entries kept whole; each chunk carries
+its entries (`ingest.entries`), the document model answering reads.
 
 Written by hand because langchain's MarkdownHeaderTextSplitter strips indentation (breaking code and
 nested list text) and knows no list entries; its RecursiveCharacterTextSplitter still cuts the rare
@@ -14,15 +15,18 @@ from dataclasses import dataclass, field
 
 from langchain_text_splitters import RecursiveCharacterTextSplitter
 
+from assistant.document import Entry
 from assistant.models import Chunk
-from assistant.text import strip_markup
+from assistant.text import sentences, strip_markup
 from assistant.untrusted import field_limit, plain_text
 from ingest.changelog import releases
+from ingest.entries import GLYPHS, entries_of, link_blocks
 from ingest.loader import Document
 
 # 3: bodies extracted by ingest.markup (HTML rows are "- " entries, links checked)
 # 4: RST parsed by docutils (ingest.rst); changelog releases attributed to their own versions (ingest.changelog)
-CHUNKER_VERSION = 5
+# 6: chunks carry their entries (assistant.document); labelled sections named by `sentences`
+CHUNKER_VERSION = 6
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 
@@ -31,7 +35,7 @@ _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
 _ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,3}[.)])\s+")
 # Extraction already drops table-of-contents entries; documents built by hand (bench, tests) still have them.
 _TOC_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\(#[^)]*\)\s*$")
-_GLYPH = re.compile(r"^\s*[●•▪■◆◦►▶]\s*")
+_GLYPH = re.compile(rf"^\s*[{GLYPHS}]\s*")
 # Only link reference definitions (`[1.2.0]: https://…/compare/v1.2.0 "title"`), as Keep a Changelog ends with.
 _DEFINITIONS = re.compile(
     r"""(?:[ ]{0,3}\[[^\]\n]+\]:[ \t]*(?:<[^>\n]*>|\S+)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*(?:\n|$))+"""
@@ -194,14 +198,15 @@ def text_blocks(text: str) -> Iterator[Block]:
 
 
 def _first_sentence(text: str, limit: int = 90) -> str:
-    sentence = re.split(r"(?<=[.!?])\s", text.replace("`", "").strip(), maxsplit=1)[0].rstrip(".")
+    sentence = next(iter(sentences(" ".join(text.replace("`", "").split()))), "").rstrip(".")
     return sentence if len(sentence) <= limit else sentence[:limit].rsplit(" ", 1)[0] + "…"
 
 
-def _section_name(block: Block, title: str) -> str:
+def _section_name(block: Block, title: str, entries: list[Entry]) -> str:
     parts = [p for p in block.section if p and p != title]
     if block.label:
-        parts.append(f"{block.label}: {_first_sentence(block.text)}")
+        first = next((e.text for e in entries if e.kind != "code"), "")
+        parts.append(f"{block.label}: {_first_sentence(first)}")
     return " › ".join(parts)
 
 
@@ -230,29 +235,34 @@ def _open_fence(text: str) -> str:
     return opener
 
 
-def _pack(blocks: list[Block], title: str) -> Iterator[tuple[str, str]]:
-    """Join neighbouring blocks of one section up to TARGET_CHARS; cut only oversize blocks."""
+def _pack(blocks: list[Block], title: str) -> Iterator[tuple[str, str, list[Entry]]]:
+    """Join neighbouring blocks of one section up to TARGET_CHARS; cut only oversize blocks. Each chunk comes
+    with its entries, read from its blocks (and pieces) as the parser left them."""
     pending: list[str] = []
+    pending_entries: list[Entry] = []
     pending_section: str | None = None
-    for block in blocks:
+    # Nothing readable (a lone `**`, link targets) is left out.
+    blocks = [b for b in blocks if strip_markup(b.text) and not _DEFINITIONS.fullmatch(b.text)]
+    # A table's rows are blocks of their own, so is code after its "Version 2.11:" line: read together.
+    parsed = link_blocks([entries_of(b.text, item=b.kind == "item") for b in blocks])
+    for block, entries in zip(blocks, parsed, strict=True):
         text = block.text
-        if not strip_markup(text) or _DEFINITIONS.fullmatch(text):  # nothing readable (a lone `**`, link targets)
-            continue
-        name = _section_name(block, title)
+        name = _section_name(block, title, entries)
         if pending and (name != pending_section or block.label or len("\n\n".join([*pending, text])) > TARGET_CHARS):
-            yield pending_section or "", "\n\n".join(pending)
-            pending = []
+            yield pending_section or "", "\n\n".join(pending), pending_entries
+            pending, pending_entries = [], []
         if len(text) > MAX_CHARS:
-            for piece in _cut(text):
-                yield name, piece
+            for i, piece in enumerate(_cut(text)):
+                yield name, piece, link_blocks([entries_of(piece, item=block.kind == "item" and i == 0)])[0]
             continue
         pending.append(text)
+        pending_entries += entries
         pending_section = name
         if block.label:
-            yield name, "\n\n".join(pending)
-            pending = []
+            yield name, "\n\n".join(pending), pending_entries
+            pending, pending_entries = [], []
     if pending:
-        yield pending_section or "", "\n\n".join(pending)
+        yield pending_section or "", "\n\n".join(pending), pending_entries
 
 
 def chunk_document(doc: Document) -> list[Chunk]:
@@ -273,7 +283,7 @@ def chunk_document(doc: Document) -> list[Chunk]:
     seen: dict[str, int] = {}
     chunks = []
     for version, blocks in parts:
-        for section, text in _pack(list(blocks), title):
+        for section, text, entries in _pack(list(blocks), title):
             key = f"{section}\n{text}" if version is None else f"{version}\n{section}\n{text}"
             digest = hashlib.sha1(key.encode()).hexdigest()[:16]
             seen[digest] = seen.get(digest, 0) + 1
@@ -290,6 +300,7 @@ def chunk_document(doc: Document) -> list[Chunk]:
                     section=section,
                     language=meta.get("language", "en"),
                     url=meta.get("url", ""),
+                    entries=tuple(entries),
                 )
             )
     return chunks
