@@ -21,15 +21,6 @@ _HEADLINE = re.compile(
     r"switched|renamed|moved|requires?|default|dropped|replaced|supports?)\b)"
 )
 HEADING_ENTRY = -1  # a sentence-like heading leads every entry under it
-# An instruction: an imperative ("Use X", "To keep Y, set Z"), a "should/must", or a bare "instead".
-_DIRECTIVE = re.compile(
-    r"^(?:to [^,]{3,60},\s*)?(?:please\s+)?(?:use|call|set|pass|import|migrate|replace|update|install|enable|"
-    r"disable|remove|switch|wrap|add|opt|build|upgrade|downgrade|move|rename)\b"
-    r"|\b(?:should|must|need to|please)\b|\binstead\b(?!\s+of)"
-    # The fix stated as what to use: "X may be used", "is recommended", "in favour of Y", "replaced by Y".
-    r"|\b(?:may|can) be (?:used|passed|called|set)\b|\brecommended\b|\bin fav(?:ou|o)r of\b|\breplaced (?:by|with)\b",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -43,11 +34,6 @@ class Unit:
     # A French question's terms are weighed in English (glossary words translated); a French sentence is
     # matched against them the same way. Other questions see `tokens`, the sentence's own words.
     glossed: frozenset[str] | None = None
-
-    @property
-    def directive(self) -> bool:
-        """Tells the reader what to do ("Use X instead", "Call .item()"): the answer to a how-question."""
-        return bool(_DIRECTIVE.search(self.text))
 
 
 def entries(chunk: Chunk) -> tuple[Entry, ...]:
