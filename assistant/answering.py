@@ -103,7 +103,7 @@ class ExtractiveAnswerer:
                 toks = unit.glossed if fr and unit.glossed is not None else unit.tokens
                 cov = coverage(terms, toks, context, 1.0 if unit.lead else 0.5) if terms.weights else 0.5
                 score = cov + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
-                if query.asks_how and instructs(unit.text):
+                if query.asks_how and _tells(unit):
                     score += INSTRUCTION_BONUS
                 if fixes[p_idx]:
                     score -= BUG_FIX_PENALTY
@@ -140,7 +140,7 @@ class ExtractiveAnswerer:
             # The best passage may add its neighbouring sentences (the fix after the change); others need
             # to be nearly as good as the best sentence to join.
             if group is not None and cand.p_idx == ranked[0].p_idx:
-                fix = query.asks_how and instructs(cand.unit.text) and cand.unit.entry == ranked[0].unit.entry
+                fix = query.asks_how and _tells(cand.unit) and cand.unit.entry == ranked[0].unit.entry
                 keep = (cand.coverage >= 0.5 * ranked[0].coverage or fix) and len(group) < 3
             else:
                 keep = cand.score >= GROUP_RATIO * best and len(groups) < MAX_GROUPS and group is None
@@ -152,10 +152,10 @@ class ExtractiveAnswerer:
                 continue
             groups.setdefault(cand.p_idx, []).append(cand)
             taken.append(cand)
-        if query.asks_how and not any(instructs(s.unit.text) for s in taken):
+        if query.asks_how and not any(_tells(s.unit) for s in taken):
             # A how-question wants the fix; quote the best instruction from the leading passages.
             fix = next(
-                (c for c in ranked if instructs(c.unit.text) and c.score >= FIX_RATIO * best), None
+                (c for c in ranked if _tells(c.unit) and c.score >= FIX_RATIO * best), None
             ) or self._next_instruction(ranked[0], passages)  # type: ignore[arg-type]
             if fix is not None:
                 groups.setdefault(fix.p_idx, []).append(fix)
@@ -166,12 +166,12 @@ class ExtractiveAnswerer:
         "Migration" subsection): the fix to a change is often written right after it, in words the question
         does not share ("use `aliased()`", "pass the engine"). A passage it comes from is added to `passages`."""
         units = units_of(passages[top.p_idx].chunk)
-        i = next((i for i in range(top.u_idx + 1, len(units)) if instructs(units[i].text)), None)
+        i = next((i for i in range(top.u_idx + 1, len(units)) if _tells(units[i])), None)
         if i is not None:
             return Scored(top.score, 0.0, top.p_idx, i, units[i])
         following = getattr(self.stats, "following", None)
         for chunk in following(passages[top.p_idx].chunk) if following else ():
-            lead = next((u for u in units_of(chunk) if instructs(u.text)), None)
+            lead = next((u for u in units_of(chunk) if _tells(u)), None)
             if lead is not None:
                 at = next((n for n, p in enumerate(passages) if p.chunk.id == chunk.id), None)
                 if at is None:
@@ -244,6 +244,12 @@ class Scored:
 def _own_language(s: Scored, query: Query, passages: Sequence[Passage], coverage: float, score: float) -> bool:
     same = passages[s.p_idx].chunk.language == query.language
     return same and s.coverage >= coverage - 1e-9 and s.score >= score
+
+
+def _tells(unit: Unit) -> bool:
+    """The unit says what to do: an instruction, or a row of a table (of removed names and their
+    replacements, of old and new spellings)."""
+    return unit.kind == "row" or instructs(unit.text)
 
 
 def _similar(a: Unit, b: Unit) -> bool:

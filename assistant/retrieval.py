@@ -130,7 +130,8 @@ class HybridRetriever:
             head, _, member = symbol.rpartition(".")
             receiver = head and "." not in head and not self.catalog.product(head) and head not in self.catalog.aliases
             if receiver and len(member) >= 4:
-                alts += self._members.get(member, [])
+                # `model.dict()` is `dict()` in a table of renamed methods, `BaseModel.dict` elsewhere.
+                alts += self._members.get(member, []) + ([member] if member in self._idf else [])
         return list(dict.fromkeys(a for a in alts if a != symbol))
 
     def symbol_products(self, symbol: str) -> frozenset[str]:

@@ -34,6 +34,7 @@ class Unit:
     # A French question's terms are weighed in English (glossary words translated); a French sentence is
     # matched against them the same way. Other questions see `tokens`, the sentence's own words.
     glossed: frozenset[str] | None = None
+    kind: str = "paragraph"  # the kind of entry it comes from: "paragraph", "item" or "row" (of a table)
 
 
 def entries(chunk: Chunk) -> tuple[Entry, ...]:
@@ -48,9 +49,9 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
     entry = 0
     heading = chunk.section.rsplit(" › ", 1)[-1]
 
-    def unit(text: str, lead: bool, entry: int) -> Unit:
+    def unit(text: str, lead: bool, entry: int, kind: str = "paragraph") -> Unit:
         glossed = frozenset(tokens(translate_french(text))) if chunk.language == "fr" else None
-        return Unit(text, frozenset(tokens(text)), lead, entry, glossed)
+        return Unit(text, frozenset(tokens(text)), lead, entry, glossed, kind)
 
     if _HEADLINE.search(heading) and ": " not in heading:
         # Some notes put the whole change in a `###` heading ("…now raises `NotImplementedError`…").
@@ -61,7 +62,7 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
         entry += not part.continues  # a list entry's further paragraphs are still that entry
         for i, sentence in enumerate(sentences(part.text)):
             if len(sentence) >= 15 and not (sentence.endswith(":") and len(sentence) < 60):
-                out.append(unit(sentence, i == 0, entry))
+                out.append(unit(sentence, i == 0, entry, part.kind))
     return tuple(out)
 
 
