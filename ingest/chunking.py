@@ -26,12 +26,14 @@ from ingest.loader import Document
 # 3: bodies extracted by ingest.markup (HTML rows are "- " entries, links checked)
 # 4: RST parsed by docutils (ingest.rst); changelog releases attributed to their own versions (ingest.changelog)
 # 6: chunks carry their entries (assistant.document); labelled sections named by `sentences`
-CHUNKER_VERSION = 6
+# 7: indented code blocks are code (fence_indented_code)
+CHUNKER_VERSION = 7
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+_INDENTED = re.compile(r"^(?: {4}|\t)")
 _ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,3}[.)])\s+")
 # Extraction already drops table-of-contents entries; documents built by hand (bench, tests) still have them.
 _TOC_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\(#[^)]*\)\s*$")
@@ -67,8 +69,42 @@ def clean_heading(text: str) -> str:
     return _SYMBOLS.sub("", text).strip()
 
 
+def fence_indented_code(text: str) -> str:
+    """CommonMark's indented code blocks (four spaces, after a blank line, outside a list) as fences, so they
+    are code like any other: a `    * repo_folder` tree or `    cd path` is not a list entry or a sentence."""
+    out: list[str] = []
+    lines = text.split("\n")
+    fence: str | None = None
+    in_list = False
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        opened = _FENCE.match(line)
+        if fence or opened:
+            fence = None if fence and line.strip().startswith(fence) else (fence or opened.group(1))  # type: ignore[union-attr]
+            out.append(line)
+            i += 1
+            continue
+        blank_before = not out or not out[-1].strip()
+        if line.strip() and not in_list and blank_before and _INDENTED.match(line):
+            code = []
+            while i < len(lines) and (not lines[i].strip() or _INDENTED.match(lines[i])):
+                code.append(lines[i][4:] if not lines[i].startswith("\t") else lines[i][1:])
+                i += 1
+            while code and not code[-1].strip():
+                code.pop()
+            out += ["```", *code, "```", ""]
+            continue
+        if line.strip():
+            in_list = bool(_ITEM.match(line)) or (in_list and line[:1] in " \t")
+        out.append(line)
+        i += 1
+    return "\n".join(out)
+
+
 def markdown_blocks(text: str) -> Iterator[Block]:
     """Blocks of a Markdown body; `#` lines inside fences are code, not headings."""
+    text = fence_indented_code(text)
     path: list[tuple[int, str]] = []
     block: Block | None = None
     fence: str | None = None

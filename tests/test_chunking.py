@@ -115,3 +115,18 @@ def test_strip_markup_keeps_code_stars() -> None:
     from assistant.text import strip_markup
 
     assert strip_markup("**Removed** the `**kwargs` of `f()`") == "Removed the `**kwargs` of `f()`"
+
+
+def test_indented_code_is_code_not_entries() -> None:
+    text = (
+        "If your project is:\n\n    * repo_folder\n        * my_package\n\n"
+        "Then run:\n\n    cd repo\n\n- item\n\n    more\n"
+    )
+    blocks = [(b.kind, b.text) for b in markdown_blocks(text)]
+    assert blocks == [
+        ("para", "If your project is:"),
+        ("code", "```\n* repo_folder\n    * my_package\n```"),  # a tree drawn in code, not list entries
+        ("para", "Then run:"),
+        ("code", "```\ncd repo\n```"),
+        ("item", "- item\n\n    more"),  # a list entry's own indented paragraph stays the entry's
+    ]
