@@ -19,6 +19,12 @@ MAX_GROUPS = 3  # passages quoted in one answer
 GROUP_RATIO = 0.8  # a further passage joins when its best sentence scores this close to the best
 PRIOR_WEIGHT = 0.25  # how much the passage's retrieval rank lifts its sentences
 LEAD_BONUS = 0.05
+PART_WEIGHT = 0.6  # a symbol whose parts alone are there counts this much, pro rata
+CONTEXT_WEIGHT = 0.5  # a term in the passage's title or section counts this much for a sentence
+LEAD_CONTEXT_WEIGHT = 1.0  # ... and fully for a lead sentence, which the heading speaks for
+NO_TERMS_COVERAGE = 0.5  # a question with no content terms ("what's new in 2.11?")
+NEIGHBOUR_RATIO = 0.5  # the best passage's further sentences need this share of the best coverage
+GROUP_UNITS = 3  # sentences quoted from the best passage
 FIX_RATIO = 0.6  # a how-question's best instruction is added when it scores this close to the best sentence
 INSTRUCTION_BONUS = 0.1  # a how-question's sentences that say what to do rank above those that only describe
 RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches
@@ -64,7 +70,7 @@ def coverage(terms: Terms, toks: frozenset[str], context: frozenset[str], contex
             got += context_weight * w
         elif term in terms.parts:
             parts = terms.parts[term]
-            got += 0.6 * w * len(parts & toks) / len(parts)
+            got += PART_WEIGHT * w * len(parts & toks) / len(parts)
     return got / total
 
 
@@ -101,7 +107,8 @@ class ExtractiveAnswerer:
             for u_idx, unit in enumerate(units_of(passage.chunk)):
                 # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
                 toks = unit.glossed if fr and unit.glossed is not None else unit.tokens
-                cov = coverage(terms, toks, context, 1.0 if unit.lead else 0.5) if terms.weights else 0.5
+                weight = LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT
+                cov = coverage(terms, toks, context, weight) if terms.weights else NO_TERMS_COVERAGE
                 score = cov + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
                 if query.asks_how and _tells(unit):
                     score += INSTRUCTION_BONUS
@@ -141,7 +148,7 @@ class ExtractiveAnswerer:
             # to be nearly as good as the best sentence to join.
             if group is not None and cand.p_idx == ranked[0].p_idx:
                 fix = query.asks_how and _tells(cand.unit) and cand.unit.entry == ranked[0].unit.entry
-                keep = (cand.coverage >= 0.5 * ranked[0].coverage or fix) and len(group) < 3
+                keep = (cand.coverage >= NEIGHBOUR_RATIO * ranked[0].coverage or fix) and len(group) < GROUP_UNITS
             else:
                 keep = cand.score >= GROUP_RATIO * best and len(groups) < MAX_GROUPS and group is None
             if not keep:

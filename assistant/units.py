@@ -21,6 +21,8 @@ _HEADLINE = re.compile(
     r"switched|renamed|moved|requires?|default|dropped|replaced|supports?)\b)"
 )
 HEADING_ENTRY = -1  # a sentence-like heading leads every entry under it
+MIN_SENTENCE_CHARS = 15  # shorter sentences are fragments, not answers
+INTRO_CHARS = 60  # a shorter sentence ending in ":" only introduces what follows
 
 
 @dataclass(frozen=True)
@@ -61,7 +63,7 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
             continue
         entry += not part.continues  # a list entry's further paragraphs are still that entry
         for i, sentence in enumerate(sentences(part.text)):
-            if len(sentence) >= 15 and not (sentence.endswith(":") and len(sentence) < 60):
+            if len(sentence) >= MIN_SENTENCE_CHARS and not (sentence.endswith(":") and len(sentence) < INTRO_CHARS):
                 out.append(unit(sentence, i == 0, entry, part.kind))
     return tuple(out)
 

@@ -1,0 +1,392 @@
+"""Does every heuristic earn its keep? Switch each off in turn and score every evaluation set.
+
+The heuristics and what "off" means for each are listed in `bench/ablation_table.py`. Each set's index is
+built (or reused) once with the core's ingest, exactly as `bench/evaluate.py --set S` does, and kept open.
+Each ablation patches the core's modules, clears the sentence cache, gives each knowledge base a fresh
+answerer (its coverage cache) and, where the patch acts at build time, a fresh retriever; then it asks
+every question again and records which checks and answers changed. The report,
+`docs/heuristics-ablation.md`, gives each heuristic's per-set and total deltas and a verdict: `keep`
+(switching it off loses), `harmful` (switching it off gains), `mixed` or `no-effect`.
+
+Usage (index caches live in the temp dir, so give each checkout its own):
+    TMPDIR=/tmp/mine python bench/ablation.py                  # score the five sets, write the report
+    TMPDIR=/tmp/mine python bench/ablation.py --sets pytorch pandas sqlalchemy pydantic django all
+    TMPDIR=/tmp/mine python bench/ablation.py --tests --json raw.json    # also the fast tests, per ablation
+    TMPDIR=/tmp/mine python bench/ablation.py --tests-from raw.json      # reuse those test results
+    TMPDIR=/tmp/mine python bench/ablation.py --only PRIOR_WEIGHT _HOW --out -   # a few, to stdout
+    python bench/ablation.py --pytest NAME -- tests/test_answers.py   # pytest with one heuristic off
+
+One pass over the five sets takes about 2 s in-process; the fast tests take about 30 s per ablation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import importlib
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from assistant.knowledge_base import KnowledgeBase  # noqa: E402
+from assistant.retrieval import HybridRetriever  # noqa: E402
+from assistant.units import units_of  # noqa: E402
+from bench import evaluate as ev  # noqa: E402
+from bench.ablation_table import ABLATIONS, NOT_SWITCHED, Ablation  # noqa: E402
+
+DEFAULT_OUT = REPO_ROOT / "docs" / "heuristics-ablation.md"
+SETS = ev.SET_NAMES  # pytorch and the four product sets, each over its own index
+COMBINED = "all"  # every set over one index of every product: reported apart, not in the totals
+FAST_TESTS = (
+    "tests/test_answers.py",
+    "tests/test_refusals.py",
+    "tests/test_products.py",
+    "tests/test_product_sets.py",
+    "tests/test_quotes_markup.py",
+    "tests/test_llm.py",
+)
+CHECKS = ("answer", "source", "refusal")
+Outcome = dict[str, frozenset[str]]  # question id -> the checks it fails
+
+
+class CachedEmbedder:
+    """The real embedder, remembering question vectors: an ablation rarely changes the searched text."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self._seen: dict[str, np.ndarray] = {}
+
+    def encode(self, texts: list[str], *, batch_size: int = 32) -> np.ndarray:
+        missing = [t for t in dict.fromkeys(texts) if t not in self._seen]
+        if missing:
+            self._seen.update(zip(missing, self.inner.encode(missing, batch_size=batch_size), strict=True))
+        return np.stack([self._seen[t] for t in texts])
+
+
+class Recorder:
+    """A knowledge base that remembers each answer's text and citations, to tell which answers changed."""
+
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+        self.answers: list[str] = []
+        self.lengths: list[int] = []
+
+    def ask(self, question: str, history: Sequence[str] = (), version: str | None = None) -> Any:
+        try:
+            answer = self.kb.ask(question, history, version)
+        except Exception as exc:  # `evaluate` scores it as an error; the answer still needs its place
+            self.answers.append(f"error: {type(exc).__name__}: {exc}")
+            self.lengths.append(0)
+            raise
+        cited = "".join(f"\n[{c.n}] {c.source} {c.quote}" for c in answer.citations)
+        self.answers.append(answer.text + cited)
+        self.lengths.append(len(answer.text))
+        return answer
+
+
+def _resolve(path: str) -> Any:
+    """A module, or a class inside one, by dotted path."""
+    with contextlib.suppress(ModuleNotFoundError):
+        return importlib.import_module(path)
+    parent, _, name = path.rpartition(".")
+    return getattr(_resolve(parent), name)
+
+
+@contextlib.contextmanager
+def switched_off(ablation: Ablation | None) -> Iterator[None]:
+    """The core with one heuristic at its neutral value (None: as shipped); sentence caches cleared."""
+    with contextlib.ExitStack() as stack:
+        for target, attr, value in ablation.patches if ablation else ():
+            stack.enter_context(mock.patch.object(_resolve(target), attr, value))
+        units_of.cache_clear()
+        try:
+            yield
+        finally:
+            units_of.cache_clear()
+
+
+def open_sets(names: Sequence[str]) -> dict[str, tuple[KnowledgeBase, list[dict[str, Any]]]]:
+    """Each set's knowledge base over its own corpus and index (what `evaluate.py --set S` opens)."""
+    from assistant.embeddings import SentenceTransformerEmbedder
+    from assistant.settings import Settings
+    from ingest import sync
+
+    embedder = CachedEmbedder(SentenceTransformerEmbedder(Settings().embedding_model))
+    out = {}
+    for name in names:
+        corpus_dir, files = ev._plan(argparse.Namespace(set=name, corpus=None, more_corpus=None, questions=None))
+        settings = Settings(corpus_dir=corpus_dir, index_dir=ev.default_index_dir(corpus_dir).resolve())
+        with contextlib.redirect_stdout(sys.stderr):
+            sync(settings, progress=False, embedder=embedder.inner)
+        questions = [q for path in files.values() for q in ev.load_questions(path)]
+        out[name] = (KnowledgeBase.open(settings, embedder=embedder), questions)  # type: ignore[arg-type]
+    return out
+
+
+def _fresh(kb: KnowledgeBase, *, rebuild: bool) -> KnowledgeBase:
+    """A knowledge base over the same index with a new answerer (no warm coverage cache) and, with `rebuild`,
+    a new retriever over the same chunks. The retriever's one cache, the last question's vector, is safe:
+    a text's vector does not depend on any heuristic."""
+    r = kb.retriever
+    retriever = HybridRetriever(r.store, r.manifest, r.embedder, r.chunks) if rebuild else r
+    return KnowledgeBase(kb.settings, retriever)
+
+
+def score(sets: Mapping[str, tuple[KnowledgeBase, list[dict[str, Any]]]], ablation: Ablation | None) -> dict[str, Any]:
+    """Every set asked with `ablation` switched off: per set, the metrics and each question's failed checks."""
+    out: dict[str, Any] = {}
+    with switched_off(ablation):
+        for name, (kb, questions) in sets.items():
+            recorder = Recorder(_fresh(kb, rebuild=bool(ablation and ablation.rebuild)))
+            report = ev.evaluate(recorder, questions)
+            failed: Outcome = {q["id"]: frozenset() for q in questions}
+            for f in report["failures"]:
+                checks = ("answer", "source") if f["answerable"] else ("refusal",)
+                failed[f["id"]] = frozenset(c for c in checks if not f[f"{c}_ok"])
+            counts = {c: (report[f"{c}_acc"]["count"], report[f"{c}_acc"]["total"]) for c in CHECKS}
+            answers = dict(zip((q["id"] for q in questions), recorder.answers, strict=True))
+            answered = [n for q, n in zip(questions, recorder.lengths, strict=True) if q["answerable"]]
+            out[name] = {
+                "counts": counts,
+                "failed": failed,
+                "errors": report["errors"],
+                "answers": answers,
+                "chars": sum(answered) / max(len(answered), 1),
+            }
+    return out
+
+
+def run_tests(ablation: Ablation | None, tests: Sequence[str]) -> list[str]:
+    """Failed test ids of the fast tests with `ablation` switched off, in a fresh interpreter."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--pytest", ablation.name if ablation else "", "--", *tests]
+    proc = subprocess.run(cmd, cwd=REPO_ROOT, capture_output=True, text=True, check=False)
+    failed = re.findall(r"^(?:FAILED|ERROR) (\S+)", proc.stdout, re.MULTILINE)
+    if proc.returncode not in (0, 1) or (proc.returncode == 1 and not failed):
+        failed.append(f"pytest exit {proc.returncode}")
+    return failed
+
+
+def _pytest(name: str, args: Sequence[str]) -> int:
+    """pytest with one heuristic switched off ('' for none), patched before the tests are collected."""
+    import pytest
+
+    ablation = next((a for a in ABLATIONS if a.name == name), None) if name else None
+    if name and ablation is None:
+        print(f"error: unknown heuristic {name!r}", file=sys.stderr)
+        return 2
+    with switched_off(ablation):
+        return int(pytest.main(["-q", "-p", "no:cacheprovider", "-m", "not slow", *args]))
+
+
+def _separate(result: Mapping[str, Any]) -> list[Any]:
+    return [r for name, r in result.items() if name != COMBINED]
+
+
+def _total(result: Mapping[str, Any]) -> dict[str, tuple[int, int]]:
+    return {c: tuple(sum(r["counts"][c][i] for r in _separate(result)) for i in (0, 1)) for c in CHECKS}  # type: ignore[misc]
+
+
+def _chars(result: Mapping[str, Any]) -> float:
+    return sum(r["chars"] for r in _separate(result)) / max(len(_separate(result)), 1)
+
+
+def flips(base: Mapping[str, Any], result: Mapping[str, Any], *, combined: bool = False) -> tuple[list[str], list[str]]:
+    """Checks lost and gained against the baseline, as 'set/id:check' (over the combined index or the others)."""
+    lost, gained = [], []
+    for name, r in result.items():
+        if (name == COMBINED) != combined:
+            continue
+        for qid, failed in r["failed"].items():
+            was = base[name]["failed"][qid]
+            lost += [f"{name}/{qid}:{c}" for c in sorted(failed - was)]
+            gained += [f"{name}/{qid}:{c}" for c in sorted(was - failed)]
+    return lost, gained
+
+
+def verdict(lost: Sequence[str], gained: Sequence[str]) -> str:
+    """keep: switching it off loses checks; harmful: it gains; mixed: as many each way; no-effect: none.
+    "(weak)" when every flip is in one set and the net is at most 2 checks (one question's answer and source)."""
+    if not lost and not gained:
+        return "no-effect"
+    word = "keep" if len(lost) > len(gained) else "harmful" if len(gained) > len(lost) else "mixed"
+    one_set = len({f.split("/")[0] for f in [*lost, *gained]}) == 1
+    return f"{word} (weak)" if word != "mixed" and one_set and abs(len(lost) - len(gained)) <= 2 else word
+
+
+def _delta(base: Mapping[str, tuple[int, int]], now: Mapping[str, tuple[int, int]]) -> str:
+    cells = [now[c][0] - base[c][0] for c in CHECKS]
+    return "·" if not any(cells) else "/".join(f"{d:+d}" if d else "0" for d in cells)
+
+
+def _rates(counts: Mapping[str, tuple[int, int]]) -> str:
+    return "/".join(f"{n / t:.3f}".removeprefix("0") if t else "n/a" for n, t in (counts[c] for c in CHECKS))
+
+
+def render(
+    base: Mapping[str, Any],
+    results: Mapping[str, Mapping[str, Any]],
+    tests: Mapping[str, list[str]] | None,
+    seconds: float,
+) -> str:
+    """The Markdown report."""
+    names = list(base)
+    table = {a.name: a for a in ABLATIONS}
+    head = ["heuristic", "module", "switched off", *names, "total a/s/r", "Δ total", "lost/gained", "answers changed"]
+    head.append("Δ length")
+    head += ["tests failing", "verdict"] if tests is not None else ["verdict"]
+    lines = [
+        "# Heuristics ablation",
+        "",
+        "Generated by `bench/ablation.py`; do not edit by hand. Each heuristic of the extractive answerer is",
+        "switched off alone (its neutral value: weight 0, limit lifted, a pattern that never matches, a",
+        "branch's function replaced by the identity) and every evaluation set is asked again over its own index.",
+        "Per-set cells are the change in answer/source/refusal counts against the baseline (`·` = none);",
+        "*lost/gained* count the individual question checks that switching the heuristic off breaks or fixes;",
+        "*answers changed* counts questions whose answer text or citations differ at all: a heuristic with",
+        "no flips but changed answers does something the scores cannot see (they check phrases and sources,",
+        "not length or readability); one with 0 changed answers is dead code for these sets. *Δ length* is",
+        "the change in mean answer length (answerable questions): the answer check is phrase recall, so a",
+        "change that quotes more text can gain checks without answering better.",
+        "",
+        "Verdicts: **keep** (off loses more checks than it gains), **harmful** (off gains more), **mixed**",
+        "(as many each way), **no-effect** (no question changes).",
+        "",
+        "Baseline (answer/source/refusal): "
+        + "; ".join(f"{n} {_rates(base[n]['counts'])}" for n in names)
+        + f"; total over the separate indexes {_rates(_total(base))}. {len(results)} ablations in {seconds:.0f} s.",
+        "",
+        f"The `{COMBINED}` column, where present, asks every set of one index over every product; it is not in",
+        "the totals or verdicts (its flips are listed below the table).",
+        "",
+    ]
+    if tests is not None:
+        lines += [
+            f"Tests: `{' '.join(FAST_TESTS)}` with `-m 'not slow'`, run once per ablation;",
+            f"baseline failures: {', '.join(tests.get('', [])) or 'none'}.",
+            "",
+        ]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    base_total = _total(base)
+    details: list[str] = []
+    groups: dict[str, list[str]] = {}
+    for name, result in results.items():
+        ablation = table[name]
+        lost, gained = flips(base, result)
+        total = _total(result)
+        row = [f"`{name}`", ablation.module, ablation.off]
+        row += [_delta(base[n]["counts"], result[n]["counts"]) for n in names]
+        errors = sum(r["errors"] for r in result.values())
+        answers = ((n, q, a) for n, r in result.items() if n != COMBINED for q, a in r["answers"].items())
+        changed = sum(a != base[n]["answers"][q] for n, q, a in answers)
+        row += [_rates(total), _delta(base_total, total), f"{len(lost)}/{len(gained)}"]
+        row += [f"{changed}" + (f" ({errors} errors)" if errors else "")]
+        row.append(f"{100 * (_chars(result) / _chars(base) - 1):+.0f}%")
+        failing = [t for t in (tests or {}).get(name, []) if t not in (tests or {}).get("", [])]
+        if tests is not None:
+            row.append("not run" if name not in tests else f"{len(failing)}" if failing else "**none**")
+        row.append(verdict(lost, gained))
+        word = row[-1].split()[0] if row[-1] != "no-effect" or changed else "no-effect, dead"
+        groups.setdefault(word, []).append(f"`{name}`" + (" (weak)" if row[-1].endswith("(weak)") else ""))
+        if tests is not None and name in tests and not failing:
+            groups.setdefault("unpinned", []).append(f"`{name}`")
+        lines.append("| " + " | ".join(row) + " |")
+        both = flips(base, result, combined=True)
+        if lost or gained or any(both) or (tests and tests.get(name)):
+            details.append(f"- `{name}`: lost {', '.join(lost) or '-'}; gained {', '.join(gained) or '-'}")
+            if any(both):
+                details.append(
+                    f"  - combined index: lost {', '.join(both[0]) or '-'}; gained {', '.join(both[1]) or '-'}"
+                )
+            if failing:
+                details.append(f"  - failing tests: {', '.join(failing)}")
+    summary = {
+        "keep": "Keep (switching off loses)",
+        "harmful": "Harmful (switching off gains)",
+        "mixed": "Mixed (as many checks lost as gained)",
+        "no-effect": "No effect on any score, but answers change",
+        "no-effect, dead": "No effect, no answer changes (dead for these sets)",
+        "unpinned": "Caught by no fast test",
+    }
+    lines += ["", "## Summary", ""]
+    lines += [f"- **{title}**: {', '.join(groups[key])}" for key, title in summary.items() if key in groups]
+    lines += ["", "## What changed, per heuristic", "", *details]
+    lines += ["", "## Not switched off", "", *(f"- {what}: {why}." for what, why in NOT_SWITCHED), ""]
+    return "\n".join(lines)
+
+
+def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Switch off each answerer heuristic in turn and score every evaluation set.",
+        epilog="example: TMPDIR=/tmp/mine python bench/ablation.py --tests",
+    )
+    parser.add_argument(
+        "--sets",
+        nargs="+",
+        choices=(*SETS, COMBINED),
+        default=list(SETS),
+        help="evaluation sets to score, each over its own index; 'all' adds every set over one combined index",
+    )
+    parser.add_argument("--only", nargs="+", metavar="NAME", help="only these heuristics (names as in the report)")
+    parser.add_argument("--tests", action="store_true", help="also run the fast tests under each ablation")
+    parser.add_argument("--out", default=str(DEFAULT_OUT), help="report path, '-' for stdout")
+    parser.add_argument("--json", type=Path, default=None, help="also write the raw results here")
+    parser.add_argument("--tests-from", type=Path, default=None, help="test results of an earlier --json run")
+    parser.add_argument("--pytest", metavar="NAME", default=None, help="run pytest with NAME off ('' for none)")
+    parser.add_argument("pytest_args", nargs="*", help="after --: tests for --pytest")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry point; returns the exit status."""
+    args = _parse_args(argv)
+    if args.pytest is not None:
+        return _pytest(args.pytest, args.pytest_args or FAST_TESTS)
+    chosen = [a for a in ABLATIONS if not args.only or a.name in args.only]
+    unknown = set(args.only or ()) - {a.name for a in ABLATIONS}
+    if unknown:
+        print(f"error: unknown heuristics {sorted(unknown)}", file=sys.stderr)
+        return 2
+    sets = open_sets(args.sets)
+    started = time.perf_counter()
+    base = score(sets, None)
+    print("baseline: " + "; ".join(f"{n} {_rates(r['counts'])}" for n, r in base.items()), file=sys.stderr)
+    if score(sets, None) != base:
+        print("warning: the baseline is not reproducible in-process", file=sys.stderr)
+    results = {}
+    for ablation in chosen:
+        results[ablation.name] = score(sets, ablation)
+        lost, gained = flips(base, results[ablation.name])
+        print(f"{ablation.name}: lost {len(lost)} gained {len(gained)}", file=sys.stderr)
+    seconds = time.perf_counter() - started
+    tests = json.loads(args.tests_from.read_text(encoding="utf-8"))["tests"] if args.tests_from else None
+    if args.tests:
+        tests = {"": run_tests(None, FAST_TESTS)}
+        for ablation in chosen:
+            tests[ablation.name] = run_tests(ablation, FAST_TESTS)
+            print(f"tests {ablation.name}: {len(tests[ablation.name])} failing", file=sys.stderr)
+    report = render(base, results, tests, seconds)
+    if args.json:
+        raw = {"baseline": base, "ablations": results, "tests": tests}
+        args.json.write_text(json.dumps(raw, default=sorted, indent=1), encoding="utf-8")
+    if args.out == "-":
+        print(report)
+    else:
+        Path(args.out).write_text(report, encoding="utf-8")
+        print(f"wrote {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
