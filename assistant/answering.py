@@ -26,7 +26,6 @@ NO_TERMS_COVERAGE = 0.5  # a question with no content terms ("what's new in 2.11
 NEIGHBOUR_RATIO = 0.5  # the best passage's further sentences need this share of the best coverage
 GROUP_UNITS = 3  # sentences quoted from the best passage
 FIX_RATIO = 0.6  # a how-question's best instruction is added when it scores this close to the best sentence
-INSTRUCTION_BONUS = 0.1  # a how-question's sentences that say what to do rank above those that only describe
 RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches
 BUG_FIX_PENALTY = 0.2  # sentences under a "Bug fixes" heading rank below changes, unless the question is about a bug
 _BUGS = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECASE)
@@ -110,8 +109,6 @@ class ExtractiveAnswerer:
                 weight = LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT
                 cov = coverage(terms, toks, context, weight) if terms.weights else NO_TERMS_COVERAGE
                 score = cov + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
-                if query.asks_how and _tells(unit):
-                    score += INSTRUCTION_BONUS
                 if fixes[p_idx]:
                     score -= BUG_FIX_PENALTY
                 if own_release[p_idx]:
@@ -161,31 +158,10 @@ class ExtractiveAnswerer:
             taken.append(cand)
         if query.asks_how and not any(_tells(s.unit) for s in taken):
             # A how-question wants the fix; quote the best instruction from the leading passages.
-            fix = next(
-                (c for c in ranked if _tells(c.unit) and c.score >= FIX_RATIO * best), None
-            ) or self._next_instruction(ranked[0], passages)  # type: ignore[arg-type]
+            fix = next((c for c in ranked if _tells(c.unit) and c.score >= FIX_RATIO * best), None)
             if fix is not None:
                 groups.setdefault(fix.p_idx, []).append(fix)
         return [self._with_leads(sorted(g, key=lambda s: s.u_idx), passages) for g in groups.values()]
-
-    def _next_instruction(self, top: Scored, passages: list[Passage]) -> Scored | None:
-        """The first instruction after the best sentence, in its passage or the next ones of its section (a
-        "Migration" subsection): the fix to a change is often written right after it, in words the question
-        does not share ("use `aliased()`", "pass the engine"). A passage it comes from is added to `passages`."""
-        units = units_of(passages[top.p_idx].chunk)
-        i = next((i for i in range(top.u_idx + 1, len(units)) if _tells(units[i])), None)
-        if i is not None:
-            return Scored(top.score, 0.0, top.p_idx, i, units[i])
-        following = getattr(self.stats, "following", None)
-        for chunk in following(passages[top.p_idx].chunk) if following else ():
-            lead = next((u for u in units_of(chunk) if _tells(u)), None)
-            if lead is not None:
-                at = next((n for n, p in enumerate(passages) if p.chunk.id == chunk.id), None)
-                if at is None:
-                    passages.append(Passage(chunk, passages[top.p_idx].score))
-                    at = len(passages) - 1
-                return Scored(top.score, 0.0, at, units_of(chunk).index(lead), lead)
-        return None
 
     def _with_leads(self, group: list[Scored], passages: Sequence[Passage]) -> list[Scored]:
         """A sentence from inside an entry brings the entry's first sentence, which says what changed."""
@@ -209,7 +185,7 @@ class ExtractiveAnswerer:
         return f"{product.name} {chunk.version}" if product else chunk.version
 
     def stream(self, query: Query, passages: Sequence[Passage]) -> Iterator[Answer]:
-        passages = list(passages)  # a how-question's fix may come from the passage after the best one
+        passages = list(passages)
         groups = self.choose(query, passages)
         if not groups:
             yield refusal(query)

@@ -105,19 +105,6 @@ class HybridRetriever:
         `staticfiles.finders.find`, `django.utils.timezone` in `django.utils.timezone.utc`)."""
         return token in self._idf or token in self._tails or ("." in token and self.knows_prefix(token + "."))
 
-    def following(self, chunk: Chunk, n: int = 3) -> list[Chunk]:
-        """Up to `n` chunks after `chunk` in its document, within its parent section."""
-        i = self.by_id.get(chunk.id)
-        if i is None:
-            return []
-        parent = chunk.section.rsplit(" › ", 1)[0]
-        out = []
-        for other in self.chunks[i + 1 : i + 1 + n]:
-            if other.source != chunk.source or not other.section.startswith(parent):
-                break
-            out.append(other)
-        return out
-
     def spellings(self, symbol: str) -> list[str]:
         """Other ways the docs write a symbol of a question: through import aliases (`np.float_` ->
         `numpy.float_`), as the end of a longer dotted name (`finders.find`), and for a member used through a
