@@ -14,7 +14,7 @@ from assistant.answering import Answerer, ExtractiveAnswerer
 from assistant.embeddings import Embedder, SentenceTransformerEmbedder
 from assistant.messages import say
 from assistant.models import Answer, Passage
-from assistant.query import Query, build_query, with_spellings, with_symbol_products
+from assistant.query import Query, build_query, with_spellings
 from assistant.refusals import refusal
 from assistant.retrieval import HybridRetriever
 from assistant.settings import Settings
@@ -135,7 +135,6 @@ class KnowledgeBase:
         catalog = self.retriever.catalog
         limits = {"version": version, "product": product, "max_chars": self.settings.max_question_chars}
         query = with_spellings(build_query(question, catalog, history=history, **limits), self.retriever.spellings)
-        query = with_symbol_products(query, catalog, self.retriever.symbol_products)
         if self.condenser is None or not any(h.strip() for h in history):
             return query
         started = time.perf_counter()
@@ -144,7 +143,6 @@ class KnowledgeBase:
         if not standalone:
             return query
         searched = with_spellings(build_query(standalone, catalog, **limits), self.retriever.spellings)
-        searched = with_symbol_products(searched, catalog, self.retriever.symbol_products)
         # The user's own words and language stay what the answer is for; only what is searched changes.
         return replace(
             searched,

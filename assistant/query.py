@@ -135,18 +135,6 @@ FRENCH_GLOSSARY = {
     "type": "type",
 }
 _GLOSSARY_FOLDED = {fold(k): v for k, v in FRENCH_GLOSSARY.items()}
-# How users say it vs. how release notes say it.
-ENGLISH_SYNONYMS = {
-    "break": "incompatible",
-    "breaks": "incompatible",
-    "breaking": "incompatible",
-    "broke": "incompatible",
-    "bc": "incompatible",
-    "removed": "deprecated",
-    "faster": "performance",
-    "speedup": "performance faster",
-    "slower": "regression",
-}
 
 
 @dataclass(frozen=True)
@@ -271,12 +259,6 @@ def proper_names(question: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def expand_synonyms(text: str) -> str:
-    """Append the release-notes wording of a few everyday words ("breaks" -> "incompatible")."""
-    extra = [ENGLISH_SYNONYMS[w] for w in re.findall(r"[a-z]+", text.lower()) if w in ENGLISH_SYNONYMS]
-    return f"{text} {' '.join(dict.fromkeys(extra))}" if extra else text
-
-
 def translate_french(text: str) -> str:
     """Known French release-doc words replaced by their English equivalents (for term matching)."""
     return re.sub(r"[^\W\d_]+", lambda m: _GLOSSARY_FOLDED.get(fold(m.group(0)), m.group(0)), text)
@@ -310,7 +292,7 @@ def build_query(
     question = " ".join(question.split())
     truncated, question = len(question) > max_chars, question[:max_chars]
     language = detect_language(question)
-    text = expand_french(question) if language == "fr" else expand_synonyms(question)
+    text = expand_french(question) if language == "fr" else question
     prefer, unknown, bare_question = _scan_versions(question, catalog)
     named = catalog.named_products(question)
     prefer_here = bool(prefer)
@@ -373,20 +355,3 @@ def with_spellings(query: Query, spell: Callable[[str], Sequence[str]]) -> Query
         return query
     extra = " ".join(a for _, alts in spellings for a in alts[:3])
     return replace(query, spellings=spellings, text=f"{query.text} {extra}")
-
-
-def with_symbol_products(query: Query, catalog: Catalog, products_of: Callable[[str], frozenset[str]]) -> Query:
-    """`query` preferring the one product whose docs write all of its code symbols (`MyModel.parse_obj`),
-    when the question names no product itself: an import name is not the only way to say which one."""
-    if query.products or query.prefer_products or len(catalog.products) < 2:
-        return query
-    common: frozenset[str] | None = None
-    for term in query.terms:
-        found = products_of(term) if is_identifier(term) else frozenset()
-        if found:
-            common = found if common is None else common & found
-    if not common or len(common) != 1:
-        return query
-    (written,) = common
-    product = next(p for p in catalog.products if written in p.spellings or p.name == written)
-    return replace(query, prefer_products=tuple(sorted(product.spellings | {written})))

@@ -16,12 +16,11 @@ from assistant.embeddings import Embedder
 from assistant.models import Chunk, Passage
 from assistant.query import Query
 from assistant.store import ChunkStore, Manifest
-from assistant.text import index_text, is_identifier, tokens
+from assistant.text import index_text, tokens
 
 RRF_K = 60  # the usual constant: damps the head of each ranking so neither signal dominates
 DENSE_MARGIN = 0.2  # cosine below the best minus this does not vote
 LEXICAL_RATIO = 0.5  # BM25 below this share of the best does not vote
-SYMBOL_BONUS = 1.0 / (RRF_K + 1)  # as much as a first place in one more ranking
 CANDIDATES = 40  # taken from each ranking before fusion
 SYMBOL_HITS = 20  # a symbol found in more chunks than this is too common to single any out
 PREFERRED_BOOST = 1.6  # a version the question names outranks a slightly better match elsewhere
@@ -68,13 +67,6 @@ class HybridRetriever:
         if corpus_tokens:
             self.bm25.index(corpus_tokens, show_progress=False)
         df = Counter(t for toks in corpus_tokens for t in set(toks))
-        # Which products write each code symbol: a question naming `parse_obj` is about the product that has it.
-        self._symbol_products: dict[str, set[str]] = {}
-        if len(self.catalog.products) > 1:
-            for chunk, toks in zip(self.chunks, corpus_tokens, strict=True):
-                for t in toks:
-                    if is_identifier(t):
-                        self._symbol_products.setdefault(t, set()).add(chunk.product)
         n = max(len(corpus_tokens), 1)
         self._idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
         self._max_idf = math.log(1 + (n + 0.5) / 0.5)
@@ -121,15 +113,6 @@ class HybridRetriever:
                 alts += self._members.get(member, []) + ([member] if member in self._idf else [])
         return list(dict.fromkeys(a for a in alts if a != symbol))
 
-    def symbol_products(self, symbol: str) -> frozenset[str]:
-        """The products whose docs write `symbol` or one of its spellings (empty in a one-product index)."""
-        if not self._symbol_products:
-            return frozenset()
-        found: set[str] = set()
-        for name in [symbol, *self.spellings(symbol)]:
-            found |= self._symbol_products.get(name, set())
-        return frozenset(found)
-
     def spelled_in_index(self, symbol: str) -> list[str]:
         """The indexed dotted names a symbol stands for: itself, or the longer names that end with it."""
         return [symbol] if symbol in self._idf else self._tails.get(symbol, [])
@@ -154,11 +137,6 @@ class HybridRetriever:
         lexical = self._lexical(query)
         t3 = time.perf_counter()
         fused = fuse(dense, lexical)
-        for idx in self._exact_symbol_hits(query):
-            # A passage that holds the exact symbol asked about (`TORCH_COMPILE_OVERRIDE_BACKENDS`) is what the
-            # user wants, even when the embedding ranks it nowhere.
-            cid = self.chunks[idx].id
-            fused[cid] = fused.get(cid, 0.0) + SYMBOL_BONUS
         for cid in fused:
             chunk = self.chunks[self.by_id[cid]]
             # The product a question names outranks another's near match; then the release it names.
@@ -173,19 +151,6 @@ class HybridRetriever:
             Passage(self.chunks[self.by_id[cid]], fused[cid], similarity=sims.get(cid), bm25=scores.get(cid))
             for cid in best
         ]
-
-    def _exact_symbol_hits(self, query: Query) -> set[int]:
-        """Chunks containing a code symbol of the query verbatim (within the version filter)."""
-        hits: set[int] = set()
-        spelled = dict(query.spellings)
-        for term in query.terms:
-            for spelling in (term, *spelled.get(term, ())):
-                if not is_identifier(spelling):
-                    continue
-                for indexed in self.spelled_in_index(spelling):
-                    scores = self._within_versions(self.bm25.get_scores([indexed]), query)
-                    hits.update(int(i) for i in np.flatnonzero(scores)[:SYMBOL_HITS])
-        return hits
 
     def _within_versions(self, scores: np.ndarray, query: Query) -> np.ndarray:
         """BM25 scores with chunks outside the query's version and product filters zeroed."""
