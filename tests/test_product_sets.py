@@ -224,12 +224,12 @@ def test_cli_rejects_questions_with_set_and_a_missing_product_folder(tmp_path: P
 
 
 # Regression floors, about one question under what the pipeline scores today (issue 10 aims at 0.9 everywhere).
-FLOORS = {
-    "pandas": {"answer_acc": 0.7, "source_acc": 0.9, "refusal_acc": 0.75},
-    "sqlalchemy": {"answer_acc": 0.72, "source_acc": 0.94, "refusal_acc": 0.87},
-    "pydantic": {"answer_acc": 0.76, "source_acc": 0.94, "refusal_acc": 0.5},
-    "django": {"answer_acc": 0.92, "source_acc": 0.97, "refusal_acc": 0.62},
-    "all": {"answer_acc": 0.82, "source_acc": 0.95, "refusal_acc": 0.84},
+FLOORS = {  # about a question below what each set scores today, alone and (for "all") combined
+    "pandas": {"answer_acc": 0.8, "source_acc": 0.92, "refusal_acc": 0.75},
+    "sqlalchemy": {"answer_acc": 0.82, "source_acc": 0.94, "refusal_acc": 0.87},
+    "pydantic": {"answer_acc": 0.78, "source_acc": 0.94, "refusal_acc": 0.5},
+    "django": {"answer_acc": 0.94, "source_acc": 0.97, "refusal_acc": 0.87},
+    "all": {"answer_acc": 0.87, "source_acc": 0.96, "refusal_acc": 0.88},
 }
 
 
