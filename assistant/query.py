@@ -123,16 +123,11 @@ FRENCH_GLOSSARY = {
     "dépendance": "dependency",
     "dépendances": "dependencies",
     "connexion": "connection",
-    "transaction": "transaction",
-    "séance": "session",
-    "validation": "validation",
     "valider": "validate",
     "vide": "empty",
     "nom": "name",
     "renommé": "renamed",
     "renommée": "renamed",
-    "argument": "argument",
-    "type": "type",
 }
 _GLOSSARY_FOLDED = {fold(k): v for k, v in FRENCH_GLOSSARY.items()}
 

@@ -44,7 +44,7 @@ from assistant.knowledge_base import KnowledgeBase  # noqa: E402
 from assistant.retrieval import HybridRetriever  # noqa: E402
 from assistant.units import units_of  # noqa: E402
 from bench import evaluate as ev  # noqa: E402
-from bench.ablation_table import ABLATIONS, NOT_SWITCHED, Ablation  # noqa: E402
+from bench.ablation_table import ABLATIONS, NOT_SWITCHED, REMOVED, Ablation  # noqa: E402
 
 DEFAULT_OUT = REPO_ROOT / "docs" / "heuristics-ablation.md"
 SETS = ev.SET_NAMES  # pytorch and the four product sets, each over its own index
@@ -322,6 +322,7 @@ def render(
     lines += ["", "## Summary", ""]
     lines += [f"- **{title}**: {', '.join(groups[key])}" for key, title in summary.items() if key in groups]
     lines += ["", "## What changed, per heuristic", "", *details]
+    lines += ["", "## Removed after an earlier run", "", *(f"- {what}: {why}." for what, why in REMOVED)]
     lines += ["", "## Not switched off", "", *(f"- {what}: {why}." for what, why in NOT_SWITCHED), ""]
     return "\n".join(lines)
 
