@@ -130,3 +130,17 @@ def test_a_how_question_adds_the_best_instruction_when_descriptions_fill_the_ans
     ]
     text = answer("Why did the column order of my mixin models change, and how do I control it?", chunks)
     assert "sort_order" in text
+
+
+def test_the_retrieval_rank_lifts_a_passage_over_a_slightly_fuller_one() -> None:
+    # Both say the change; the one retrieval ranks far lower only adds a common word ("output"). The passage
+    # both rankings agree on is the better quote, so its sentence leads.
+    chunks = [
+        chunk("The scheduler default changed to cosine decay.", n=0),
+        chunk("The scheduler default changed to cosine decay for its output.", n=1),
+        *[chunk(f"Logging output format number {i}.", n=2 + i) for i in range(6)],
+    ]
+    query = build_query("Why did the scheduler default change to cosine decay for the output?", Catalog.learn(chunks))
+    passages = [Passage(chunks[0], 1.0), Passage(chunks[1], 0.3)] + [Passage(c, 0.1) for c in chunks[2:]]
+    best = ExtractiveAnswerer(Stats(chunks)).scored_units(query, passages)[0]  # type: ignore[arg-type]
+    assert best.p_idx == 0 and best.coverage < 1.0

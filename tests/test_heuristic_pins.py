@@ -1,0 +1,265 @@
+"""Pins for the answerer's, the query's and the refusals' heuristics: each test is a case one heuristic decides,
+and fails when `bench/ablation.py --pytest NAME` switches that heuristic off (no model, no index).
+
+Expected values are written out, not imported: the ablation patches the constants before this module loads.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.answering import ExtractiveAnswerer
+from assistant.catalog import Catalog
+from assistant.document import Entry
+from assistant.models import Chunk, Passage
+from assistant.query import build_query, proper_names
+from assistant.refusals import after_search
+from assistant.units import units_of
+from tests.test_answer_rules import Stats
+
+
+def make(
+    text: str = "",
+    *,
+    entries: tuple[Entry, ...] = (),
+    section: str = "Deprecations",
+    version: str = "2.0.0",
+    language: str = "en",
+    n: int = 0,
+) -> Chunk:
+    """A chunk as ingest writes one; `entries` (else `text` as one paragraph) are what the answerer reads."""
+    text = text or " ".join(e.text for e in entries)
+    source = f"pandas/{version}/notes.md"
+    return Chunk(
+        f"c{n}-{version}", text, source, "Notes", "pandas", version, "release-notes", section, language, "", entries
+    )
+
+
+class Flat(Stats):
+    """Every term weighs the same: a sentence's coverage is the share of the question's terms it holds."""
+
+    def idf(self, token: str) -> float:
+        return 1.0
+
+
+def passages(chunks: list[Chunk]) -> list[Passage]:
+    """The chunks as retrieved, in order: each ranks a little below the one before."""
+    return [Passage(c, 1.0 - i / 100) for i, c in enumerate(chunks)]
+
+
+def answer(question: str, chunks: list[Chunk]) -> str:
+    query = build_query(question, Catalog.learn(chunks))
+    answerer = ExtractiveAnswerer(Stats(chunks))
+    return list(answerer.stream(query, passages(chunks)))[-1].text
+
+
+def ranked(question: str, chunks: list[Chunk]) -> list[str]:
+    """The chunks' sentences as the answerer ranks them for `question`, best first."""
+    query = build_query(question, Catalog.learn(chunks))
+    answerer = ExtractiveAnswerer(Stats(chunks))
+    return [s.unit.text for s in answerer.scored_units(query, passages(chunks))]
+
+
+# -- ranking sentences ------------------------------------------------------------------------------------
+
+
+def test_lead_bonus_prefers_an_entrys_first_sentence_on_a_tie() -> None:
+    # LEAD_BONUS. Both sentences say the same; the one opening its entry is the entry's summary, the other
+    # continues a sentence about something else. Without the bonus the tie goes to document order.
+    chunks = [
+        make(
+            entries=(
+                Entry("item", "The cache moved to the user folder. Since then, `flush()` writes the cache to disk."),
+                Entry("item", "`flush()` writes the cache to disk."),
+            )
+        )
+    ]
+    assert ranked("Does flush() write the cache to disk?", chunks)[0] == "`flush()` writes the cache to disk."
+
+
+def test_a_symbols_parts_count_partly() -> None:
+    # PART_WEIGHT. The docs write `DataFrame.applymap` apart ("the applymap method of DataFrame"): that
+    # sentence is about the question, the higher-ranked passage's is not.
+    chunks = [
+        make("Styling of wide frames is faster.", n=0),
+        make("The applymap method of DataFrame is renamed to map.", n=1),
+    ]
+    assert ranked("What about `DataFrame.applymap`?", chunks)[0].startswith("The applymap method")
+
+
+@pytest.mark.parametrize("lead", [True, False], ids=["LEAD_CONTEXT_WEIGHT", "CONTEXT_WEIGHT"])
+def test_the_section_heading_speaks_for_its_sentences(lead: bool) -> None:
+    # CONTEXT_WEIGHT (a later sentence), LEAD_CONTEXT_WEIGHT (an entry's first): under "Styler", "several
+    # options were removed" is about the Styler's options, though the sentence does not say "Styler".
+    said = "Several options were removed."
+    text = said if lead else f"This release is smaller. {said}"
+    chunks = [make(text, section="Plotting", n=0), make(text, section="Styler", n=1)]
+    query = build_query("Which Styler options were removed?", Catalog.learn(chunks))
+    answerer = ExtractiveAnswerer(Stats(chunks))
+    top = next(s for s in answerer.scored_units(query, passages(chunks)) if s.unit.text == said)
+    assert top.p_idx == 1  # the Styler passage's, though the Plotting passage ranks first
+
+
+# -- choosing what to quote -------------------------------------------------------------------------------
+
+
+def test_a_passage_nearly_as_good_as_the_best_joins_the_answer() -> None:
+    # GROUP_RATIO. The question asks about two functions and each passage answers for one: the second
+    # scores a hair below the first (its rank), and an answer quoting only the first would be half an answer.
+    chunks = [
+        make("`read_csv()` no longer accepts `squeeze`.", n=0),
+        make("`read_table()` no longer accepts `squeeze`.", n=1),
+    ]
+    text = answer("Do read_csv() and read_table() still accept squeeze?", chunks)
+    assert "read_csv" in text and "read_table" in text
+
+
+def test_an_answer_quotes_at_most_three_passages() -> None:
+    # MAX_GROUPS. Four passages answer equally well; an answer is a few quotes, and quoting every near match
+    # turns it into a list of search results (which `search` gives).
+    names = ["read_csv", "read_json", "read_html", "read_xml"]
+    chunks = [make(f"`{name}()` no longer accepts `squeeze`.", n=i) for i, name in enumerate(names)]
+    lines = answer("Which readers no longer accept squeeze?", chunks).splitlines()
+    assert len(lines) == 3 and all(line.startswith("- ") for line in lines)
+
+
+def test_the_best_passage_gives_at_most_three_sentences() -> None:
+    # GROUP_UNITS. Every sentence of the passage is about `squeeze`; quoting them all would quote the whole
+    # passage, which its citation already shows.
+    said = [
+        "The `squeeze` keyword of `read_csv()` is removed.",
+        "Calling `squeeze()` on the frame read gives the same result.",
+        "A `squeeze` argument now raises a `TypeError`.",
+        "Code passing `squeeze` must change before upgrading.",
+        "Series readers that relied on `squeeze` are listed below.",
+    ]
+    text = answer("What happened to squeeze?", [make(" ".join(said))])
+    assert sum(s in text for s in said) == 3
+
+
+def test_near_duplicate_sentences_are_quoted_once_and_cited_twice() -> None:
+    # _similar. Two pages state the same change; repeating it would add length, not information.
+    said = "`read_csv()` no longer accepts the `squeeze` keyword."
+    chunks = [make(said, n=0), make(f"Also, {said[0].lower()}{said[1:]}", section="I/O", n=1)]
+    text = answer("Does read_csv still accept squeeze?", chunks)
+    assert text.count("squeeze") == 1 and text.endswith("[1][2]")
+
+
+def test_a_sentence_from_inside_an_entry_brings_its_lead() -> None:
+    # _with_leads. "It will be removed" answers the question, but only the entry's first sentence says
+    # what "it" is.
+    chunks = [make(entries=(Entry("item", "Deprecated `Series.view`. It will be removed in a future version."),))]
+    text = answer("Is it going to be removed in a future version?", chunks)
+    assert text.startswith("Deprecated `Series.view`. It will be removed")
+
+
+def test_list_titles_get_a_full_stop_before_the_next_sentence() -> None:
+    # _full_stop. A list entry's title often has no full stop; joined with the sentence after it, it would
+    # run on ("Removed `DataFrame.append` Use …").
+    entries = (
+        Entry("item", "Removed `DataFrame.append`"),
+        Entry("paragraph", "Use `concat()` instead.", continues=True),
+    )
+    text = answer("What replaces DataFrame.append?", [make(entries=entries)])
+    assert text.startswith("Removed `DataFrame.append`. Use `concat()` instead.")
+
+
+def test_a_table_row_is_the_fix_a_how_question_wants() -> None:
+    # rows as instructions. A table of removed names and their replacements tells the reader what to do,
+    # though no row is worded as an instruction: the how-question's answer adds the row to the description.
+    row = "Removed: `DataFrame.append` — Replacement: `concat()`"
+    chunks = [
+        make("`DataFrame.append` was removed; the migration guide lists its uses.", n=0),
+        make(entries=(Entry("row", row), Entry("row", "Removed: `Series.ravel` — Replacement: `to_numpy()`")), n=1),
+    ]
+    query = build_query("How do I migrate off DataFrame.append now that it is removed?", Catalog.learn(chunks))
+    groups = ExtractiveAnswerer(Flat(chunks)).choose(query, passages(chunks))
+    assert [[s.unit.text for s in g] for g in groups] == [[chunks[0].text], [row]]
+
+
+def test_a_heading_that_states_a_change_is_the_lead_of_its_entries() -> None:
+    # _HEADLINE. Some notes put the change itself in the heading; the body alone ("Use … instead") would not
+    # say what it replaces.
+    chunks = [
+        make("Use `DataFrame.transpose()` instead.", section="Deprecations › `DataFrame.swapaxes` is now deprecated")
+    ]
+    first = units_of(chunks[0])[0]
+    assert (first.text, first.lead) == ("`DataFrame.swapaxes` is now deprecated", True)
+    assert answer("What replaces swapaxes?", chunks).startswith("`DataFrame.swapaxes` is now deprecated. Use")
+
+
+def test_french_sentences_are_matched_in_english_and_quoted_first_for_a_french_question() -> None:
+    # glossed units: a French sentence is weighed like the French question, through the glossary, so it
+    # covers "fonctions … obsolètes" fully. _own_language: it says as much as the English passage ranked
+    # above it, and the asker reads French.
+    chunks = [
+        make("Several functions are deprecated.", n=0),
+        make("Plusieurs fonctions sont obsolètes.", language="fr", n=1),
+    ]
+    query = build_query("Quelles fonctions sont obsolètes ?", Catalog.learn(chunks))
+    answerer = ExtractiveAnswerer(Stats(chunks))
+    coverage = {s.p_idx: s.coverage for s in answerer.scored_units(query, passages(chunks))}
+    assert coverage[1] == pytest.approx(1.0)
+    assert answer("Quelles fonctions sont obsolètes ?", chunks).startswith("- Plusieurs fonctions")
+
+
+# -- understanding the question ---------------------------------------------------------------------------
+
+PANDAS = Catalog.learn([make(version="2.2.0"), make(version="3.0.0")])
+
+
+@pytest.mark.parametrize(
+    ("question", "terms", "searched"),
+    [
+        # FRENCH_GLOSSARY: the docs are English; a French question's terms weigh the evidence in English, and
+        # its English equivalents are searched too.
+        ("Quelles fonctions sont obsolètes ?", ("function", "deprec"), "functions deprecated"),
+        # GENERIC: every release note is about changes and versions; only `read_csv` says what this asks about.
+        ("What changed in the new version of read_csv?", ("read_csv",), ""),
+    ],
+    ids=["FRENCH_GLOSSARY", "GENERIC"],
+)
+def test_the_terms_a_question_is_weighed_by(question: str, terms: tuple[str, ...], searched: str) -> None:
+    query = build_query(question, PANDAS)
+    assert query.terms == terms and query.text.endswith(searched)
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("Which API did pandas drop in the FAQ?", []),  # _NOT_NAMES: words of any question, no docs' name
+        ("Does pandas still work with PyArrow?", ["PyArrow"]),
+    ],
+    ids=["_NOT_NAMES", "a CamelCase name"],
+)
+def test_proper_names(question: str, names: list[str]) -> None:
+    assert proper_names(question) == names
+
+
+def test_a_bare_major_after_a_product_names_its_releases() -> None:
+    # _MAJOR. "pandas 3" is how people name pandas 3.0.0; a number after no product ("in 3 steps") is none.
+    assert build_query("What did pandas 3 remove?", PANDAS).prefer == ("3.0.0",)
+    assert build_query("Can I migrate in 3 steps?", PANDAS).prefer == ()
+
+
+# -- refusing ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("question", "coverage", "similarity", "kind"),
+    [
+        # MIN_COVERAGE: a sentence holding half the question's terms is evidence, however far the embedding.
+        ("Does read_csv accept squeeze?", 0.5, 0.1, None),
+        # MIN_SIMILARITY: a paraphrase close in embedding space is evidence, though it shares few words.
+        ("Does read_csv accept squeeze?", 0.1, 0.6, None),
+        ("Does read_csv accept squeeze?", 0.1, 0.1, "weak_evidence"),
+        # missing_symbols: an invented API is refused, however good the rest of the evidence.
+        ("Does `pandas.read_csvx` accept squeeze?", 1.0, 0.9, "unknown_names"),
+    ],
+    ids=["MIN_COVERAGE", "MIN_SIMILARITY", "neither", "missing_symbols"],
+)
+def test_evidence_rules(question: str, coverage: float, similarity: float, kind: str | None) -> None:
+    chunks = [make("`read_csv()` no longer accepts `squeeze`; `pandas.read_table` neither.")]
+    found = [Passage(chunks[0], 1.0, similarity=similarity)]
+    reason = after_search(build_query(question, PANDAS), found, Stats(chunks), coverage)
+    assert (reason.kind if reason else None) == kind

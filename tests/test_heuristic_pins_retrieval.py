@@ -1,0 +1,142 @@
+"""Pins for the retrieval heuristics and the knowledge base's release narrowing: each test is a case one heuristic
+decides, and fails when `bench/ablation.py --pytest NAME` switches it off.
+
+No model and no Chroma: dense search is a stand-in store with a fixed cosine per chunk (the embedding model is
+not what these rules are about); BM25 is the real one, built in memory over the chunks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assistant.knowledge_base import KnowledgeBase
+from assistant.models import Chunk, Passage
+from assistant.query import Query, build_query
+from assistant.retrieval import HybridRetriever, fuse
+from assistant.settings import Settings
+from assistant.store import Manifest
+from tests.test_answer_rules import Stats
+
+
+def make(text: str, version: str, n: int) -> Chunk:
+    return Chunk(f"c{n}-{version}", text, f"pandas/{version}/notes.md", "Notes", "pandas", version, "release-notes", "")
+
+
+# -- fusing the two rankings ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("dense", "lexical", "voters"),
+    [
+        # DENSE_MARGIN: a cosine 0.4 below the best is a weak match, not a vote.
+        ([("a", 0.9), ("b", 0.75), ("c", 0.5)], [], {"a", "b"}),
+        # LEXICAL_RATIO: a BM25 score under half the best is the long tail of a common word.
+        ([], [("a", 10.0), ("b", 6.0), ("c", 4.0)], {"a", "b"}),
+    ],
+    ids=["DENSE_MARGIN", "LEXICAL_RATIO"],
+)
+def test_only_the_confident_head_of_a_ranking_votes(
+    dense: list[tuple[str, float]], lexical: list[tuple[str, float]], voters: set[str]
+) -> None:
+    assert set(fuse(dense, lexical)) == voters
+
+
+def test_two_signals_agreeing_outrank_one_signals_favourite() -> None:
+    # RRF_K. Both rankings put `b` third; each puts a different chunk first. Agreement is the stronger
+    # evidence: the damping keeps one ranking's head from outvoting it.
+    dense = [("a", 0.80), ("x", 0.79), ("b", 0.78)]
+    lexical = [("y", 10.0), ("z", 9.5), ("b", 9.0)]
+    fused = fuse(dense, lexical)
+    assert max(fused, key=fused.__getitem__) == "b"
+
+
+# -- searching --------------------------------------------------------------------------------------------
+
+
+class FixedStore:
+    """Dense search stand-in: each chunk's cosine to any question is fixed; the filters work as Chroma's."""
+
+    def __init__(self, chunks: Sequence[Chunk], cosines: Sequence[float]) -> None:
+        self.hits = [(c, s) for c, s in zip(chunks, cosines, strict=True)]
+
+    def stamp(self) -> float:
+        return 1.0
+
+    def query(
+        self,
+        vector: np.ndarray,
+        k: int,
+        *,
+        versions: Sequence[str] | None = None,
+        products: Sequence[str] | None = None,
+        manifest: Manifest | None = None,
+    ) -> list[tuple[str, float]]:
+        hits = [
+            (c.id, s)
+            for c, s in self.hits
+            if (not versions or c.version in versions) and (not products or c.product in products)
+        ]
+        return sorted(hits, key=lambda h: h[1], reverse=True)[:k]
+
+
+class ZeroEmbedder:
+    """Every text is the same vector: `FixedStore` decides the cosines."""
+
+    name = "fixed"
+
+    def encode(self, texts: list[str], *, batch_size: int = 32) -> np.ndarray:
+        return np.zeros((len(texts), 4), dtype=np.float32)
+
+
+def retriever(chunks: list[Chunk], cosines: list[float]) -> HybridRetriever:
+    store = FixedStore(chunks, cosines)
+    return HybridRetriever(store, Manifest("c", "fixed", 1), ZeroEmbedder(), chunks)  # type: ignore[arg-type]
+
+
+def test_the_release_a_question_names_outranks_a_slightly_better_match_elsewhere() -> None:
+    # PREFERRED_BOOST. Both releases say the same; 2.2.0's note matches a little better on both signals,
+    # but the user asked about 3.0 and its passage is the one to read first.
+    chunks = [
+        make("`read_csv()` no longer accepts `squeeze`: `read_csv(squeeze=True)` raises.", "2.2.0", 0),
+        make("`read_csv()` no longer accepts `squeeze`.", "3.0.0", 1),
+    ]
+    r = retriever(chunks, [0.80, 0.78])
+    query = build_query("Does read_csv accept squeeze in pandas 3.0?", r.catalog)
+    assert query.prefer == ("3.0.0",)
+    assert [p.chunk.version for p in r.search(query, 2)] == ["3.0.0", "2.2.0"]
+
+
+# -- answering about a release ----------------------------------------------------------------------------
+
+
+class CannedRetriever(Stats):
+    """A retriever stand-in whose search returns fixed passages: the joint ones, or those of a release filter."""
+
+    def __init__(self, chunks: list[Chunk], joint: list[Chunk], by_release: dict[str, list[Chunk]]) -> None:
+        super().__init__(chunks)
+        self.store = FixedStore([], [])
+        self.joint, self.by_release = joint, by_release
+
+    def spellings(self, symbol: str) -> list[str]:
+        return []
+
+    def search(self, query: Query, k: int, timings: dict[str, float] | None = None) -> list[Passage]:
+        found = self.by_release[query.versions[0]] if query.versions else self.joint
+        return [Passage(c, 1.0 - i / 100, similarity=0.5) for i, c in enumerate(found[:k])]
+
+
+def test_a_release_that_ranks_below_other_releases_is_searched_alone(tmp_path: Path) -> None:
+    # _from_release narrowing. 3.0.0 does answer, but the joint search ranked its note below 2.2.0's and
+    # brought only an unrelated 3.0.0 passage: refusing with "only 2.2.0 covers it" would be wrong.
+    other = make("`read_csv()` no longer accepts `squeeze`.", "2.2.0", 0)
+    unrelated = make("pandas 3.0 requires Python 3.11 or newer.", "3.0.0", 1)
+    own = make("`read_csv()` no longer accepts `squeeze`, deprecated since 1.4.", "3.0.0", 2)
+    searcher = CannedRetriever([other, unrelated, own], [other, unrelated], {"3.0.0": [own, unrelated]})
+    kb = KnowledgeBase(Settings(data_dir=tmp_path), searcher)  # type: ignore[arg-type]
+    answer = kb.ask("Does read_csv accept squeeze in pandas 3.0?")
+    assert answer.found and "deprecated since 1.4" in answer.text
+    assert {c.version for c in answer.citations} == {"3.0.0"}
