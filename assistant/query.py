@@ -313,16 +313,12 @@ def build_query(
             versions = (version,)
     # Naming every product of the index singles none out.
     prefer_products = tuple(sorted(s for p in named for s in p.spellings)) if len(named) < len(catalog.products) else ()
-    topic = _without_product_names(
-        without_versions(translate_french(text) if language == "fr" else text, catalog), catalog
-    )
-    terms = content_terms(topic)
+    terms = content_terms(without_versions(translate_french(text) if language == "fr" else text, catalog))
     return Query(
         question=question,
         text=text,
         language=language,
-        # Terms weigh the evidence: a French word with an English equivalent counts once, in English; a product's
-        # own name says which docs to read, not what the question is about.
+        # Terms weigh the evidence: a French word with an English equivalent counts once, in English.
         terms=tuple(terms),
         versions=versions,
         prefer=tuple(prefer),
@@ -332,14 +328,6 @@ def build_query(
         products=products,
         prefer_products=prefer_products,
         truncated=truncated,
-    )
-
-
-def _without_product_names(text: str, catalog: Catalog) -> str:
-    """`text` without the words that name an indexed product on their own ("pandas", "torch"; not `pd.concat`)."""
-    words = catalog.product_words
-    return re.sub(
-        r"(?<![\w.])[A-Za-z][\w+-]*(?![\w.])", lambda m: " " if fold(m.group(0)) in words else m.group(0), text
     )
 
 

@@ -133,7 +133,7 @@ def test_a_release_that_ranks_below_other_releases_is_searched_alone(tmp_path: P
     # _from_release narrowing. 3.0.0 does answer, but the joint search ranked its note below 2.2.0's and
     # brought only an unrelated 3.0.0 passage: refusing with "only 2.2.0 covers it" would be wrong.
     other = make("`read_csv()` no longer accepts `squeeze`.", "2.2.0", 0)
-    unrelated = make("pandas 3.0 requires Python 3.11 or newer.", "3.0.0", 1)
+    unrelated = make("Python 3.11 or newer is now required.", "3.0.0", 1)
     own = make("`read_csv()` no longer accepts `squeeze`, deprecated since 1.4.", "3.0.0", 2)
     searcher = CannedRetriever([other, unrelated, own], [other, unrelated], {"3.0.0": [own, unrelated]})
     kb = KnowledgeBase(Settings(data_dir=tmp_path), searcher)  # type: ignore[arg-type]
