@@ -140,3 +140,16 @@ def test_a_release_that_ranks_below_other_releases_is_searched_alone(tmp_path: P
     answer = kb.ask("Does read_csv accept squeeze in pandas 3.0?")
     assert answer.found and "deprecated since 1.4" in answer.text
     assert {c.version for c in answer.citations} == {"3.0.0"}
+
+
+def test_a_symbol_written_through_an_import_alias_finds_the_docs_spelling(tmp_path: Path) -> None:
+    # with_spellings and coverage spellings. The docs import numpy as np and write the full name; a user writes
+    # the alias. Without the docs' spelling the symbol looks unknown and the question is refused.
+    chunks = [
+        make("```python\nimport numpy as np\n```", "2.0.0", 0),
+        make("`numpy.float_` was removed; use `numpy.float64` instead.", "2.0.0", 1),
+        make("`np` scalars such as `float_` now print without their type.", "2.0.0", 2),
+    ]
+    kb = KnowledgeBase(Settings(data_dir=tmp_path), retriever(chunks, [0.1, 0.5, 0.6]))
+    answer = kb.ask("What replaces np.float_?")
+    assert answer.found and answer.text.startswith("`numpy.float_` was removed")  # not the look-alike words
