@@ -185,7 +185,6 @@ class ExtractiveAnswerer:
         return f"{product.name} {chunk.version}" if product else chunk.version
 
     def stream(self, query: Query, passages: Sequence[Passage]) -> Iterator[Answer]:
-        passages = list(passages)
         groups = self.choose(query, passages)
         if not groups:
             yield refusal(query)

@@ -113,10 +113,6 @@ class HybridRetriever:
                 alts += self._members.get(member, []) + ([member] if member in self._idf else [])
         return list(dict.fromkeys(a for a in alts if a != symbol))
 
-    def spelled_in_index(self, symbol: str) -> list[str]:
-        """The indexed dotted names a symbol stands for: itself, or the longer names that end with it."""
-        return [symbol] if symbol in self._idf else self._tails.get(symbol, [])
-
     def knows_prefix(self, prefix: str) -> bool:
         """Some indexed token starts with `prefix` ("c++" for "c++20")."""
         i = bisect.bisect_left(self._vocab, prefix)

@@ -69,6 +69,11 @@ def clean_heading(text: str) -> str:
     return _SYMBOLS.sub("", text).strip()
 
 
+def _closes(fence: str, line: str) -> bool:
+    """`line` closes a fence opened with `fence` (the same character, at least as many, nothing after)."""
+    return re.fullmatch(rf"\s*{re.escape(fence[0])}{{{len(fence)},}}\s*", line) is not None
+
+
 def fence_indented_code(text: str) -> str:
     """CommonMark's indented code blocks (four spaces, after a blank line, outside a list) as fences, so they
     are code like any other: a `    * repo_folder` tree or `    cd path` is not a list entry or a sentence."""
@@ -79,9 +84,8 @@ def fence_indented_code(text: str) -> str:
     i = 0
     while i < len(lines):
         line = lines[i]
-        opened = _FENCE.match(line)
-        if fence or opened:
-            fence = None if fence and line.strip().startswith(fence) else (fence or opened.group(1))  # type: ignore[union-attr]
+        if fence or (opened := _FENCE.match(line)):
+            fence = None if fence and _closes(fence, line) else (fence or opened.group(1))
             out.append(line)
             i += 1
             continue
@@ -117,7 +121,7 @@ def markdown_blocks(text: str) -> Iterator[Block]:
         if fence:
             assert block is not None
             block.lines.append(line)
-            if re.match(rf"^\s*{re.escape(fence[0])}{{{len(fence)},}}\s*$", line):
+            if _closes(fence, line):
                 fence = None
             continue
         fence_match = _FENCE.match(line)
@@ -264,7 +268,7 @@ def _open_fence(text: str) -> str:
     """The opening line of the fence still open at the end of `text`, or ''."""
     opener, marker = "", ""
     for line in text.split("\n"):
-        if marker and re.fullmatch(rf"\s*{re.escape(marker[0])}{{{len(marker)},}}\s*", line):
+        if marker and _closes(marker, line):
             opener, marker = "", ""
         elif not marker and (match := _FENCE.match(line)):
             opener, marker = line, match.group(1)
