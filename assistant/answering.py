@@ -28,6 +28,12 @@ GROUP_UNITS = 3  # sentences quoted from the best passage
 FIX_RATIO = 0.6  # a how-question's best instruction is added when it scores this close to the best sentence
 RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches
 BUG_FIX_PENALTY = 0.2  # sentences under a "Bug fixes" heading rank below changes, unless the question is about a bug
+# A sentence about how things were ("In V1, …", "Previously …") is half an answer: the next one says how they are.
+_THEN = re.compile(
+    r"^(?:(?:previously|formerly|historically|in the past|until now|auparavant|jusqu'ici)\b|"
+    r"before (?:this|now|v?\d)|in (?:[A-Za-z][\w-]* )?v?\d[\w.]*,)|\bused to\b",
+    re.IGNORECASE,
+)
 _BUGS = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECASE)
 
 
@@ -156,12 +162,26 @@ class ExtractiveAnswerer:
                 continue
             groups.setdefault(cand.p_idx, []).append(cand)
             taken.append(cand)
+        now = self._then_now(ranked[0], passages)
+        if now is not None and all(s.u_idx != now.u_idx for s in groups[now.p_idx]):
+            groups[now.p_idx].append(now)
         if query.asks_how and not any(_tells(s.unit) for s in taken):
             # A how-question wants the fix; quote the best instruction from the leading passages.
             fix = next((c for c in ranked if _tells(c.unit) and c.score >= FIX_RATIO * best), None)
             if fix is not None:
                 groups.setdefault(fix.p_idx, []).append(fix)
         return [self._with_leads(sorted(g, key=lambda s: s.u_idx), passages) for g in groups.values()]
+
+    @staticmethod
+    def _then_now(best: Scored, passages: Sequence[Passage]) -> Scored | None:
+        """The sentence after the best one when the best says how things were: it says how they are."""
+        if not _THEN.search(best.unit.text):
+            return None
+        units = units_of(passages[best.p_idx].chunk)
+        nxt = best.u_idx + 1
+        if nxt >= len(units) or units[nxt].entry != best.unit.entry:
+            return None
+        return Scored(best.score, best.coverage, best.p_idx, nxt, units[nxt])
 
     def _with_leads(self, group: list[Scored], passages: Sequence[Passage]) -> list[Scored]:
         """A sentence from inside an entry brings the entry's first sentence, which says what changed."""

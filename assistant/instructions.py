@@ -24,14 +24,18 @@ _INSTRUCTION = re.compile(
     rf"|\b(?:is|are) to (?:{_VERBS})\b"
     # "To enable X, we enable the Y variable": the purpose, then what the docs have the reader do.
     rf"|^(?:to|if|when) [^,]{{3,80}},\s*(?:we|you)(?: can| should| must| need to| will)? (?:{_VERBS}|enable)\b"
-    # Addressed to the reader ("you should", "applications must"); a bare "it should" describes behaviour.
-    r"|\b(?:you|users?|applications?|code|callers?|one) (?:should|must|need to|needs to|have to|has to)\b"
+    # Addressed to the reader ("you should", "applications must"); a bare "it should" describes behaviour,
+    # and "you should not do X" forbids without saying what to do instead.
+    r"|\b(?:you|users?|applications?|code|callers?|one)(?:'ll| will)?(?: now| still| also| then)? "
+    r"(?:should|must|need to|needs to|have to|has to)\b(?!\s+not\b)"
     r"|\bplease\b|\binstead\b(?!\s+of)"
     # The fix as what may or must be done to the code: "X may be used", "can be safely removed",
-    # "may be indicated explicitly", "must be uninstalled"; or where it points: "in favour of Y", "replaced by Y".
+    # "may be indicated explicitly", "must be uninstalled"; or where it points: "in favour of Y", "replaced by Y",
+    # "Y serves as a replacement for X".
     r"|\b(?:may|can|could|should|must)(?: now| still| also| safely| instead| simply| just| then)* be (?:\w+ly )?"
     r"(?!(?:considered|expected|noted|observed|affected|impacted|used to)\b)(?:\w+ed|set|put|given|written|done)\b"
-    r"|\brecommended\b|\bin fav(?:ou|o)r of\b|\breplaced (?:by|with)\b|\bthe (?:new|preferred|modern) way\b",
+    r"|\brecommended\b|\bin fav(?:ou|o)r of\b|\breplaced (?:by|with)\b|\bthe (?:new|preferred|modern) way\b"
+    r"|\breplacement (?:for|of)\b|\bsupersedes\b",
     re.IGNORECASE,
 )
 

@@ -176,7 +176,8 @@ class KnowledgeBase:
 
     def _evidence(self, query: Query, passages: Sequence[Passage]) -> refusals.Reason | None:
         best = self.extractive.best_coverage(query, passages)
-        return refusals.after_search(query, passages, self.retriever, best)
+        topic = self.extractive.best_coverage(query.topic, passages) if query.product_terms else best
+        return refusals.after_search(query, passages, self.retriever, best, topic)
 
     def _from_release(
         self, query: Query, passages: Sequence[Passage]

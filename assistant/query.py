@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from assistant.catalog import Catalog, version_key
 from assistant.models import Chunk
-from assistant.text import STOPWORDS, content_terms, detect_language, fold, is_identifier
+from assistant.text import GENERIC, STOPWORDS, content_terms, detect_language, fold, is_identifier
 
 _MAJOR = re.compile(r"(?<![\w.])[vV]?(\d{1,2})(?![\w.]|\.\d)")
 _VERSION = re.compile(r"(?<![\w.])v?(\d{1,2})\.(\d{1,2})(?:\.(\d{1,2}))?(?![\w]|\.\d)")
@@ -46,6 +46,9 @@ FRENCH_GLOSSARY = {
     "vitesse": "speed faster",
     "nouvelle": "new",
     "nouveau": "new",
+    "nouvel": "new",
+    "nouveaux": "new",
+    "nouvelles": "new",
     "nouveautés": "new features",
     "fonctionnalité": "feature",
     "fonctionnalités": "features",
@@ -151,6 +154,14 @@ class Query:
     products: tuple[str, ...] = ()  # hard filter (the caller's --product), as chunks spell the product
     prefer_products: tuple[str, ...] = ()  # products the question names; their passages rank higher
     truncated: bool = False  # the question was longer than `max_chars` and was cut
+    product_terms: tuple[str, ...] = ()  # terms that name a product the question names ("pydant", "panda")
+
+    @property
+    def topic(self) -> Query:
+        """The query without the terms naming its products: they say which docs to read, not what in them."""
+        if not self.product_terms:
+            return self
+        return replace(self, terms=tuple(t for t in self.terms if t not in self.product_terms), product_terms=())
 
     def prefers(self, chunk: Chunk) -> bool:
         """The chunk is of the release and product the question names (where it names them)."""
@@ -230,6 +241,8 @@ _HOW = re.compile(
 )
 _NOT_NAMES = frozenset(["ok", "okay", "faq", "api", "apis"])
 _QUOTED = re.compile(r"[\"“«]\s*([^\"”»]{2,40}?)\s*[\"”»]|\{%-?\s*(\w{2,40})")
+# What a question asks the versions of is a name even in lower case ("the minimum version of polars").
+_VERSIONS_OF = re.compile(r"\bversions?\s+(?:minimale?s?\s+)?(?:of|de|d')\s*([^\W\d_][\w+-]*)", re.IGNORECASE)
 
 
 def proper_names(question: str) -> list[str]:
@@ -237,6 +250,7 @@ def proper_names(question: str) -> list[str]:
     # Quoted literals and template tag names (`{% partialdef … %}`) are names the docs must contain;
     # a `{{ var }}` names the user's own data.
     names = [m.group(1) or m.group(2) for m in _QUOTED.finditer(question)]
+    names += [w for w in _VERSIONS_OF.findall(question) if fold(w) not in STOPWORDS | GENERIC]
     sentence_start = True
     for m in re.finditer(r"[A-Za-z][\w+]*(?:\.\w+)*|[.?!:;]", question):
         word = m.group(0)
@@ -314,6 +328,7 @@ def build_query(
     # Naming every product of the index singles none out.
     prefer_products = tuple(sorted(s for p in named for s in p.spellings)) if len(named) < len(catalog.products) else ()
     terms = content_terms(without_versions(translate_french(text) if language == "fr" else text, catalog))
+    naming = set(content_terms(" ".join(w for p in named for w in p.words)))
     return Query(
         question=question,
         text=text,
@@ -328,6 +343,7 @@ def build_query(
         products=products,
         prefer_products=prefer_products,
         truncated=truncated,
+        product_terms=tuple(t for t in terms if t in naming),
     )
 
 

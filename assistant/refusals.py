@@ -21,6 +21,9 @@ from assistant.text import is_identifier, is_symbol, tokens
 # passage this close in embedding space (paraphrased questions share few words with the docs).
 MIN_COVERAGE = 0.3
 MIN_SIMILARITY = 0.4
+# ... but never on similarity alone: passages sharing next to none of its words (the product's name aside)
+# are about the product in general ("Which Python versions does X 2.0 support?" is close to all of X 2.0's guide).
+MIN_OVERLAP = 0.1
 OWN_RELEASE = 0.6  # the named release's passages must cover the question at least this well, relative to the best
 
 Kind = Literal["release_not_indexed", "no_topic", "unknown_names", "weak_evidence", "other_releases"]
@@ -61,13 +64,21 @@ def before_search(query: Query, catalog: Catalog) -> Reason | None:
     return None
 
 
-def after_search(query: Query, passages: Sequence[Passage], stats: TermStats, best_coverage: float) -> Reason | None:
-    """Names the question hinges on that no document contains, or passages too far from the question."""
+def after_search(
+    query: Query,
+    passages: Sequence[Passage],
+    stats: TermStats,
+    best_coverage: float,
+    topic_coverage: float | None = None,
+) -> Reason | None:
+    """Names the question hinges on that no document contains, or passages too far from the question.
+    `topic_coverage` is the best coverage of the question's terms other than the products it names."""
     absent = missing_symbols(query, stats) + unknown_names(query, stats)
     if absent:
         return Reason("unknown_names", names=tuple(dict.fromkeys(absent[:3])))
     similarity = max((p.similarity or 0.0 for p in passages), default=0.0)
-    if not passages or (best_coverage < MIN_COVERAGE and similarity < MIN_SIMILARITY):
+    topic = best_coverage if topic_coverage is None else topic_coverage
+    if not passages or topic < MIN_OVERLAP or (best_coverage < MIN_COVERAGE and similarity < MIN_SIMILARITY):
         return Reason("weak_evidence")
     return None
 
@@ -135,7 +146,7 @@ def missing_symbols(query: Query, stats: TermStats) -> list[str]:
     for term in query.terms:
         if not is_identifier(term) or stats.knows(term) or any(stats.knows(a) for a in spellings.get(term, ())):
             continue
-        parts = [p for p in term.split(".") if p]
+        parts = [p for p in term.lstrip("@").split(".") if p]  # `@root_validator` where docs say `root_validator`
         # `cfg.max_autotune_x` is known when its distinctive last part is; `torch.made.up` is not. A member used
         # through a receiver of unknown type (`arr.newbyteorder`, `df.append`) is known when the docs name the
         # member (`ndarray.newbyteorder`, `DataFrame.append`).

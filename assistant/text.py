@@ -11,7 +11,11 @@ from assistant.models import Chunk
 _PR_REF = re.compile(r"\s*\((?:\[#\d+\]\([^)]*\)(?:,\s*)?)+\)")  # "([#1234](https://...))"
 # A link's target may hold balanced parentheses (`javascript:alert(1)`): consumed whole, one level deep.
 _LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\n]|\([^()\n]*\))*\)")
-_TOKEN = re.compile(r"c\+\+\d*|[^\W_][\w]*(?:[.\-][\w]+)*|_[\w]+(?:\.[\w]+)*", re.UNICODE | re.IGNORECASE)
+# A decorator keeps its "@": `@validator` is not the word "validator" (nor `@root_validator`).
+_TOKEN = re.compile(
+    r"c\+\+\d*|(?<![\w@])@[^\W\d]\w*(?:\.\w+)*|[^\W_][\w]*(?:[.\-][\w]+)*|_[\w]+(?:\.[\w]+)*",
+    re.UNICODE | re.IGNORECASE,
+)
 _SPLIT = re.compile(r"[._\-]+")
 _CODE_SPAN = re.compile(r"(`[^`\n]+`)")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[`\"'(\[]?[A-Z0-9À-Ý])")
@@ -72,9 +76,14 @@ def _stemmer():
     return Stemmer.Stemmer("english")
 
 
+# British spellings meet American ones ("behaviour" and "behavior", "serialise" and "serialize"): docs and
+# askers use either, often both. Applied to both sides, so a word it bends wrongly ("promise") still meets itself.
+_BRITISH = re.compile(r"(?<=[a-z]{3})our(?=s?$|ed$|ing$|ite$|ites$)|(?<=[a-z]{4})is(?=e$|ed$|es$|ing$|ations?$)")
+
+
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    return _stemmer().stemWord(word)
+    return _stemmer().stemWord(_BRITISH.sub(lambda m: "or" if m.group(0) == "our" else "iz", word))
 
 
 def raw_tokens(text: str) -> list[str]:
@@ -84,7 +93,7 @@ def raw_tokens(text: str) -> list[str]:
 
 def is_symbol(token: str) -> bool:
     """Code-like tokens (`torch.cond`, `max_autotune`, `fused=True` parts) are matched exactly."""
-    return bool(re.search(r"[._]|\d[a-z]|[a-z]\d", token)) and not re.fullmatch(r"[\d.]+", token)
+    return bool(re.search(r"^@|[._]|\d[a-z]|[a-z]\d", token)) and not re.fullmatch(r"[\d.]+", token)
 
 
 def is_identifier(token: str) -> bool:
@@ -102,7 +111,7 @@ def tokens(text: str) -> list[str]:
             out.append(tok)
             if "." in tok and not re.fullmatch(r"[\d.]+", tok):
                 out.extend(p for p in tok.split(".") if is_symbol(p))  # `cfg.max_autotune` meets `max_autotune`
-            out.extend(_stem(p) for p in _SPLIT.split(tok) if len(p) > 1 and p not in STOPWORDS)
+            out.extend(_stem(p) for p in _SPLIT.split(tok.lstrip("@")) if len(p) > 1 and p not in STOPWORDS)
         elif len(tok) > 1:
             out.append(_stem(tok))
     return out

@@ -23,6 +23,7 @@ _HEADLINE = re.compile(
 HEADING_ENTRY = -1  # a sentence-like heading leads every entry under it
 MIN_SENTENCE_CHARS = 15  # shorter sentences are fragments, not answers
 INTRO_CHARS = 60  # a shorter sentence ending in ":" only introduces what follows
+SHOWN_CODE_CHARS = 100  # one line of code this short, introduced by a sentence, is quoted with it
 
 
 @dataclass(frozen=True)
@@ -51,21 +52,36 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
     entry = 0
     heading = chunk.section.rsplit(" › ", 1)[-1]
 
-    def unit(text: str, lead: bool, entry: int, kind: str = "paragraph") -> Unit:
-        glossed = frozenset(tokens(translate_french(text))) if chunk.language == "fr" else None
-        return Unit(text, frozenset(tokens(text)), lead, entry, glossed, kind)
+    def unit(text: str, lead: bool, entry: int, kind: str = "paragraph", shown: str = "") -> Unit:
+        # Code shown with a sentence is quoted, not matched: the sentence says what it is for.
+        words = text.removesuffix(f" `{shown}`") if shown else text
+        glossed = frozenset(tokens(translate_french(words))) if chunk.language == "fr" else None
+        return Unit(text, frozenset(tokens(words)), lead, entry, glossed, kind)
 
     if _HEADLINE.search(heading) and ": " not in heading:
         # Some notes put the whole change in a `###` heading ("…now raises `NotImplementedError`…").
         out.append(unit(heading, True, HEADING_ENTRY))
-    for part in entries(chunk):
+    parts = entries(chunk)
+    for n, part in enumerate(parts):
         if part.kind == "code":
             continue
         entry += not part.continues  # a list entry's further paragraphs are still that entry
-        for i, sentence in enumerate(sentences(part.text)):
+        said = sentences(part.text)
+        shown = _one_line_code(parts[n + 1]) if n + 1 < len(parts) and said and said[-1].endswith(":") else ""
+        if shown:  # "You can install the tool from PyPI: `pip install bump-pydantic`": the fix is the code
+            said[-1] = f"{said[-1]} `{shown}`"
+        for i, sentence in enumerate(said):
             if len(sentence) >= MIN_SENTENCE_CHARS and not (sentence.endswith(":") and len(sentence) < INTRO_CHARS):
-                out.append(unit(sentence, i == 0, entry, part.kind))
+                out.append(unit(sentence, i == 0, entry, part.kind, shown if i == len(said) - 1 else ""))
     return tuple(out)
+
+
+def _one_line_code(part: Entry) -> str:
+    """The code of a one-line code entry short enough to quote inline, else ''."""
+    code = part.text.strip()
+    if part.kind != "code" or "\n" in code or "`" in code or len(code) > SHOWN_CODE_CHARS:
+        return ""
+    return code
 
 
 def excerpt(chunk: Chunk, around: str = "", limit: int = QUOTE_CHARS) -> str:
@@ -74,7 +90,12 @@ def excerpt(chunk: Chunk, around: str = "", limit: int = QUOTE_CHARS) -> str:
     label = ""
     for part in entries(chunk):
         if part.kind == "code":
-            continue  # its label ("Version 2.11:") is the paragraph before it, quoted as such
+            # Its label ("Version 2.11:") is the paragraph before it, quoted as such; one short line of code
+            # is quoted after it, as the sentence quoting it shows it.
+            shown = _one_line_code(part) if parts and parts[-1].endswith(":") else ""
+            if shown:
+                parts.append(f"`{shown}`")
+            continue
         if part.label and part.label != label:
             parts.append(f"{part.label}:")  # "✓Solution" reads "Solution:" before what it heads
         label = part.label

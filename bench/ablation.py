@@ -42,6 +42,7 @@ if str(REPO_ROOT) not in sys.path:
 
 from assistant.knowledge_base import KnowledgeBase  # noqa: E402
 from assistant.retrieval import HybridRetriever  # noqa: E402
+from assistant.text import _stem  # noqa: E402
 from assistant.units import units_of  # noqa: E402
 from bench import evaluate as ev  # noqa: E402
 from bench.ablation_table import ABLATIONS, NOT_SWITCHED, REMOVED, Ablation  # noqa: E402
@@ -54,6 +55,7 @@ FAST_TESTS = (
     "tests/test_answer_rules.py",
     "tests/test_heuristic_pins.py",
     "tests/test_heuristic_pins_retrieval.py",
+    "tests/test_heuristic_pins_wording.py",
     "tests/test_refusals.py",
 )
 CHECKS = ("answer", "source", "refusal")
@@ -110,10 +112,12 @@ def switched_off(ablation: Ablation | None) -> Iterator[None]:
         for target, attr, value in ablation.patches if ablation else ():
             stack.enter_context(mock.patch.object(_resolve(target), attr, value))
         units_of.cache_clear()
+        _stem.cache_clear()  # the spelling fold acts inside the cached stemmer
         try:
             yield
         finally:
             units_of.cache_clear()
+            _stem.cache_clear()
 
 
 def open_sets(names: Sequence[str]) -> dict[str, tuple[KnowledgeBase, list[dict[str, Any]]]]:

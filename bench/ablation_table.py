@@ -19,16 +19,19 @@ from assistant.models import Passage
 from assistant.units import excerpt
 
 NEVER = re.compile(r"(?!)()")  # never matches; its group keeps `sub(r"\1", …)` valid
+# The word tokenizer before decorators kept their "@".
+_TOKEN_NO_AT = re.compile(r"c\+\+\d*|[^\W_][\w]*(?:[.\-][\w]+)*|_[\w]+(?:\.[\w]+)*", re.UNICODE | re.IGNORECASE)
 UNLIMITED = 10**9
 INFINITE = float("inf")
 
-A, U, R, Q, H, K = (
+A, U, R, Q, H, K, T = (
     "assistant.answering",
     "assistant.units",
     "assistant.refusals",
     "assistant.query",
     "assistant.retrieval",
     "assistant.knowledge_base",
+    "assistant.text",
 )
 
 
@@ -128,6 +131,7 @@ ABLATIONS: tuple[Ablation, ...] = (
         (A + ".ExtractiveAnswerer", "_release_label", lambda self, chunk: ""),
     ),
     _ab("_full_stop", "list titles are not given a full stop", (A, "_full_stop", lambda sentence: sentence)),
+    _ab("_THEN", "a sentence about how things were does not bring the next one", (A, "_THEN", NEVER)),
     # assistant/units.py: what a sentence is
     _ab("glossed units", "French sentences are matched by their own words", (U, "translate_french", lambda text: text)),
     # `excerpt`'s default limit is bound at import: the answerer's reference is patched instead.
@@ -141,10 +145,17 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("_INSTRUCTION", "no sentence is an instruction", ("assistant.instructions", "_INSTRUCTION", NEVER)),
     _ab("MIN_SENTENCE_CHARS", "short fragments are quotable (0)", (U, "MIN_SENTENCE_CHARS", 0)),
     _ab("INTRO_CHARS", "short 'intro:' sentences are quotable (0)", (U, "INTRO_CHARS", 0)),
+    _ab("SHOWN_CODE_CHARS", "no one-line code is quoted with its introduction (0)", (U, "SHOWN_CODE_CHARS", 0)),
     # assistant/refusals.py
     _ab("MIN_COVERAGE=0", "the weak-evidence refusal never fires", (R, "MIN_COVERAGE", 0.0)),
     _ab("MIN_COVERAGE=inf", "coverage is never evidence (only similarity)", (R, "MIN_COVERAGE", INFINITE)),
     _ab("MIN_SIMILARITY", "similarity never rescues weak coverage (inf)", (R, "MIN_SIMILARITY", INFINITE)),
+    _ab("MIN_OVERLAP", "similarity alone is evidence, whatever the coverage (0)", (R, "MIN_OVERLAP", 0.0)),
+    _ab(
+        "Query.topic",
+        "the products a question names count in the overlap check",
+        (Q + ".Query", "topic", property(lambda self: self)),
+    ),
     _ab("OWN_RELEASE", "the named release need not cover as well as the best (0)", (R, "OWN_RELEASE", 0.0)),
     _ab("release rule", "never refuse for 'only other releases answer'", (R, "release", lambda *args: None)),
     _ab("missing_symbols", "invented symbols are not refused", (R, "missing_symbols", lambda query, stats: [])),
@@ -153,11 +164,16 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("_HOW", "no question is a how-question", (Q, "_HOW", NEVER)),
     _ab("FRENCH_GLOSSARY", "no French-to-English glossary (search and terms)", (Q, "_GLOSSARY_FOLDED", {})),
     _ab("_QUOTED", "quoted literals are not names", (Q, "_QUOTED", NEVER)),
+    _ab("_VERSIONS_OF", "what a question asks the versions of is no name", (Q, "_VERSIONS_OF", NEVER)),
     _ab("_NOT_NAMES", "'API', 'FAQ' count as names", (Q, "_NOT_NAMES", frozenset())),
     _ab("_MAJOR", "'pandas 3' names no release", (Q, "_MAJOR", NEVER)),
     _ab("is_follow_up", "no question leans on the conversation", (Q, "is_follow_up", lambda terms: False)),
     _ab("with_spellings", "no docs' spellings of symbols", (K, "with_spellings", lambda query, spell: query)),
     _ab("GENERIC (text.py)", "release-doc filler words stay query terms", ("assistant.text", "GENERIC", frozenset())),
+    _ab("_BRITISH (text.py)", "British spellings do not meet American ones", (T, "_BRITISH", NEVER), rebuild=True),
+    _ab(
+        "decorator tokens (text.py)", "`@validator` is the word 'validator'", (T, "_TOKEN", _TOKEN_NO_AT), rebuild=True
+    ),
     # assistant/retrieval.py
     _ab("RRF_K", "no rank damping in fusion (0)", (H, "RRF_K", 0)),
     _ab("DENSE_MARGIN", "every dense candidate votes (inf)", (H, "DENSE_MARGIN", INFINITE)),

@@ -58,6 +58,9 @@ def answer(question: str, chunks: list[Chunk]) -> str:
         ("To enable the warnings mode, we enable the `WARN_20=1` variable.", True),
         ("A new parameter that can be set to a positive value.", True),
         ("Applications should pass the engine explicitly.", True),
+        ("To use them where a `str` is expected you'll now need to convert them with `str(url)`.", True),
+        ("This serves as a complete replacement for `parse_obj_as`.", True),
+        ("You should not do `isinstance(m, Model[int])`.", False),  # forbids, but says nothing to do instead
         ("The `coords()` method is deprecated.", False),
         ("This can be seen as an improvement.", False),  # "can be seen" describes, it asks nothing
         ("It should now be considered deprecated.", False),

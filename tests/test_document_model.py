@@ -152,11 +152,12 @@ def test_units_and_excerpt_read_the_entries(tmp_path: Path) -> None:
         ("It explains the changes.", False, 1),
         ("`Model.dict()` is now `model_dump()`.", True, 2),
         ("The old name still works for now.", True, 2),  # a further paragraph of entry 2
-        ("`@validator` is deprecated.", True, 4),  # "Validators changed:" is no sentence; code is left out
+        ("`@validator` is deprecated.", True, 4),  # "Validators changed:" is no sentence
+        ("Version 2.11: `model.model_dump()`", True, 5),  # one line of code is quoted with its introduction
     ]
     assert excerpt(chunk) == (
         "Read this first. It explains the changes. `Model.dict()` is now `model_dump()`. The old name still works"
-        " for now. Validators changed: `@validator` is deprecated. Version 2.11:"
+        " for now. Validators changed: `@validator` is deprecated. Version 2.11: `model.model_dump()`"
     )
     solution = next(c for c in chunk_document(load_document(_write(tmp_path, "m.txt", FLATTENED), tmp_path)))
     assert "Solution: Install CUDA 12.6" in excerpt(solution)

@@ -1,0 +1,101 @@
+"""Pins for the heuristics that read the docs' and the question's wording: each test is a case one heuristic
+decides, and fails when `bench/ablation.py --pytest NAME` switches it off (no model, no index).
+
+Expected values are written out, not imported: the ablation patches the constants before this module loads.
+"""
+
+from __future__ import annotations
+
+from assistant.answering import ExtractiveAnswerer
+from assistant.catalog import Catalog
+from assistant.document import Entry
+from assistant.models import Passage
+from assistant.query import build_query, proper_names
+from assistant.refusals import after_search, unknown_names
+from assistant.units import units_of
+from tests.test_answer_rules import Stats
+from tests.test_heuristic_pins import answer, make, passages, ranked
+
+
+def test_a_sentence_about_how_things_were_brings_how_they_are() -> None:
+    # _THEN. The question's words are all in the sentence about V1; the one after it, which shares none of
+    # them, is the answer: without it the user reads only what used to happen.
+    said = (
+        "In V1, whenever a field was annotated as `int`, any float value was accepted. "
+        "Conversion to integers is now only allowed if the decimal part is zero."
+    )
+    chunks = [make(entries=(Entry("paragraph", said),), n=0), make("Field order is kept in schemas.", n=1)]
+    text = answer("Why does an int field accept a float value in V1 but not in V2?", chunks)
+    assert "decimal part is zero" in text
+
+
+def test_one_line_of_code_is_quoted_with_the_sentence_introducing_it() -> None:
+    # SHOWN_CODE_CHARS. The tool's name is only in the command; the short sentence introducing it would
+    # otherwise be dropped as a mere introduction, and the answer would not name the tool.
+    chunks = [
+        make(
+            entries=(
+                Entry("paragraph", "A code transformation tool helps you migrate your code."),
+                Entry("paragraph", "You can install the tool from PyPI:"),
+                Entry("code", "pip install bump-pydantic"),
+            ),
+            n=0,
+        )
+    ]
+    text = answer("How do I install the migration tool?", chunks)
+    assert "`pip install bump-pydantic`" in text
+
+
+def test_shown_code_is_quoted_but_not_matched() -> None:
+    # SHOWN_CODE_CHARS. The code shown is the reader's to copy; its names do not make the sentence about them.
+    entries = (Entry("paragraph", "Imports look like this:"), Entry("code", "from pkg.v1.fields import Thing"))
+    (unit,) = units_of(make(entries=entries))
+    assert unit.text.endswith("`from pkg.v1.fields import Thing`") and "thing" not in unit.tokens
+
+
+def test_british_and_american_spellings_meet() -> None:
+    # _BRITISH. The asker writes "behaviour", the docs "behavior".
+    chunks = [
+        make("Unions of `str` and `int` are now checked in order.", n=0),
+        make("The behavior of unions changed to smart mode.", n=1),
+    ]
+    assert ranked("What changed in the behaviour of unions?", chunks)[0].startswith("The behavior of unions")
+
+
+def test_a_decorator_is_not_the_word_it_spells() -> None:
+    # _TOKEN's "@" (text.py). `@validator` is neither "validate" nor `@root_validator`: the passage about the
+    # decorator asked about ranks first though another passage, about its sibling, is retrieved first.
+    chunks = [
+        make("`@root_validator` is deprecated; use `@model_validator` instead.", n=0),
+        make("`@validator` is deprecated; use `@field_validator` instead.", n=1),
+    ]
+    assert ranked("@validator is deprecated. What should I use?", chunks)[0].startswith("`@validator`")
+
+
+def test_what_a_question_asks_the_versions_of_is_a_name() -> None:
+    # _VERSIONS_OF. "polars" is lower case, yet it is what the question is about: docs that never name it
+    # cannot answer "the minimum version of polars", however well they list other minimum versions.
+    question = "What is the minimum version of polars supported by pandas 3.0?"
+    assert "polars" in proper_names(question)
+    chunks = [make("The minimum supported version of NumPy is 1.26.0.", version="3.0.0")]
+    query = build_query(question, Catalog.learn(chunks))
+    assert unknown_names(query, Stats(chunks)) == ["polars"]
+
+
+def test_similarity_alone_is_no_evidence_when_no_word_is_shared() -> None:
+    # MIN_OVERLAP, with the product's own name left out (`Query.topic`). Every passage of a product's
+    # guide is close to "Which Python versions does X 2.0 support?"; none that never says "Python" answers it.
+    chunks = [
+        make("Pandas 2.0 adds pyarrow-backed dtypes.", version="2.0.0", n=0),
+        make("Pandas 2.0 removes deprecated readers.", version="2.0.0", n=1),
+    ]
+    others = [make(f"Django {n}.0 drops old Python versions.", version=f"{n}.0.0", n=n) for n in range(4, 8)]
+    stats = Stats(chunks + others)  # in an index of several products, a product's name is a rare word
+    query = build_query("Which Python versions does pandas 2.0 support?", Catalog.learn(chunks))
+    close = [Passage(c, 1.0 - i / 100, similarity=0.8) for i, c in enumerate(chunks)]
+    answerer = ExtractiveAnswerer(stats)
+    best, topic = answerer.best_coverage(query, close), answerer.best_coverage(query.topic, close)
+    assert best > 0.1 and topic == 0.0  # the product's name alone makes the passages look relevant
+    reason = after_search(query, close, stats, best, topic)
+    assert reason is not None and reason.kind == "weak_evidence"
+    assert after_search(query, passages(chunks), stats, 0.5, 0.5) is None  # sharing words, it answers
