@@ -184,6 +184,67 @@ def search(obj: dict, query: tuple[str, ...], k: int, version: str | None, produ
 
 
 @cli.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.option("--from", "from_version", required=True, metavar="A", help="The version you run (need not be indexed).")
+@click.option("--to", "to_version", required=True, metavar="B", help="The version you upgrade to.")
+@click.option("--product", "product", metavar="P", help="The product (name or import name); needed among several.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "markdown", "sarif", "json"]),
+    default="text",
+    show_default=True,
+    help="text by release then file; markdown as a checklist; sarif 2.1.0 for code scanning.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option("--no-sync", is_flag=True, help="Use the index as it is, even if the corpus changed.")
+@click.pass_obj
+def upgrade(
+    obj: dict,
+    paths: tuple[str, ...],
+    from_version: str,
+    to_version: str,
+    product: str | None,
+    fmt: str,
+    as_json: bool,
+    no_sync: bool,
+) -> None:
+    """What the docs say changes from A to B, and where it hits your code (PATH: .py files, notebooks, folders).
+
+    Exits 0 when nothing in the code is hit, 1 when something is (possible hits, through a receiver of
+    unknown type, are shown but do not fail), 2 on bad usage (an unknown product, A not before B).
+
+    \b
+    Examples:
+      python app.py upgrade --from 2.10 --to 2.12
+      python app.py upgrade --product pandas --from 2.2 --to 3.0 src/ notebooks/
+      python app.py upgrade --from 2.10 --to 2.12 --format markdown > checklist.md
+      python app.py upgrade --from 2.10 --to 2.12 --format sarif src/ > reldocs.sarif
+    """
+    from assistant.plan import PlanError
+
+    fmt = "json" if as_json else fmt
+    kb = open_knowledge_base(obj["settings"], sync_first=not no_sync, quiet=fmt != "text")
+    try:
+        plan = kb.plan(from_version, to_version, product=product)
+    except PlanError as e:
+        raise click.UsageError(str(e)) from e
+    report = kb.scan(paths, plan) if paths else None
+    findings, errors = (report.findings, report.errors) if report else ((), ())
+    if fmt == "sarif":
+        from interfaces.sarif import plan_sarif
+
+        click.echo(plan_sarif(plan, findings, errors))
+    else:
+        from interfaces import upgrade_render as render
+
+        show = {"text": render.plan_text, "markdown": render.plan_markdown, "json": render.plan_json}[fmt]
+        click.echo(show(plan, findings, errors))
+    if any(f.exact for f in findings):
+        sys.exit(EXIT_ERROR)
+
+
+@cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind; set RELDOCS_WEB_AUTH first.")
 @click.option("--port", default=7860, show_default=True, type=int, help="Port to serve on.")
 @click.pass_obj
@@ -247,5 +308,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """The `reldocs` console script (the pre-commit hook's entry)."""
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

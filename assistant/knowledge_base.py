@@ -1,4 +1,4 @@
-"""The one object every interface talks to: ask, stream, search, versions."""
+"""The one object every interface talks to: ask, stream, search, versions, plan, scan."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from typing import Protocol, runtime_checkable
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from assistant import refusals
 from assistant.answering import Answerer, ExtractiveAnswerer
@@ -19,6 +20,10 @@ from assistant.refusals import refusal
 from assistant.retrieval import HybridRetriever
 from assistant.settings import Settings
 from assistant.store import ChunkStore
+
+if TYPE_CHECKING:
+    from assistant.plan import UpgradePlan
+    from assistant.scan import ScanReport
 
 logger = logging.getLogger(__name__)
 
@@ -154,7 +159,30 @@ class KnowledgeBase:
             unknown_versions=query.unknown_versions,  # a version the model made up must not cause a refusal
         )
 
+    def plan(self, from_version: str, to_version: str, *, product: str | None = None) -> UpgradePlan:
+        """Every change the docs announce after `from_version` up to `to_version`, in release order, cited."""
+        from assistant.plan import make_plan
+
+        self.refresh()
+        return make_plan(self.retriever.chunks, self.retriever.catalog, from_version, to_version, product)
+
+    def scan(self, paths: Sequence[str | Path], plan: UpgradePlan) -> ScanReport:
+        """Where the Python files and notebooks under `paths` use what `plan` says changed."""
+        from assistant.plan import targets
+        from assistant.scan import scan
+
+        return scan(paths, targets(plan))
+
     def _answer(self, query: Query, timings: dict[str, float]) -> Iterator[Answer]:
+        from assistant.upgrade_answer import plan_answer, plan_for, upgrade_versions
+
+        # "What breaks if I go from 2.10 to 2.12?" is the whole plan's question.
+        plan = (
+            plan_for(query, self.retriever.chunks, self.retriever.catalog) if upgrade_versions(query.question) else None
+        )
+        if plan is not None:
+            yield plan_answer(query.question, plan, query.language)
+            return
         no = self._precheck(query)
         if no is not None:
             yield no

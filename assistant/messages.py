@@ -23,6 +23,15 @@ MESSAGES: dict[str, dict[str, str]] = {
         "fr": "(Les notes de {asked} n'en parlent pas ; celles de {others} oui.)",
     },
     "no_release": {"en": "(The {asked} docs don't cover it.)", "fr": "(Les notes de {asked} n'en parlent pas.)"},
+    "plan_head": {
+        "en": "Upgrading {product} {start} → {end} ({releases}): {n} changes; what breaks first:",
+        "fr": "Passer de {product} {start} à {end} ({releases}) : {n} changements ; d'abord ce qui casse :",
+    },
+    "plan_more": {
+        "en": "{rest} more, with the code they hit: `python app.py upgrade --from {start} --to {end}{product}`.",
+        "fr": "{rest} de plus, avec le code touché : `python app.py upgrade --from {start} --to {end}{product}`.",
+    },
+    "plan_use": {"en": "use instead: {name}", "fr": "à utiliser : {name}"},
     "truncated": {
         "en": "Your question was cut to its first {n} characters; only those were read.",
         "fr": "La question a été coupée à {n} caractères ; seul ce début a été lu.",

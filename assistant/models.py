@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
+from assistant.changes import Change
 from assistant.document import Entry
 
 Mode = Literal["extractive", "llm"]
@@ -25,6 +26,7 @@ class Chunk:
     language: str = "en"
     url: str = ""
     entries: tuple[Entry, ...] = ()  # its paragraphs, list items and code as ingest parsed them
+    changes: tuple[Change, ...] = ()  # the changes its entries announce (ingest.changes), for upgrade plans
 
 
 @dataclass(frozen=True)
@@ -38,8 +40,8 @@ class Passage:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: scores first, then the chunk's fields (`search --json`, the web API); the entries
-        are left out, as they restate the text."""
-        chunk = {k: v for k, v in asdict(self.chunk).items() if k != "entries"}
+        and changes are left out, as they restate the text."""
+        chunk = {k: v for k, v in asdict(self.chunk).items() if k not in ("entries", "changes")}
         return {"score": self.score, "similarity": self.similarity, "bm25": self.bm25, **chunk}
 
 

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from assistant.changes import dumps as dump_changes
+from assistant.changes import loads as load_changes
 from assistant.document import dumps, loads
 from assistant.errors import IndexNotReady
 from assistant.models import Chunk
@@ -104,6 +106,7 @@ class ChunkStore:
                 text=doc or "",
                 **{k: str((meta or {}).get(k, "")) for k in _META_FIELDS},
                 entries=loads(str((meta or {}).get("entries", ""))),
+                changes=load_changes(str((meta or {}).get("changes", ""))),
             )
             for i, doc, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
         ]
@@ -154,8 +157,13 @@ class ChunkStore:
                 ids=[c.id for c in part],
                 documents=[c.text for c in part],
                 metadatas=[
-                    # The entries as one JSON string: Chroma's metadata values are scalars.
-                    {**{k: getattr(c, k) for k in _META_FIELDS}, "entries": dumps(c.entries), "ordinal": start + n}
+                    # Entries and changes as JSON strings: Chroma's metadata values are scalars.
+                    {
+                        **{k: getattr(c, k) for k in _META_FIELDS},
+                        "entries": dumps(c.entries),
+                        "changes": dump_changes(c.changes),
+                        "ordinal": start + n,
+                    }
                     for n, c in enumerate(part)
                 ],
                 embeddings=vectors[start : start + len(part)],

@@ -20,6 +20,7 @@ from assistant.models import Chunk
 from assistant.text import sentences, strip_markup
 from assistant.untrusted import field_limit, plain_text
 from ingest.changelog import releases
+from ingest.changes import with_changes
 from ingest.entries import GLYPHS, entries_of, link_blocks
 from ingest.loader import Document
 
@@ -27,7 +28,8 @@ from ingest.loader import Document
 # 4: RST parsed by docutils (ingest.rst); changelog releases attributed to their own versions (ingest.changelog)
 # 6: chunks carry their entries (assistant.document); labelled sections named by `sentences`
 # 7: indented code blocks are code (fence_indented_code)
-CHUNKER_VERSION = 7
+# 8: chunks carry the changes their entries announce (ingest.changes)
+CHUNKER_VERSION = 8
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 
@@ -329,18 +331,20 @@ def chunk_document(doc: Document) -> list[Chunk]:
             seen[digest] = seen.get(digest, 0) + 1
             suffix = f"-{seen[digest]}" if seen[digest] > 1 else ""
             chunks.append(
-                Chunk(
-                    id=f"{source_key}-{digest}{suffix}",
-                    text=text,
-                    source=doc.source,
-                    title=title,
-                    product=meta.get("product", ""),
-                    version=meta.get("version", "") if version is None else version,
-                    kind=meta.get("kind", "document"),
-                    section=section,
-                    language=meta.get("language", "en"),
-                    url=meta.get("url", ""),
-                    entries=tuple(entries),
+                with_changes(
+                    Chunk(
+                        id=f"{source_key}-{digest}{suffix}",
+                        text=text,
+                        source=doc.source,
+                        title=title,
+                        product=meta.get("product", ""),
+                        version=meta.get("version", "") if version is None else version,
+                        kind=meta.get("kind", "document"),
+                        section=section,
+                        language=meta.get("language", "en"),
+                        url=meta.get("url", ""),
+                        entries=tuple(entries),
+                    )
                 )
             )
     return chunks

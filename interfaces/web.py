@@ -27,6 +27,7 @@ from assistant.settings import Settings
 from interfaces import inputs
 from interfaces.web_assets import COPY_JS, CSS
 from interfaces.web_render import ERROR, SEARCHING, STOPPED, answer_message, message_text, user_message
+from interfaces.web_upgrade import build_upgrade_tab
 
 logger = logging.getLogger(__name__)
 
@@ -151,7 +152,7 @@ def api_search(kb: KnowledgeBase, query: Any, k: Any = 5, version: Any = "", pro
 
 
 def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
-    """The chat page and the `ask` / `search` API endpoints, all over the one `kb`."""
+    """The chat page, the Upgrade tab, and the `ask` / `search` API endpoints, all over the one `kb`."""
     log = FeedbackLog(settings.feedback_path)
     products = kb.products()
     choices = release_choices(products)
@@ -180,37 +181,40 @@ def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
     with gr.Blocks(title=TITLE, analytics_enabled=False) as demo:  # offline: no telemetry, no version check
         gr.Markdown(HEADER)
         gr.HTML(f'<p class="reldocs-versions"><sub>{escape(indexed_note(products))}</sub></p>')
-        answers = gr.State({})
-        chatbot = gr.Chatbot(
-            label="reldocs",
-            elem_id="reldocs-chat",
-            height="66vh",
-            min_height=420,
-            feedback_options=("Like", "Dislike"),
-            examples=[{"text": q} for q in EXAMPLES],
-            placeholder="Ask about a release, or pick an example.",
-            buttons=["copy"],  # copies the message's plain-text twin (COPY_JS), not its HTML
-            # Messages are HTML built from escaped parts (web_render); no Markdown, LaTeX or custom tags on top.
-            render_markdown=False,
-            latex_delimiters=[],
-            allow_tags=False,
-            sanitize_html=True,
-        )
-        with gr.Row(equal_height=True, elem_id="reldocs-controls"):
-            question = gr.Textbox(
-                placeholder="Ask a question about a release and press Enter",
-                show_label=False,
-                elem_id="reldocs-question",
-                scale=5,
-                autofocus=True,
-                submit_btn="Ask",
-                stop_btn=False,
-                max_lines=6,
+        with gr.Tab("Ask", elem_id="reldocs-tab-ask"):
+            answers = gr.State({})
+            chatbot = gr.Chatbot(
+                label="reldocs",
+                elem_id="reldocs-chat",
+                height="66vh",
+                min_height=420,
+                feedback_options=("Like", "Dislike"),
+                examples=[{"text": q} for q in EXAMPLES],
+                placeholder="Ask about a release, or pick an example.",
+                buttons=["copy"],  # copies the message's plain-text twin (COPY_JS), not its HTML
+                # Messages are HTML built from escaped parts (web_render); no Markdown, LaTeX or custom tags on top.
+                render_markdown=False,
+                latex_delimiters=[],
+                allow_tags=False,
+                sanitize_html=True,
             )
-            version = gr.Dropdown(
-                choices, value=ALL_VERSIONS, label="Version", elem_id="reldocs-version", scale=1, min_width=140
-            )
-        clear = gr.Button("Clear chat", elem_id="reldocs-clear", size="sm", variant="secondary", scale=0)
+            with gr.Row(equal_height=True, elem_id="reldocs-controls"):
+                question = gr.Textbox(
+                    placeholder="Ask a question about a release and press Enter",
+                    show_label=False,
+                    elem_id="reldocs-question",
+                    scale=5,
+                    autofocus=True,
+                    submit_btn="Ask",
+                    stop_btn=False,
+                    max_lines=6,
+                )
+                version = gr.Dropdown(
+                    choices, value=ALL_VERSIONS, label="Version", elem_id="reldocs-version", scale=1, min_width=140
+                )
+            clear = gr.Button("Clear chat", elem_id="reldocs-clear", size="sm", variant="secondary", scale=0)
+        with gr.Tab("Upgrade", elem_id="reldocs-tab-upgrade"):
+            build_upgrade_tab(kb)
 
         # The page's own events stay off the API page; scripts use `ask` and `search`.
         respond = functools.partial(answer_turns, kb)

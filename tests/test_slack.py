@@ -255,17 +255,22 @@ def test_bots_own_and_other_messages_are_ignored(bot: Served, slack: SlackStub) 
     assert [c.args["thread_ts"] for c in slack.calls_to("chat.postMessage")] == [real["ts"]]
 
 
-def test_slash_command_answers_privately(bot: Served, slack: SlackStub) -> None:
-    form = {
+def command_form(slack: SlackStub, text: str, response: str) -> dict[str, str]:
+    """A slash command as Slack posts it, answered through the response URL named `response`."""
+    return {
         "token": VERIFICATION_TOKEN,
         "team_id": TEAM_ID,
         "channel_id": "C1",
         "user_id": "U1",
         "command": COMMAND,
-        "text": CUDA_QUESTION,
-        "response_url": slack.response_url("cmd1"),
+        "text": text,
+        "response_url": slack.response_url(response),
         "trigger_id": "1.2.3",
     }
+
+
+def test_slash_command_answers_privately(bot: Served, slack: SlackStub) -> None:
+    form = command_form(slack, CUDA_QUESTION, "cmd1")
     status, body = post(bot.url, urlencode(form), content_type="application/x-www-form-urlencoded")
     assert status == 200 and body == ""
     reply = slack.wait_for("response_url")[0]
@@ -276,6 +281,24 @@ def test_slash_command_answers_privately(bot: Served, slack: SlackStub) -> None:
 
     status, body = post(bot.url, urlencode(form | {"text": " "}), content_type="application/x-www-form-urlencoded")
     assert status == 200 and body == USAGE  # a plain-text ack shows only to the person who typed it
+
+
+def test_slash_upgrade_posts_the_plan_then_its_checklist(bot: Served, slack: SlackStub) -> None:
+    form = command_form(slack, "upgrade 2.11 2.12", "up1")
+    status, _ = post(bot.url, urlencode(form), content_type="application/x-www-form-urlencoded")
+    assert status == 200
+    plan, checklist = slack.wait_for("response_url", 2)[:2]
+    assert all(r.args["response_type"] == "ephemeral" for r in (plan, checklist))
+    assert plan.args["text"].startswith("Upgrading PyTorch 2.11 → 2.12 (2.12.0): 7 changes")
+    assert "migration-guide.txt" in json.dumps(plan.args["blocks"]) or "Migrating" in json.dumps(plan.args["blocks"])
+    shown = "".join(b["text"]["text"] for b in checklist.args["blocks"] if b["type"] == "section")
+    assert shown.startswith("```## Upgrade PyTorch 2.11 → 2.12") and shown.count("- [ ] **breaking**") == 7
+
+    slack.reset()
+    bad = form | {"text": "upgrade 2.12 2.11", "response_url": slack.response_url("up2")}
+    assert post(bot.url, urlencode(bad), content_type="application/x-www-form-urlencoded")[0] == 200
+    (reply,) = slack.wait_for("response_url")
+    assert "not before" in reply.args["text"] and "Usage" in reply.args["text"]
 
 
 def test_feedback_buttons_record_votes_like_the_web_ui(bot: Served, slack: SlackStub) -> None:

@@ -245,3 +245,31 @@ def test_stop_button_while_answering(browser, kb, web_settings: Settings):
     finally:
         page.context.close()
         demo.close()
+
+
+def test_upgrade_tab_plans_and_scans_pasted_code(browser, url: str):
+    page = open_page(browser, url, DESKTOP)
+    try:
+        page.get_by_role("tab", name="Upgrade").click()
+        start = page.locator("#reldocs-upgrade-from input")
+        start.fill("2.11")
+        start.press("Enter")
+        editor = page.locator("#reldocs-upgrade-code .cm-content")
+        editor.click()
+        page.keyboard.insert_text("from torch.distributed.nn import functional as F\nF.all_reduce(t)\n")
+        page.locator("#reldocs-upgrade-go").click()
+        result = page.locator("#reldocs-upgrade-result .reldocs-plan")
+        result.wait_for()
+        assert "PyTorch 2.11 → 2.12.0: 7 changes in 1 release;" in result.text_content()
+        hits = page.locator("#reldocs-upgrade-result .reldocs-hit")
+        expect(hits.filter(has_text="pasted.py:1:34")).to_have_count(1)  # the import
+        expect(hits.filter(has_text="pasted.py:2:1 F.all_reduce(t)")).to_have_count(1)  # the call
+        details = page.locator("#reldocs-upgrade-result details").first
+        details.locator("summary").click()
+        expect(details.locator("blockquote")).to_be_visible()  # the quote unfolds
+        expect(
+            page.locator("#reldocs-upgrade-checklist a, #reldocs-upgrade-checklist .file-preview")
+        ).not_to_have_count(0)
+        screenshot(page, "screenshot-web-upgrade.png")
+    finally:
+        page.context.close()

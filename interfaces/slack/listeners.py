@@ -21,6 +21,7 @@ from slack_sdk import WebClient
 from assistant.feedback import FeedbackLog
 from assistant.knowledge_base import KnowledgeBase
 from interfaces.slack.mrkdwn import FEEDBACK_ACTIONS, answer_blocks, answer_from_value, answer_text
+from interfaces.slack.upgrade import is_upgrade, upgrade_replies
 
 logger = logging.getLogger(__name__)
 
@@ -29,7 +30,10 @@ EVENTS = ("app_mention", "message")  # message: only direct messages (message.im
 PLACEHOLDER = "_Looking it up…_"
 APOLOGY = "Sorry, something went wrong while answering. Please try again in a moment."
 EMPTY_QUESTION = "Ask me about the release docs, e.g. _What is the minimum CUDA version to build PyTorch 2.12?_"
-USAGE = f"Usage: `{COMMAND} QUESTION`, e.g. `{COMMAND} What is the minimum CUDA version to build PyTorch 2.12?`"
+USAGE = (
+    f"Usage: `{COMMAND} QUESTION`, e.g. `{COMMAND} What is the minimum CUDA version to build PyTorch 2.12?`, "
+    f"or `{COMMAND} upgrade FROM TO [PRODUCT]` for an upgrade plan"
+)
 THANKS = {"up": "Thanks, noted that this answer helped. 👍", "down": "Thanks, noted that this answer missed. 👎"}
 HISTORY_TURNS = 6  # earlier questions of a thread passed as context
 ANSWERED_SUBTYPES = (None, "file_share", "thread_broadcast")  # edits, joins and deletions are not questions
@@ -161,6 +165,11 @@ def answer_command(command: dict[str, Any], *, ack: Ack, respond: Respond, kb: K
         return
     ack()
     try:
+        if is_upgrade(question):
+            for reply in upgrade_replies(question, kb):
+                respond(**reply)
+            logger.info("sent an upgrade plan privately")
+            return
         answer = kb.ask(question)
         blocks = answer_blocks(answer, show_question=True)
         respond(text=answer_text(answer), blocks=blocks, response_type="ephemeral")

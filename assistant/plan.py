@@ -1,0 +1,294 @@
+"""The upgrade plan: every change the indexed docs announce between the release a user runs and the one they
+want, in release order, each with its citations (`KnowledgeBase.plan`).
+
+The changes are those ingest extracted (`assistant.changes`); here they are put in order, their code names
+qualified through the product's import aliases (`np.float_` -> `numpy.float_`), and a change announced twice
+(deprecated in one release, removed in a later one) made one line citing both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from assistant.catalog import Catalog, Product, version_key
+from assistant.changes import Change, ChangeKind
+from assistant.errors import ReldocsError
+from assistant.models import Chunk, Citation
+from assistant.text import fold
+
+if TYPE_CHECKING:
+    from assistant.scan import Target
+
+# Within a release: what breaks code first, then what will, then what merely changed or was added.
+KIND_ORDER: dict[str, int] = {"breaking": 0, "removed": 1, "behaviour": 2, "deprecated": 3, "new": 4}
+# When one change is announced twice, the line shows its most severe kind.
+_SEVERITY: dict[str, int] = {"removed": 0, "breaking": 1, "behaviour": 2, "deprecated": 3, "new": 4}
+
+
+class PlanError(ReldocsError):
+    """The plan cannot be made as asked (an unknown product, a from-version not before the to-version)."""
+
+
+@dataclass(frozen=True)
+class PlannedChange:
+    """One line of the plan: a change, where it lands, and every release note announcing it."""
+
+    id: str
+    version: str  # the release it lands in (the latest announcement within the plan)
+    kind: ChangeKind
+    summary: str
+    symbols: tuple[str, ...]  # qualified where the docs allow (`numpy.float_`)
+    replacement: str
+    parameter: str
+    default_changed: bool
+    citations: tuple[Citation, ...]  # oldest announcement first
+    # (symbol, class) for the symbols the docs write as a type's member (`ndarray.newbyteorder`)
+    members: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def citation(self) -> Citation:
+        return self.citations[-1]
+
+
+@dataclass(frozen=True)
+class UpgradePlan:
+    product: str
+    from_version: str
+    to_version: str
+    versions: tuple[str, ...]  # the releases the plan covers: after `from_version`, up to `to_version`
+    changes: tuple[PlannedChange, ...]
+
+
+def make_plan(
+    chunks: Sequence[Chunk], catalog: Catalog, from_version: str, to_version: str, product: str | None = None
+) -> UpgradePlan:
+    """The plan from `from_version` to `to_version` (which need not be indexed: 1.26 -> 2.0 works)."""
+    start, end = _key(from_version), _key(to_version)
+    if start >= end:
+        raise PlanError(f"--from {from_version} is not before --to {to_version}")
+    chosen = _product(catalog, product, start, end)
+    versions = tuple(v for v in chosen.versions if start < _key(v) <= end)
+    mine = [c for c in chunks if c.product in chosen.spellings]
+    own = [c for c in mine if c.version in versions and c.changes]
+    lines = _merged(_announcements(own, catalog, chosen, main_module(chosen, mine)))
+    order = {v: i for i, v in enumerate(versions)}
+    lines.sort(key=lambda c: (order[c.version], KIND_ORDER[c.kind]))
+    return UpgradePlan(chosen.name, from_version, to_version, versions, tuple(lines))
+
+
+def _key(version: str) -> tuple[int, ...]:
+    """A version's numbers padded to four, so "2.0" and "2.0.0" are one release."""
+    key = version_key(version.strip().lstrip("vV"))
+    return (*key, 0, 0, 0, 0)[:4]
+
+
+def _product(catalog: Catalog, product: str | None, start: tuple[int, ...], end: tuple[int, ...]) -> Product:
+    names = ", ".join(p.name for p in catalog.products) or "none"
+    if product:
+        found = catalog.product(product)
+        if found is None:
+            raise PlanError(f"no product {product!r} is indexed; indexed: {names}")
+        return found
+    if len(catalog.products) == 1:
+        return catalog.products[0]
+    spanning = [p for p in catalog.products if any(start < _key(v) <= end for v in p.versions)]
+    if len(spanning) == 1:
+        return spanning[0]
+    raise PlanError(f"several products are indexed; name one with --product ({names})")
+
+
+def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product, main: str) -> list[PlannedChange]:
+    out = []
+    found = (re.findall(rf"\b{re.escape(main)}\.([a-z_]\w*)", c.text) for c in chunks) if main else ()
+    submodules = frozenset(m for names in found for m in names)
+    for chunk in chunks:
+        for change in chunk.changes:
+            symbols = tuple(dict.fromkeys(qualify(s, catalog, product, submodules, main) for s in change.symbols))
+            members = tuple(
+                (qualify(s, catalog, product, submodules, main), owner)
+                for s in change.symbols
+                if (owner := _member_of(s, catalog, product, main))
+            )
+            replacement = qualify(change.replacement, catalog, product, submodules, main) if change.replacement else ""
+            citation = Citation(
+                1, chunk.title, chunk.version, chunk.kind, chunk.section, chunk.source, chunk.url, change.summary
+            )
+            out.append(
+                PlannedChange(
+                    _id(product.name, chunk.version, change),
+                    chunk.version,
+                    change.kind,
+                    change.summary,
+                    symbols,
+                    replacement,
+                    change.parameter,
+                    change.default_changed,
+                    (citation,),
+                    members,
+                )
+            )
+    return out
+
+
+def _merged(announced: list[PlannedChange]) -> list[PlannedChange]:
+    """One line per change. The same summary in one release (a heading over several chunks) is one line; a
+    deprecation and a later removal (or change) of the same specific names and parameter are one line, at
+    the later release, citing both."""
+    lines: dict[tuple[str, str], PlannedChange] = {}
+    for line in announced:
+        key = (line.version, line.summary)
+        if key in lines:
+            was = lines[key]
+            symbols = tuple(dict.fromkeys(was.symbols + line.symbols))
+            line = replace(was, symbols=symbols, members=tuple(dict.fromkeys(was.members + line.members)))
+        lines[key] = line
+    out: list[PlannedChange] = []
+    deprecated: dict[tuple[tuple[str, ...], str], int] = {}
+    for line in sorted(lines.values(), key=lambda c: _key(c.version)):
+        names = tuple(sorted(s for s in subjects(line.symbols, line.summary) if _specific(s)))
+        key = (names, line.parameter)
+        at = deprecated.get(key) if names and line.kind != "new" else None
+        if at is not None and _key(out[at].version) < _key(line.version):
+            out[at] = _join(out[at], line)
+            continue
+        if names and line.kind == "deprecated":
+            deprecated[key] = len(out)
+        out.append(line)
+    return out
+
+
+def _specific(symbol: str) -> bool:
+    """A member or function (`pandas.DataFrame.applymap`, `pandas.read_gbq`), not a whole class or module:
+    many unrelated changes name `Series`."""
+    last = symbol.rsplit(".", 1)[-1]
+    return "." in symbol and (last[:1].islower() or "_" in last)
+
+
+def _join(earlier: PlannedChange, later: PlannedChange) -> PlannedChange:
+    """`later` announces `earlier` again: one line at the later release, citing both."""
+    kind = min(earlier.kind, later.kind, key=lambda k: _SEVERITY[k])
+    cited = list(dict.fromkeys((*earlier.citations, *later.citations)))
+    citations = tuple(replace(c, n=n) for n, c in enumerate(cited, start=1))
+    return replace(
+        later,
+        kind=kind,
+        symbols=tuple(dict.fromkeys(later.symbols + earlier.symbols)),
+        replacement=later.replacement or earlier.replacement,
+        citations=citations,
+        members=tuple(dict.fromkeys(later.members + earlier.members)),
+    )
+
+
+def qualify(
+    symbol: str, catalog: Catalog, product: Product, submodules: frozenset[str] = frozenset(), main: str | None = None
+) -> str:
+    """A code name as the product's users import it: through the docs' aliases (`np.float_` ->
+    `numpy.float_`), and under the product's main module when the docs leave it out (`DataFrame.append` ->
+    `pandas.DataFrame.append`); `submodules` are the names the docs write after that module (`orm`)."""
+    name = symbol.lstrip("@")
+    head, dot, rest = name.partition(".")
+    full = catalog.aliases.get(head.lower())
+    if full:
+        return f"{full}{dot}{rest}"
+    modules = sorted(product.modules)
+    if head in modules or any(head == m.split(".")[0] for m in modules):
+        return name
+    main = main_module(product) if main is None else main
+    # `DataFrame.append`, `read_gbq` and `orm.Session` (a submodule the docs write as `sqlalchemy.orm`) are the
+    # product's; `session.query` is a variable's method, and stays as written.
+    if main and (head[:1].isupper() or (not dot and "_" in head) or head in submodules):
+        return f"{main}.{name}"
+    return name
+
+
+def _member_of(written: str, catalog: Catalog, product: Product, main: str) -> str:
+    """The type a symbol is a member of, when the docs write it so: `ndarray.newbyteorder`, `session.query`
+    (a type or variable, then a method), not `orm.Session` (a module's class) nor `np.linalg.norm` (an alias)."""
+    parts = written.lstrip("@").split(".")
+    head = parts[0]
+    if len(parts) < 2 or not parts[-1][:1].islower() or head.lower() in catalog.aliases:
+        return ""
+    if head in product.modules or head == main:
+        return ""
+    return parts[-2]
+
+
+def main_module(product: Product, chunks: Sequence[Chunk] = ()) -> str:
+    """The product's main module: of its modules, the one its docs write most as `module.` (`torch`, not
+    `pytorch` from its URLs; `pandas`, not `pandas_gbq`). Docs that never import their product still write it
+    dotted (`pandas.DataFrame`): without a module, its name is it."""
+    own, modules = fold(product.name), sorted(product.modules)
+    if not modules:
+        return own if own.isidentifier() else ""
+    if len(modules) == 1:
+        return modules[0]
+    uses = {m: sum(c.text.count(f"{m}.") for c in chunks) for m in modules}
+    return max(modules, key=lambda m: (uses[m], m == own))
+
+
+def targets(plan: UpgradePlan) -> list[Target]:
+    """What the scan looks for: the code names each change is about, its subjects. A name the entry only
+    mentions on the way ("… now raise `RuntimeError` under `torch.compile`") is left out, or every use of
+    `torch.compile` would be reported; and new features break nothing."""
+    from assistant.scan import Target  # LibCST loads only when code is scanned
+
+    out = []
+    for change in plan.changes:
+        if change.kind == "new":
+            continue
+        for symbol in subjects(change.symbols, change.summary):
+            if all(part.isidentifier() for part in symbol.split(".")):  # `FindARM.cmake` is; `--flag=1` is not
+                owner = dict(change.members).get(symbol, "")
+                out.append(Target(change.id, symbol, change.parameter, change.default_changed, owner))
+    return list(dict.fromkeys(out))
+
+
+_LISTED = re.compile(r"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`\s]*$")
+
+
+# A summary that opens with its verb ("Removed `x`", "Enforced deprecation of `y`") has its subject after it;
+# any other has it before its verb ("`x` is deprecated", "DeviceMesh now stores …, enabling `torch.compile`").
+_LEADING_VERB = re.compile(
+    r"^\W*(?:removed|deprecated|enforced|disallow\w*|changed|renamed|moved|dropped|added|stopped|updated|made)\b",
+    re.IGNORECASE,
+)
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|now|no longer|has|have|had|will|can|could|should|must|may|removed|deprecated|renamed|"
+    r"moved|changed|raises?|returns?|accepts?)\b",
+    re.IGNORECASE,
+)
+
+
+def subjects(symbols: Sequence[str], summary: str) -> list[str]:
+    """The first name the summary's subject writes, and those listed with it ("`a()` and `b()`", "`a` / `b`")."""
+    verb = None if _LEADING_VERB.match(summary) else _VERB.search(summary)
+    subject = summary[: verb.start()] if verb else summary
+    found = sorted((at, end, s) for s in symbols if (span := _spelled_at(s, subject)) for at, end in [span])
+    if not found:
+        return []
+    out, last_end = [found[0][2]], found[0][1]
+    for at, end, symbol in found[1:]:
+        if not _LISTED.match(subject[last_end:at]):
+            break
+        out.append(symbol)
+        last_end = end
+    return out
+
+
+def _spelled_at(symbol: str, text: str) -> tuple[int, int] | None:
+    """Where the qualified `symbol` is written in `text`, in full or as the docs shorten it (its last parts)."""
+    parts = symbol.split(".")
+    for i in range(len(parts)):
+        short = ".".join(parts[i:])
+        if m := re.search(rf"(?<![\w.]){re.escape(short)}(?![\w])", text):
+            return m.start(), m.end()
+    return None
+
+
+def _id(product: str, version: str, change: Change) -> str:
+    key = f"{product}\n{version}\n{change.kind}\n{change.summary}"
+    return hashlib.sha1(key.encode()).hexdigest()[:12]

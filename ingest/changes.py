@@ -1,0 +1,269 @@
+"""Change entries from a chunk's entries: which kind of change each announces, the code names it is about,
+the parameter it concerns and what replaces it (`assistant.changes.Change`).
+
+The documents' own structure decides first: a section named "Backwards incompatible changes", "Deprecations",
+"Removal of prior version deprecations", "Features removed in 5.0" or "What's new" says what its entries
+are. Where the section says nothing (a migration guide's topics, "Other API changes"), the entry's wording
+does ("… has been removed", "Deprecated …", "… now defaults to …"). A heading that itself states a change
+("`get_control_flow_submodules` is no longer public") is one change, its entries the detail.
+
+Written by hand: no library reads release notes into changes. The patterns are English grammar and the
+conventions of release notes, never a product's names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from assistant.changes import Change, ChangeKind
+from assistant.models import Chunk
+from assistant.text import sentences
+
+SUMMARY_CHARS = 240
+SHORT_ITEM_CHARS = 60  # an item this short ("`pydantic.typing.is_finalvar`") is read with what introduces it
+
+# Section names, most specific first: "Removal of prior version deprecations" is about removals.
+_SECTION_KINDS: tuple[tuple[ChangeKind | None, re.Pattern[str]], ...] = (
+    (None, re.compile(r"bug ?fix|performance|documentation|developers|security|contributors|internal", re.I)),
+    ("removed", re.compile(r"\bremov|\bexpired\b|\bdropped\b", re.I)),
+    ("deprecated", re.compile(r"deprecat", re.I)),
+    ("breaking", re.compile(r"incompatib|\bbreaking\b", re.I)),
+    ("behaviour", re.compile(r"\bbehaviou?r(?:al)? changes?\b|\bchanges? (?:in|of) behaviou?r\b", re.I)),
+    ("new", re.compile(r"\bnew features?\b|\bwhat'?s new\b|\benhancements?\b|\bhighlights\b|^added$|\bnew in\b", re.I)),
+)
+_WORDING_KINDS: tuple[tuple[ChangeKind, re.Pattern[str]], ...] = (
+    (
+        "removed",
+        re.compile(
+            r"\b(?:removed|removal of|has been dropped|dropped support|no longer (?:exists?|available|public|"
+            r"supported|accepts?|allowed)|disallow(?:ed|s)?|enforced deprecation)\b",
+            re.I,
+        ),
+    ),
+    ("deprecated", re.compile(r"\bdeprecat", re.I)),
+    (
+        "behaviour",
+        re.compile(
+            r"\b(?:now (?:defaults?|returns?|raises?|uses?|requires?|infers?)|"
+            r"default (?:value |dtype )?(?:of|for|is|will)|changed|no longer|renamed|moved|instead of|will now)\b",
+            re.I,
+        ),
+    ),
+)
+_HEADING_CHANGE = re.compile(
+    r"^(?=(?:\S+\s+){2,}).*\b(?:is|are|was|were|now|no longer|removed|deprecated|renamed|moved|changed|dropped)\b",
+    re.I,
+)
+_CODE = re.compile(r"`([^`\n]{1,120})`")
+_VERB = re.compile(r"\b(?:is|are|was|were|now|no longer|has|have|will|removed|deprecated|renamed|moved|changed)\b")
+_DOTTED = re.compile(r"(?<![\w.`])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w`])")
+_NAME = re.compile(r"@?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+_CALL_KEYWORD = re.compile(r"^(@?[A-Za-z_][\w.]*)\((?:[^()]*,\s*)?([A-Za-z_]\w*)\s*=")
+# "the `verbose` parameter of `ReduceLROnPlateau`", "`strict` argument to `torch.export.export`"
+_PARAM_OF = re.compile(
+    r"`([A-Za-z_]\w*)`\s+(?:keyword\s+)?(?:argument|parameter|keyword|kwarg|option|flag)s?\s+"
+    r"(?:of|in|to|for|from|on)\s+(?:the\s+)?`([^`]+)`",
+    re.I,
+)
+_PARAM_OF_2 = re.compile(
+    r"(?:argument|parameter|keyword|kwarg|option|flag)s?\s+`([A-Za-z_]\w*)`\s+(?:of|in|to|for|from|on)\s+(?:the\s+)?`([^`]+)`",
+    re.I,
+)
+_PARAM_AFTER = re.compile(
+    r"`([^`]+)`(?:'s)?\s+`([A-Za-z_]\w*)`\s+(?:keyword\s+)?(?:argument|parameter|keyword|kwarg)", re.I
+)
+_DEFAULT = re.compile(r"\bdefaults?\b|\bdefault value\b", re.I)
+_REPLACEMENT = re.compile(
+    r"\b(?:use|call|pass|in fav(?:ou)?r of|replaced (?:by|with)|renamed to|moved to|superseded by|"
+    r"alias(?:es)? (?:of|for)|switch to|migrate to)\s+(?:the\s+)?(?:new\s+)?`([^`]+)`",
+    re.I,
+)
+_ROW_CELLS = re.compile(r"\s+—\s+")
+_NOT_NAMES = frozenset("true false none null nan self cls object int str float bool list dict".split())
+
+
+def changes_of(chunk: Chunk) -> tuple[Change, ...]:
+    """The changes a chunk announces, in document order."""
+    parts = chunk.section.split(" › ") if chunk.section else []
+    section_kind, kinded = _section_kind(parts)
+    if kinded and section_kind is None:
+        return ()  # bug fixes, performance, documentation: nothing to change in the reader's code
+    out: list[Change] = []
+    heading = parts[-1] if parts else ""
+    if parts and len(parts) > 1 and _HEADING_CHANGE.search(heading):
+        # The heading is the change; the entries say what to do about it.
+        body = " ".join(e.text for e in chunk.entries if e.kind != "code")
+        kind = section_kind or _wording_kind(heading)
+        if kind:
+            # Headings are rarely marked up: their dotted names are code (`torch.ao.x is no longer public`).
+            # Only those before its verb are its subject: "X ops now raise … under torch.compile" is about X.
+            subject = _VERB.split(heading, maxsplit=1)[0]
+            dotted = " ".join(f"`{n}`" for n in _DOTTED.findall(subject))
+            out.append(_change(kind, heading, f"{dotted} {heading} {body}", -1, default_summary=heading))
+        return tuple(out)
+    intro = ""
+    for n, entry in enumerate(chunk.entries):
+        if entry.kind == "code":
+            continue
+        if entry.kind == "paragraph" and not entry.continues:
+            intro = entry.text if entry.text.endswith(":") else ""
+        text = entry.text
+        if entry.kind in ("item", "row") and len(text) <= SHORT_ITEM_CHARS and _bare(text):
+            # "`const`" says nothing alone: "The following properties have been removed from `Field`: `const`",
+            # "Removed in Pydantic V2: `pydantic.typing.is_finalvar`".
+            text = f"{intro} {text}" if intro else f"{heading}: {text}" if heading else text
+        if entry.kind == "paragraph" and (entry.continues or text.endswith(":")):
+            continue
+        kind = _kind_of(entry.kind, text, section_kind)
+        if kind is None:
+            continue
+        owner = _owner(intro) if intro else ""
+        member_of = "" if intro else _owner(heading, dotted=True)
+        out.append(_change(kind, text, text, n, row=entry.kind == "row", owner=owner, member_of=member_of))
+    return tuple(out)
+
+
+def _kind_of(entry_kind: str, text: str, section_kind: ChangeKind | None) -> ChangeKind | None:
+    """An entry's kind: its section's, refined or supplied by its wording. A paragraph (prose, not a list of
+    changes) counts only when its wording announces a change and it names code."""
+    worded = _wording_kind(text)
+    if entry_kind == "paragraph":
+        if not _CODE.search(text):
+            return None
+        return worded if section_kind in (None, "breaking", "behaviour") else (section_kind if worded else None)
+    if section_kind in ("breaking", "behaviour") and worded in ("removed", "deprecated"):
+        return worded  # "Backwards incompatible changes" is the umbrella; "Removed `x`" says which
+    if section_kind or worded:
+        return section_kind or worded
+    return "breaking" if entry_kind == "row" and _renames(text) else None  # "V1: `construct()` — V2: `…`"
+
+
+def _section_kind(parts: list[str]) -> tuple[ChangeKind | None, bool]:
+    """The kind the innermost telling section name gives, and whether any section name told one."""
+    for part in reversed(parts):
+        for kind, pattern in _SECTION_KINDS:
+            if pattern.search(part):
+                return kind, True
+    return None, False
+
+
+def _wording_kind(text: str) -> ChangeKind | None:
+    said = sentences(text)
+    first = said[0] if said else ""
+    return next((kind for kind, pattern in _WORDING_KINDS if pattern.search(first)), None)
+
+
+def _change(
+    kind: ChangeKind,
+    summary_text: str,
+    text: str,
+    entry: int,
+    *,
+    row: bool = False,
+    owner: str = "",
+    member_of: str = "",
+    default_summary: str = "",
+) -> Change:
+    summary = default_summary or next(iter(sentences(summary_text)), summary_text)
+    if len(summary) > SUMMARY_CHARS:
+        summary = summary[:SUMMARY_CHARS].rsplit(" ", 1)[0] + "…"
+    symbols, replacement = _symbols_and_replacement(text, row=row)
+    parameter, function = _parameter(text)
+    if parameter and function:
+        symbols = (function, *[s for s in symbols if s not in (function, parameter)])
+    elif owner[:1].isupper() and (bare := [s for s in symbols if s != owner and "." not in s and s[:1].islower()]):
+        # An item naming a bare member under "removed from `Field`": a parameter of that owner.
+        parameter, symbols = bare[0], (owner, *[s for s in symbols if s not in (owner, bare[0])])
+    elif member_of:
+        # A row or item under "Changes to pydantic.BaseModel" naming `construct()`: that class's member.
+        symbols = tuple(f"{member_of}.{s}" if _bare_name(s) else s for s in symbols)
+        replacement = f"{member_of}.{replacement}" if _bare_name(replacement) else replacement
+    default = bool(parameter) and bool(_DEFAULT.search(text)) and kind in ("behaviour", "breaking", "deprecated")
+    return Change(kind, summary, symbols, replacement, parameter, default, entry)
+
+
+def _symbols_and_replacement(text: str, *, row: bool) -> tuple[tuple[str, ...], str]:
+    """Code names of an entry, and the replacement it names; a table row's last cell is the replacement."""
+    replacement = ""
+    if row and len(cells := _ROW_CELLS.split(text)) >= 2:
+        old, new = cells[0], cells[-1]
+        return _names(old), next(iter(_names(new)), "")
+    if m := _REPLACEMENT.search(text):
+        replacement = _clean(m.group(1))
+    names = tuple(n for n in _names(text) if n != replacement)
+    return names, replacement
+
+
+def _renames(row: str) -> bool:
+    """A table row pairing an old code name with a new one."""
+    cells = _ROW_CELLS.split(row)
+    return (
+        len(cells) >= 2 and bool(_names(cells[0])) and bool(_names(cells[-1])) and _names(cells[0]) != _names(cells[-1])
+    )
+
+
+def _parameter(text: str) -> tuple[str, str]:
+    """(parameter, callable) when the entry is about one parameter of one callable, else ('', '')."""
+    for pattern in (_PARAM_OF, _PARAM_OF_2):
+        if m := pattern.search(text):
+            function = _clean(m.group(2))
+            if _NAME.fullmatch(function):
+                return m.group(1), function
+    if m := _PARAM_AFTER.search(text):
+        function = _clean(m.group(1))
+        if _NAME.fullmatch(function):
+            return m.group(2), function
+    for code in _CODE.findall(text):
+        if m := _CALL_KEYWORD.match(code.strip()):
+            return m.group(2), m.group(1)
+    return "", ""
+
+
+def _names(text: str) -> tuple[str, ...]:
+    """Code spans that are names (`DataFrame.append`, `np.float_()`, `@validator`), in order, once each."""
+    out: list[str] = []
+    for code in _CODE.findall(text):
+        name = _clean(code)
+        # An all-capitals word (`INSERT`, `DEFAULT`) is SQL or an acronym, not a name code imports.
+        keyword = name.isupper() and "_" not in name and "." not in name
+        if (
+            _NAME.fullmatch(name)
+            and name.lower() not in _NOT_NAMES
+            and len(name) > 1
+            and not keyword
+            and name not in out
+        ):
+            out.append(name)
+    return tuple(out)
+
+
+def _bare(text: str) -> bool:
+    """The item is little more than code names ("`min_items` (use `min_length` instead)")."""
+    words = _CODE.sub(" ", text)
+    telling = _wording_kind(words) or re.search(r"\b(?:added|new|introduc\w*|supports?)\b", words, re.I)
+    return not telling and len(re.findall(r"[A-Za-z]{2,}", words)) <= 3
+
+
+def _owner(text: str, *, dotted: bool = False) -> str:
+    """The one class-like name an intro or heading is about ("Changes to pydantic.BaseModel"), else ''.
+    A heading's must be dotted: "Other API changes" is about no class `API`."""
+    found = _names(text) or tuple(re.findall(r"\b[\w.]*[A-Z]\w*\b", text))
+    names = [n for n in found if ("." in n or (n[:1].isupper() and not dotted)) and not n.isupper()]
+    return names[0] if len(names) == 1 else ""
+
+
+def _bare_name(name: str) -> bool:
+    """A member's own name (`construct`, `__fields__`), not a qualified or class name."""
+    return bool(name) and "." not in name and not name[:1].isupper()
+
+
+def _clean(code: str) -> str:
+    """`np.float_()` -> `np.float_`; `torch.hub.load(..., trust_repo=...)` -> `torch.hub.load`."""
+    code = code.strip()
+    return code.split("(", 1)[0] if "(" in code and _NAME.fullmatch(code.split("(", 1)[0]) else code
+
+
+def with_changes(chunk: Chunk) -> Chunk:
+    """The chunk with the changes it announces."""
+    return replace(chunk, changes=changes_of(chunk))

@@ -1,0 +1,161 @@
+"""The web UI's Upgrade tab: pick a product and two versions, paste code or upload `.py`/`.ipynb` files, and
+get the plan with the code it hits, each change's quote unfolding, and the Markdown checklist to download.
+
+`upgrade_html` is a pure function from the core's plan and findings to HTML built of escaped parts (doc text
+and the user's code are both untrusted); `run_upgrade` calls the core; `build_upgrade_tab` lays it out.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from markupsafe import escape
+
+from assistant.knowledge_base import KnowledgeBase
+from assistant.plan import PlanError, UpgradePlan
+from assistant.scan import Finding, ScanError
+from assistant.untrusted import safe_url
+from interfaces.upgrade_render import plan_markdown
+
+LINK_ATTRS = 'target="_blank" rel="noopener noreferrer nofollow"'
+PASTED = "pasted.py"
+MAX_PASTED_CHARS = 200_000
+
+
+def upgrade_html(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = ()) -> str:
+    """The plan by release: each change with its kind, what to use instead, the code it hits, and its
+    quote and source unfolding beneath it."""
+    hits: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        hits[f.change].append(f)
+    exact = sum(f.exact for f in findings)
+    head = (
+        f"{escape(plan.product)} {escape(plan.from_version)} → {escape(plan.to_version)}: "
+        f"{_count(len(plan.changes), 'change')} in {_count(len(plan.versions), 'release')}"
+    )
+    if findings:
+        head += f"; {exact} hits in your code, {len(findings) - exact} possible"
+    parts = [f'<div class="reldocs-plan"><p class="reldocs-plan-head"><strong>{head}</strong></p>']
+    if not plan.versions:
+        parts.append("<p>No indexed release lies in that range.</p>")
+    for version in plan.versions:
+        changes = [c for c in plan.changes if c.version == version]
+        parts.append(f"<h3>{escape(version)} <small>({_count(len(changes), 'change')})</small></h3><ul>")
+        for c in changes:
+            use = f" <em>Use instead:</em> <code>{escape(c.replacement)}</code>" if c.replacement else ""
+            code = "".join(
+                f'<li class="reldocs-hit{"" if f.exact else " reldocs-possible"}"><code>{escape(f.file)}:'
+                f"{escape(_where(f))}</code> <code>{escape(f.code)}</code>"
+                f"{'' if f.exact else ' <em>(possible: receiver of unknown type)</em>'}</li>"
+                for f in hits.get(c.id, [])
+            )
+            sources = "".join(_source(cite) for cite in c.citations)
+            parts.append(
+                f'<li class="reldocs-change" data-kind="{escape(c.kind)}"><strong>[{escape(c.kind)}]</strong> '
+                f"{escape(c.summary)}{use}"
+                + (f'<ul class="reldocs-hits">{code}</ul>' if code else "")
+                + f"<details><summary>Source</summary>{sources}</details></li>"
+            )
+        parts.append("</ul>")
+    if errors:
+        parts.append("<h3>Files not scanned</h3><ul>")
+        parts += [f"<li><code>{escape(e.file)}</code>: {escape(e.error)}</li>" for e in errors]
+        parts.append("</ul>")
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _source(cite: Any) -> str:
+    where = " › ".join(str(escape(p)) for p in (cite.title, cite.section) if p)
+    url = safe_url(cite.url)
+    label = f'<a href="{escape(url)}" {LINK_ATTRS}>{where}</a>' if url else where
+    return f"<blockquote>{escape(cite.quote)}</blockquote><p>{label} ({escape(cite.version)})</p>"
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _where(f: Finding) -> str:
+    return f"cell {f.cell + 1}:{f.line}:{f.col}" if f.cell is not None else f"{f.line}:{f.col}"
+
+
+def run_upgrade(
+    kb: KnowledgeBase, product: str, start: str, end: str, code: str, files: Sequence[Any] | None
+) -> tuple[str, str | None]:
+    """The plan's HTML and the path of its Markdown checklist (None when there is no plan)."""
+    start, end = (start or "").strip(), (end or "").strip()
+    if not start or not end:
+        return '<p class="reldocs-plan-error">Pick the version you run and the one you upgrade to.</p>', None
+    try:
+        plan = kb.plan(start, end, product=product or None)
+    except PlanError as e:
+        return f'<p class="reldocs-plan-error">{escape(str(e))}</p>', None
+    work = Path(tempfile.mkdtemp(prefix="reldocs-upgrade-"))
+    paths = [Path(getattr(f, "name", f)) for f in files or []]
+    if code and code.strip():
+        (work / PASTED).write_text(code[:MAX_PASTED_CHARS], encoding="utf-8")
+        paths.append(work / PASTED)
+    findings: Sequence[Finding] = ()
+    errors: Sequence[ScanError] = ()
+    if paths:
+        report = kb.scan(paths, plan)
+        # Show uploaded files by their own names, not the server's temp paths.
+        findings = [replace(f, file=Path(f.file).name) for f in report.findings]
+        errors = [ScanError(Path(e.file).name, e.error) for e in report.errors]
+    checklist = work / "upgrade-checklist.md"
+    checklist.write_text(plan_markdown(plan, findings, errors), encoding="utf-8")
+    return upgrade_html(plan, findings, errors), str(checklist)
+
+
+def build_upgrade_tab(kb: KnowledgeBase) -> None:
+    """The tab's controls and events, inside the caller's `gr.Blocks` and `gr.Tab`."""
+    import gradio as gr
+
+    products = kb.products()
+    names = list(products)
+    first = names[0] if names else None
+    versions = products.get(first, []) if first else []
+
+    def pick(product: str) -> tuple[Any, Any]:
+        choices = products.get(product, [])
+        return (
+            gr.Dropdown(choices=choices, value=choices[0] if choices else None),
+            gr.Dropdown(choices=choices, value=choices[-1] if choices else None),
+        )
+
+    with gr.Row(equal_height=True):
+        product = gr.Dropdown(names, value=first, label="Product", elem_id="reldocs-upgrade-product")
+        start = gr.Dropdown(
+            versions,
+            value=versions[0] if versions else None,
+            label="From (the version you run)",
+            allow_custom_value=True,  # a release that is not indexed works: 1.26 -> 2.0
+            elem_id="reldocs-upgrade-from",
+        )
+        end = gr.Dropdown(
+            versions,
+            value=versions[-1] if versions else None,
+            label="To",
+            allow_custom_value=True,
+            elem_id="reldocs-upgrade-to",
+        )
+    code = gr.Code(label="Your code (optional)", language="python", lines=8, elem_id="reldocs-upgrade-code")
+    files = gr.File(label="Or upload .py / .ipynb files", file_count="multiple", file_types=[".py", ".ipynb"])
+    go = gr.Button("Plan the upgrade", variant="primary", elem_id="reldocs-upgrade-go")
+    result = gr.HTML(elem_id="reldocs-upgrade-result")
+    checklist = gr.File(label="Markdown checklist", interactive=False, elem_id="reldocs-upgrade-checklist")
+    private: dict[str, Any] = {"api_visibility": "private"}
+    product.change(pick, [product], [start, end], queue=False, **private)
+    go.click(
+        lambda p, a, b, c, f: run_upgrade(kb, p, a, b, c, f),
+        [product, start, end, code, files],
+        [result, checklist],
+        concurrency_id="kb",
+        **private,
+    )

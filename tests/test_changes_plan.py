@@ -1,0 +1,215 @@
+"""Change entries from release docs (ingest.changes) and the upgrade plan made of them (assistant.plan):
+kinds from sections first and wording second, symbols, parameters and replacements, release order, one line
+for a change announced twice, and plans between releases that are not indexed (no model, no index)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assistant.catalog import Catalog
+from assistant.changes import Change, dumps, loads
+from assistant.document import Entry
+from assistant.models import Chunk
+from assistant.plan import PlanError, make_plan, qualify, subjects, targets
+from ingest.changes import changes_of
+from ingest.chunking import chunk_document
+from ingest.loader import load_document
+
+SHARED_MORE = Path(__file__).resolve().parents[2] / "shared" / "corpus-more"
+
+
+def chunk(
+    *entries: Entry, section: str = "Deprecations", version: str = "1.1.0", product: str = "acme", n: int = 0
+) -> Chunk:
+    text = "\n".join(e.text for e in entries)
+    source = f"{product}/{version}/notes.md"
+    chunk = Chunk(f"c{n}-{version}", text, source, "Acme notes", product, version, "release-notes", section, "en", "")
+    from dataclasses import replace
+
+    chunk = replace(chunk, entries=entries)
+    return replace(chunk, changes=changes_of(chunk))
+
+
+def item(text: str) -> Entry:
+    return Entry("item", text)
+
+
+@pytest.mark.parametrize(
+    ("section", "text", "kind"),
+    [
+        ("Deprecations", "`acme.old()` is deprecated.", "deprecated"),
+        ("Removal of prior version deprecations/changes", "Enforced deprecation of `acme.old()`.", "removed"),
+        ("Features removed in 5.0", "The `acme.old` module.", "removed"),
+        ("Backwards incompatible API changes", "`acme.load()` now returns a list.", "breaking"),
+        ("What's new in Acme 2.0", "Added `acme.fast()`.", "new"),
+        ("Other API changes", "Removed `acme.old()`.", "removed"),  # the section says nothing: the wording does
+        ("Other API changes", "Deprecated `acme.old()`.", "deprecated"),
+        ("Other API changes", "`acme.load()` now defaults to `lazy=True`.", "behaviour"),
+    ],
+)
+def test_kind_from_the_section_first_and_the_wording_second(section: str, text: str, kind: str) -> None:
+    (change,) = chunk(item(text), section=section).changes
+    assert change.kind == kind
+
+
+def test_bug_fixes_and_performance_announce_no_change() -> None:
+    assert chunk(item("Removed a crash in `acme.load()`."), section="Bug fixes").changes == ()
+    assert chunk(item("`acme.load()` is faster."), section="Performance improvements").changes == ()
+
+
+def test_symbols_parameter_default_and_replacement() -> None:
+    deprecated, default, replaced = chunk(
+        item("The `verbose` parameter of `ReduceLROnPlateau` is deprecated."),
+        item("The default of the `strict` argument of `acme.export()` changed to `False`."),
+        item("`acme.old_func()` is deprecated in favour of `acme.new_func()`."),
+    ).changes
+    assert (deprecated.symbols[0], deprecated.parameter, deprecated.default_changed) == (
+        "ReduceLROnPlateau",
+        "verbose",
+        False,
+    )
+    assert (default.symbols[0], default.parameter, default.default_changed) == ("acme.export", "strict", True)
+    assert replaced.symbols == ("acme.old_func",) and replaced.replacement == "acme.new_func"
+
+
+def test_a_table_row_names_the_old_and_the_new() -> None:
+    row = Entry("row", "Pydantic V1: `construct()` — Pydantic V2: `model_construct()`")
+    (change,) = chunk(row, section="Migration guide › Changes to pydantic.BaseModel").changes
+    # The section names the class: its rows are that class's members.
+    assert change.symbols == ("pydantic.BaseModel.construct",)
+    assert change.replacement == "pydantic.BaseModel.model_construct"
+
+
+def test_a_heading_that_states_a_change_is_one_change() -> None:
+    body = Entry("paragraph", "Use `acme.graph.walk()` instead.")
+    section = "Backwards Incompatible Changes › acme.graph.get_nodes is no longer public (#141612)"
+    (change,) = chunk(body, section=section).changes
+    assert change.kind == "removed" or change.kind == "breaking"
+    assert change.summary.startswith("acme.graph.get_nodes is no longer public")
+    assert change.replacement == "acme.graph.walk"
+
+
+def test_short_items_are_read_with_their_introduction() -> None:
+    intro = Entry("paragraph", "The following properties have been removed from `Field`:")
+    (change,) = chunk(intro, item("`min_items` (use `min_length` instead)"), section="Migration guide").changes
+    assert change.kind == "removed" and change.summary.startswith("The following properties have been removed")
+    assert (change.symbols[0], change.parameter, change.replacement) == ("Field", "min_items", "min_length")
+
+
+def test_changes_survive_the_store_round_trip() -> None:
+    changes = (Change("removed", "Removed `a.b`.", ("a.b",), "a.c", "p", True, 3), Change("new", "Added x."))
+    assert loads(dumps(changes)) == changes
+    assert loads("not json") == () and loads("") == ()
+
+
+# -- the plan ---------------------------------------------------------------------------------------------
+
+
+def corpus() -> list[Chunk]:
+    return [
+        chunk(item("`acme.old_func()` is deprecated; use `acme.new_func()` instead."), version="1.1.0", n=1),
+        chunk(item("Added `acme.fast()`."), section="New features", version="1.1.0", n=2),
+        chunk(
+            item("Removed `acme.old_func()`; use `acme.new_func()` instead."),
+            item("`acme.load()` now returns a list."),
+            section="Backwards incompatible changes",
+            version="2.0.0",
+            n=3,
+        ),
+        chunk(item("Removed `acme.gone()`."), section="Removals", version="3.0.0", n=4),
+        chunk(item("Removed `other.thing()`."), section="Removals", version="2.0.0", product="other", n=5),
+    ]
+
+
+def test_plan_in_release_order_breaking_first_and_a_change_announced_twice_is_one_line() -> None:
+    chunks = corpus()
+    plan = make_plan(chunks, Catalog.learn(chunks), "1.0", "2.0", "acme")
+    assert plan.product == "acme" and plan.versions == ("1.1.0", "2.0.0")
+    summaries = [(c.version, c.kind, c.summary) for c in plan.changes]
+    assert summaries == [
+        ("1.1.0", "new", "Added `acme.fast()`."),
+        ("2.0.0", "breaking", "`acme.load()` now returns a list."),
+        ("2.0.0", "removed", "Removed `acme.old_func()`; use `acme.new_func()` instead."),
+    ]
+    removed = plan.changes[-1]
+    assert [c.version for c in removed.citations] == ["1.1.0", "2.0.0"]  # deprecated, then removed: one line
+    assert removed.citation.source == "acme/2.0.0/notes.md" and removed.replacement == "acme.new_func"
+    assert "acme.gone" not in str(plan) and "other.thing" not in str(plan)  # after `to`; another product
+
+
+def test_plan_from_a_release_that_is_not_indexed_and_bad_requests() -> None:
+    chunks = corpus()
+    catalog = Catalog.learn(chunks)
+    assert make_plan(chunks, catalog, "0.9", "1.1", "acme").versions == ("1.1.0",)
+    assert make_plan(chunks, catalog, "2.0", "2.5", "acme").versions == ()  # nothing indexed in between
+    with pytest.raises(PlanError, match="not before"):
+        make_plan(chunks, catalog, "2.0", "2.0.0", "acme")
+    with pytest.raises(PlanError, match="no product 'nope'"):
+        make_plan(chunks, catalog, "1.0", "2.0", "nope")
+    with pytest.raises(PlanError, match="name one with --product"):
+        make_plan(chunks, catalog, "1.0", "2.0")  # both products have a release in range
+
+
+def test_targets_are_a_changes_subjects_not_every_name_it_mentions() -> None:
+    assert subjects(["a.f", "a.g", "a.h"], "`f()` and `g()` now raise `h` when empty") == ["a.f", "a.g"]
+    assert subjects(["t.ops", "RuntimeError", "t.compile"], "t.ops now raise RuntimeError under t.compile") == ["t.ops"]
+    chunks = corpus()
+    plan = make_plan(chunks, Catalog.learn(chunks), "1.0", "2.0", "acme")
+    assert {t.symbol for t in targets(plan)} == {"acme.load", "acme.old_func"}  # new features break nothing
+
+
+def test_symbols_are_qualified_through_the_docs_aliases() -> None:
+    chunks = [
+        Chunk("c", "```python\nimport numpy as np\n```", "numpy/2.0.0/n.md", "", "numpy", "2.0.0", "", ""),
+        Chunk("d", "x", "numpy/2.0.0/m.md", "", "numpy", "2.0.0", "", ""),
+    ]
+    catalog = Catalog.learn(chunks)
+    product = catalog.product("numpy")
+    assert product is not None
+    assert qualify("np.float_", catalog, product) == "numpy.float_"
+    # `ndarray` is the product's when its docs write `numpy.ndarray`; `arr.view` is a variable's method.
+    assert qualify("ndarray.newbyteorder", catalog, product, frozenset({"ndarray"})) == "numpy.ndarray.newbyteorder"
+    assert qualify("arr.view", catalog, product, frozenset({"ndarray"})) == "arr.view"
+    assert qualify("DataFrame.append", catalog, product) == "numpy.DataFrame.append"  # a class: the product's
+    assert qualify("numpy.trapz", catalog, product) == "numpy.trapz"
+
+
+@pytest.mark.skipif(not SHARED_MORE.is_dir(), reason="../shared/corpus-more is not present")
+def test_real_release_notes_yield_changes_of_every_kind() -> None:
+    changes: dict[str, list[Change]] = {}
+    for root in (SHARED_MORE, SHARED_MORE.parent / "corpus"):
+        docs = (p for p in root.glob("*/*/*") if p.is_file() and p.suffix in (".rst", ".md", ".txt"))
+        for path in sorted(docs):
+            doc = load_document(path, root)  # every shared document extracts without error
+            changes.setdefault(path.relative_to(root).parts[0], []).extend(
+                c for ch in chunk_document(doc) for c in ch.changes
+            )
+    assert set(changes) >= {"pandas", "sqlalchemy", "pydantic", "django", "pytorch"}
+    for product, found in changes.items():
+        kinds = {c.kind for c in found}
+        assert len(found) >= 10 and kinds & {"removed", "breaking"}, product
+        assert all("``" not in c.summary and ":meth:" not in c.summary for c in found), product
+    pandas = changes["pandas"]
+    assert {"removed", "deprecated", "breaking", "new"} <= {c.kind for c in pandas}
+    assert sum(c.kind == "removed" and bool(c.replacement) for c in pandas) >= 10
+
+
+def test_a_member_the_docs_write_on_its_type_is_a_possible_hit_on_any_receiver() -> None:
+    from assistant.scan import scan_source
+
+    chunks = [
+        chunk(
+            item("Removed `ndarray.newbyteorder()`; use `arr.view(arr.dtype.newbyteorder(order))` instead."),
+            section="Expired deprecations",
+            version="2.0.0",
+            product="numpy",
+        )
+    ]
+    plan = make_plan(chunks, Catalog.learn(chunks), "1.26", "2.0", "numpy")
+    (target,) = targets(plan)
+    assert (target.symbol, target.member_of) == ("ndarray.newbyteorder", "ndarray")
+    report = scan_source("import numpy as np\narr = np.zeros(3)\narr.newbyteorder()\n", [target])
+    (hit,) = report.findings
+    assert (hit.line, hit.exact) == (3, False)  # reported apart, as possible: `arr`'s type is unknown

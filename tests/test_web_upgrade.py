@@ -1,0 +1,44 @@
+"""The web UI's Upgrade tab: the plan as escaped HTML with the code it hits, and its checklist file, over the
+shipped corpus's real index (the browser flow is in test_web_browser.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assistant.knowledge_base import KnowledgeBase
+from assistant.models import Citation
+from assistant.plan import PlannedChange, UpgradePlan
+from assistant.scan import Finding
+from interfaces.web_upgrade import run_upgrade, upgrade_html
+
+CODE = """import torch
+from torch.distributed.nn import functional as F
+
+F.all_reduce(t)
+"""
+
+
+def test_pasted_code_is_scanned_and_the_checklist_written(kb: KnowledgeBase) -> None:
+    html, checklist = run_upgrade(kb, "PyTorch", "2.11", "2.12", CODE, None)
+    assert "PyTorch 2.11 → 2.12: 7 changes in 1 release" in html
+    assert "<details><summary>Source</summary>" in html and 'data-kind="breaking"' in html
+    assert "pasted.py:4:1" in html  # `F.all_reduce` through the aliased import
+    assert checklist is not None and Path(checklist).read_text(encoding="utf-8").count("- [ ] ") == 7
+
+
+def test_bad_requests_are_one_line_messages(kb: KnowledgeBase) -> None:
+    assert run_upgrade(kb, "PyTorch", "2.12", "2.11", "", None)[1] is None
+    assert "not before" in run_upgrade(kb, "PyTorch", "2.12", "2.11", "", None)[0]
+    assert "no product" in run_upgrade(kb, "nope", "1.0", "2.0", "", None)[0]
+    assert "Pick the version" in run_upgrade(kb, "PyTorch", "", "2.12", "", None)[0]
+
+
+def test_doc_text_and_code_are_escaped() -> None:
+    cite = Citation(1, "<b>T</b>", "2.0", "release-notes", "S", "p/2.0/n.md", "javascript:alert(1)", "<img src=x>")
+    change = PlannedChange("c1", "2.0", "removed", "<script>x</script>", ("a.b",), "<i>", "", False, (cite,))
+    plan = UpgradePlan("P<", "1.0", "2.0", ("2.0",), (change,))
+    hit = Finding("f<.py", 1, 1, "a.b() <svg onload=x>", "a.b", "c1", True)
+    html = upgrade_html(plan, [hit])
+    assert "<script>" not in html and "<img" not in html and "<svg" not in html and "<i>" not in html
+    assert "javascript:" not in html  # an unsafe URL is not linked
+    assert "&lt;script&gt;" in html and "f&lt;.py:1:1" in html
