@@ -54,6 +54,13 @@ def _echo_problems(report: SyncReport, *, skipped: str) -> None:
         echo(f"warning: {w['file']}: {w['field']}: {w['problem']}")
 
 
+def _scan_progress(files: list) -> Iterator:
+    """A progress bar on stderr while the code is scanned (none when stderr is not a terminal)."""
+    from tqdm import tqdm
+
+    return iter(tqdm(files, desc="Scanning", unit="file", disable=None, file=sys.stderr, leave=False))
+
+
 def _check_product(kb, product: str | None) -> None:
     if product and not kb.versions(product):
         raise click.UsageError(f"no product {product!r} is indexed; indexed: {', '.join(kb.products()) or 'none'}")
@@ -229,7 +236,7 @@ def upgrade(
         plan = kb.plan(from_version, to_version, product=product)
     except PlanError as e:
         raise click.UsageError(str(e)) from e
-    report = kb.scan(paths, plan) if paths else None
+    report = kb.scan(paths, plan, progress=_scan_progress) if paths else None
     findings, errors = (report.findings, report.errors) if report else ((), ())
     if fmt == "sarif":
         from interfaces.sarif import plan_sarif

@@ -23,7 +23,7 @@ from assistant.store import ChunkStore
 
 if TYPE_CHECKING:
     from assistant.plan import UpgradePlan
-    from assistant.scan import ScanReport
+    from assistant.scan import Progress, ScanReport
 
 logger = logging.getLogger(__name__)
 
@@ -166,22 +166,21 @@ class KnowledgeBase:
         self.refresh()
         return make_plan(self.retriever.chunks, self.retriever.catalog, from_version, to_version, product)
 
-    def scan(self, paths: Sequence[str | Path], plan: UpgradePlan) -> ScanReport:
+    def scan(self, paths: Sequence[str | Path], plan: UpgradePlan, *, progress: Progress | None = None) -> ScanReport:
         """Where the Python files and notebooks under `paths` use what `plan` says changed."""
         from assistant.plan import targets
         from assistant.scan import scan
 
-        return scan(paths, targets(plan))
+        return scan(paths, targets(plan), progress=progress)
 
     def _answer(self, query: Query, timings: dict[str, float]) -> Iterator[Answer]:
-        from assistant.upgrade_answer import plan_answer, plan_for, upgrade_versions
+        from assistant.upgrade_answer import plan_answer, plan_for, planned
 
         # "What breaks if I go from 2.10 to 2.12?" is the whole plan's question.
-        plan = (
-            plan_for(query, self.retriever.chunks, self.retriever.catalog) if upgrade_versions(query.question) else None
-        )
+        asked = planned(query, self.retriever.catalog)
+        plan = plan_for(query, asked, self.retriever.chunks, self.retriever.catalog) if asked else None
         if plan is not None:
-            yield plan_answer(query.question, plan, query.language)
+            yield from plan_answer(query.question, plan, query.language)
             return
         no = self._precheck(query)
         if no is not None:

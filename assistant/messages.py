@@ -27,6 +27,10 @@ MESSAGES: dict[str, dict[str, str]] = {
         "en": "Upgrading {product} {start} → {end} ({releases}): {n} changes; what breaks first:",
         "fr": "Passer de {product} {start} à {end} ({releases}) : {n} changements ; d'abord ce qui casse :",
     },
+    "release_head": {
+        "en": "What changes in {product} {end}: {n} changes; what breaks first:",
+        "fr": "Ce qui change dans {product} {end} : {n} changements ; d'abord ce qui casse :",
+    },
     "plan_more": {
         "en": "{rest} more, with the code they hit: `python app.py upgrade --from {start} --to {end}{product}`.",
         "fr": "{rest} de plus, avec le code touché : `python app.py upgrade --from {start} --to {end}{product}`.",

@@ -51,7 +51,8 @@ class PlannedChange:
 
     @property
     def citation(self) -> Citation:
-        return self.citations[-1]
+        """The announcement to show: of the latest release, its migration guide's if it has one."""
+        return max(self.citations, key=lambda c: (_key(c.version), c.kind == "migration-guide"))
 
 
 @dataclass(frozen=True)
@@ -140,11 +141,25 @@ def _merged(announced: list[PlannedChange]) -> list[PlannedChange]:
     the later release, citing both."""
     lines: dict[tuple[str, str], PlannedChange] = {}
     for line in announced:
-        key = (line.version, line.summary)
-        if key in lines:
-            was = lines[key]
-            symbols = tuple(dict.fromkeys(was.symbols + line.symbols))
-            line = replace(was, symbols=symbols, members=tuple(dict.fromkeys(was.members + line.members)))
+        key = (line.version, _said(line.summary))
+        same = key if key in lines else next((k for k in lines if k[0] == line.version and _same(k[1], key[1])), None)
+        if same is not None:
+            # The same change in two documents of one release (a migration guide's issue and the notes' entry),
+            # or one heading over several chunks: one line, citing each document once.
+            was = lines.pop(same)
+            cited = tuple(
+                dict.fromkeys(
+                    (*was.citations, *(c for c in line.citations if c.source not in {w.source for w in was.citations}))
+                )
+            )
+            line = replace(
+                was,
+                symbols=tuple(dict.fromkeys(was.symbols + line.symbols)),
+                members=tuple(dict.fromkeys(was.members + line.members)),
+                replacement=was.replacement or line.replacement,
+                citations=tuple(replace(c, n=n) for n, c in enumerate(cited, start=1)),
+            )
+            key = same
         lines[key] = line
     out: list[PlannedChange] = []
     deprecated: dict[tuple[tuple[str, ...], str], int] = {}
@@ -159,6 +174,20 @@ def _merged(announced: list[PlannedChange]) -> list[PlannedChange]:
             deprecated[key] = len(out)
         out.append(line)
     return out
+
+
+_REFS = re.compile(r"\((?:#|GH |gh-|issue )[^)]*\)|^issue #\d+:\s*|[`*]", re.IGNORECASE)
+
+
+def _said(summary: str) -> str:
+    """A summary as words: no code marks, PR references or "Issue #4:" numbering, cut marks or case."""
+    return " ".join(_REFS.sub("", summary).lower().rstrip(".…").split())
+
+
+def _same(a: str, b: str) -> bool:
+    """Two summaries of one release say the same: equal, or one the start of the other (a heading cut short)."""
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 30 and long.startswith(short)
 
 
 def _specific(symbol: str) -> bool:

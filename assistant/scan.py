@@ -20,7 +20,7 @@ import re
 import tokenize
 import warnings
 from bisect import bisect_right
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -41,6 +41,7 @@ MAX_OPERANDS = 1000  # of a boolean chain given to LibCST (see `_libcst_can_read
 _BOOLEAN_WORD = re.compile(r"\b(?:and|or)\b")
 _TOO_DEEP = "nested too deeply to read"
 _Scanned = tuple[list["Finding"], list["ScanError"], int]  # findings, errors, files scanned (0 or 1)
+Progress = Callable[[list[Path]], Iterable[Path]]
 
 
 @dataclass(frozen=True)
@@ -96,13 +97,15 @@ class ScanReport:
     files: int  # files scanned: a notebook with a bad cell counts, as its other cells were
 
 
-def scan(paths: Sequence[str | Path], targets: Sequence[Target]) -> ScanReport:
-    """Scan files and directories (recursively: `*.py` and `*.ipynb`) for the places they hit `targets`."""
+def scan(paths: Sequence[str | Path], targets: Sequence[Target], *, progress: Progress | None = None) -> ScanReport:
+    """Scan files and directories (recursively: `*.py` and `*.ipynb`) for the places they hit `targets`.
+    `progress` wraps the list of files found (a tqdm bar on the command line)."""
     index = TargetIndex.of(targets)
     findings: list[Finding] = []
     errors: list[ScanError] = []
     files = 0
-    for path in _files(paths, errors):
+    found_files = list(_files(paths, errors))
+    for path in progress(found_files) if progress else found_files:
         try:
             data = path.read_bytes()
         except OSError as e:

@@ -8,14 +8,16 @@ and the code they hit. Any other question, or one whose plan finds nothing, is a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from dataclasses import replace
 
-from assistant.catalog import Catalog
+from assistant.catalog import Catalog, version_key
 from assistant.messages import say
 from assistant.models import Answer, Citation
 from assistant.plan import KIND_ORDER, PlanError, UpgradePlan, make_plan
 from assistant.query import Query
 
-PLAN_LINES = 5  # changes quoted in the answer; the command lists them all
+PLAN_LINES = 10  # changes quoted in the answer, worst first; the command lists them all
 _V = r"v?(\d{1,3}(?:\.\d{1,3}){1,2})"
 _UPGRADE = re.compile(
     rf"\b(?:from|de|depuis)\s+(?:[A-Za-z][\w.+-]*\s+)?{_V}\s+(?:to|->|→|à|a|vers|en)\s+(?:[A-Za-z][\w.+-]*\s+)?{_V}\b"
@@ -33,13 +35,38 @@ def upgrade_versions(question: str) -> tuple[str, str] | None:
     return start, end
 
 
-def plan_for(query: Query, chunks: list, catalog: Catalog) -> UpgradePlan | None:
-    """The plan an upgrade question asks for, or None (not one, an unclear product, or nothing changes)."""
+# "What breaks in 2.12?", "Quels sont les changements incompatibles de PyTorch 2.12 ?": a release's whole plan.
+_BREAKS = re.compile(
+    r"\b(?:break\w*|incompatib\w*|cass(?:e|es|ent|ant|ants|é|ée|és)|backwards?[- ]incompatible)\b", re.I
+)
+_BREAK_TERMS = ("break", "incompat", "cass", "backward")
+
+
+def planned(query: Query, catalog: Catalog) -> tuple[str, str] | None:
+    """The (from, to) versions a question asks the plan of: an upgrade between two versions, or what breaks in
+    one release (from the release before it) when the question asks about nothing more specific."""
     asked = upgrade_versions(query.question)
-    if asked is None:
+    if asked or not _BREAKS.search(query.question) or len(query.prefer) != 1:
+        return asked
+    topic = [t for t in query.topic.terms if not t.startswith(_BREAK_TERMS)]
+    if topic:
+        return None  # "Does torch.compile break under FSDP2 in 2.12?" asks about one thing
+    (to,) = query.prefer
+    products = [p for p in catalog.products if to in p.versions]
+    if len(products) != 1:
         return None
+    earlier = [v for v in products[0].versions if version_key(v) < version_key(to)]
+    return (earlier[-1] if earlier else "0", to)
+
+
+def plan_for(query: Query, asked: tuple[str, str], chunks: list, catalog: Catalog) -> UpgradePlan | None:
+    """The plan `asked` (from `planned`) of the question's product, or None (an unclear product, or nothing
+    changes between those versions)."""
     named = catalog.named_products(query.question)
     product = query.products[0] if query.products else named[0].name if len(named) == 1 else None
+    if product is None and len(query.prefer) == 1:
+        owners = [p.name for p in catalog.products if query.prefer[0] in p.versions]
+        product = owners[0] if len(owners) == 1 else None
     try:
         plan = make_plan(chunks, catalog, *asked, product)
     except PlanError:
@@ -47,38 +74,29 @@ def plan_for(query: Query, chunks: list, catalog: Catalog) -> UpgradePlan | None
     return plan if plan.changes else None
 
 
-def plan_answer(question: str, plan: UpgradePlan, language: str = "en") -> Answer:
-    """The plan's first changes, worst first, each cited; how many more, and the command listing them."""
+def plan_answer(question: str, plan: UpgradePlan, language: str = "en") -> Iterator[Answer]:
+    """The plan's first changes, worst first, each cited; how many more, and the command listing them. Yields
+    a growing draft per line, as the answerers do, the last one final."""
     worst = sorted(plan.changes, key=lambda c: (KIND_ORDER[c.kind], plan.versions.index(c.version)))
     shown = worst[:PLAN_LINES]
     lang = language
-    lines = [
-        say(
-            "plan_head",
-            lang,
-            product=plan.product,
-            start=plan.from_version,
-            end=plan.to_version,
-            releases=", ".join(plan.versions),
-            n=len(plan.changes),
-        )
-    ]
-    citations = []
+    head = {"product": plan.product, "end": plan.to_version, "n": len(plan.changes)}
+    if plan.from_version == "0":  # "what breaks in 2.12?" with no earlier release indexed
+        lines = [say("release_head", lang, **head)]
+    else:
+        lines = [say("plan_head", lang, start=plan.from_version, releases=", ".join(plan.versions), **head)]
+    citations: list[Citation] = []
+    draft = Answer(question, lines[0], True, (), language=lang, final=False)
     for n, change in enumerate(shown, start=1):
         use = f" ({say('plan_use', lang, name=f'`{change.replacement}`')})" if change.replacement else ""
         lines.append(f"- {change.version} [{change.kind}]: {change.summary}{use} [{n}]")
         c = change.citation
         citations.append(Citation(n, c.title, c.version, c.kind, c.section, c.source, c.url, c.quote))
+        draft = replace(draft, text="\n".join(lines), citations=tuple(citations))
+        yield draft
     if len(plan.changes) > len(shown):
         product = f" --product {plan.product}" if " " not in plan.product else ""
-        lines.append(
-            say(
-                "plan_more",
-                lang,
-                rest=len(plan.changes) - len(shown),
-                start=plan.from_version,
-                end=plan.to_version,
-                product=product,
-            )
-        )
-    return Answer(question, "\n".join(lines), True, tuple(citations), language=lang)
+        rest = len(plan.changes) - len(shown)
+        more = say("plan_more", lang, rest=rest, start=plan.from_version, end=plan.to_version, product=product)
+        draft = replace(draft, text="\n".join([*lines, more]))
+    yield replace(draft, final=True)

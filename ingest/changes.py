@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from keyword import iskeyword
 
 from assistant.changes import Change, ChangeKind
 from assistant.models import Chunk
@@ -22,11 +23,12 @@ from assistant.text import sentences
 
 SUMMARY_CHARS = 240
 SHORT_ITEM_CHARS = 60  # an item this short ("`pydantic.typing.is_finalvar`") is read with what introduces it
+LABEL_CHARS = 30  # an item this short ending in ":" ("Version 2.11:") labels the code after it
 
 # Section names, most specific first: "Removal of prior version deprecations" is about removals.
 _SECTION_KINDS: tuple[tuple[ChangeKind | None, re.Pattern[str]], ...] = (
     (None, re.compile(r"bug ?fix|performance|documentation|developers|security|contributors|internal", re.I)),
-    ("removed", re.compile(r"\bremov|\bexpired\b|\bdropped\b", re.I)),
+    ("removed", re.compile(r"\bremov(?:al|als|ed|es|e)?\b|\bexpired\b|\bdropped\b", re.I)),  # not "RemovedIn20Warnings"
     ("deprecated", re.compile(r"deprecat", re.I)),
     ("breaking", re.compile(r"incompatib|\bbreaking\b", re.I)),
     ("behaviour", re.compile(r"\bbehaviou?r(?:al)? changes?\b|\bchanges? (?:in|of) behaviou?r\b", re.I)),
@@ -36,12 +38,15 @@ _WORDING_KINDS: tuple[tuple[ChangeKind, re.Pattern[str]], ...] = (
     (
         "removed",
         re.compile(
-            r"\b(?:removed|removal of|has been dropped|dropped support|no longer (?:exists?|available|public|"
-            r"supported|accepts?|allowed)|disallow(?:ed|s)?|enforced deprecation)\b",
+            # "can be removed" tells the reader what to do, "will be removed" is a deprecation.
+            r"(?<!be )(?<!been )\b(?:removed|removal of|has been dropped|dropped support|"
+            r"no longer (?:exists?|available|public|supported|accepts?|allowed)|disallow(?:ed|s)?|"
+            r"enforced deprecation)\b",
             re.I,
         ),
     ),
-    ("deprecated", re.compile(r"\bdeprecat", re.I)),
+    ("removed", re.compile(r"\b(?:has|have) been removed\b", re.I)),
+    ("deprecated", re.compile(r"\bdeprecat|\bwill be removed\b", re.I)),
     (
         "behaviour",
         re.compile(
@@ -75,11 +80,12 @@ _PARAM_AFTER = re.compile(
 )
 _DEFAULT = re.compile(r"\bdefaults?\b|\bdefault value\b", re.I)
 _REPLACEMENT = re.compile(
-    r"\b(?:use|call|pass|in fav(?:ou)?r of|replaced (?:by|with)|renamed to|moved to|superseded by|"
-    r"alias(?:es)? (?:of|for)|switch to|migrate to)\s+(?:the\s+)?(?:new\s+)?`([^`]+)`",
+    r"(?<!no longer )(?<!not )(?<!n't )\b(?:use|call|pass|in fav(?:ou)?r of|replaced (?:by|with)|renamed to|"
+    r"moved to|superseded by|alias(?:es)? (?:of|for)|switch to|migrate to)\s+(?:the\s+)?(?:new\s+)?`([^`]+)`",
     re.I,
 )
 _ROW_CELLS = re.compile(r"\s+—\s+")
+_LATIN = frozenset({"e.g", "i.e", "etc", "cf", "vs"})  # `e.g.` is no code name
 _NOT_NAMES = frozenset("true false none null nan self cls object int str float bool list dict".split())
 
 
@@ -104,17 +110,19 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
         return tuple(out)
     intro = ""
     for n, entry in enumerate(chunk.entries):
-        if entry.kind == "code":
+        label = entry.text.endswith(":") and (entry.kind == "paragraph" or len(entry.text) < LABEL_CHARS)
+        if entry.kind == "code" or entry.continues or label:
+            # Code, an entry's further paragraphs (its detail) and labels ("Version 2.11:") announce nothing.
+            if entry.kind == "paragraph" and not entry.continues:
+                intro = entry.text if entry.text.endswith(":") else ""
             continue
-        if entry.kind == "paragraph" and not entry.continues:
-            intro = entry.text if entry.text.endswith(":") else ""
+        if entry.kind == "paragraph":
+            intro = ""
         text = entry.text
         if entry.kind in ("item", "row") and len(text) <= SHORT_ITEM_CHARS and _bare(text):
             # "`const`" says nothing alone: "The following properties have been removed from `Field`: `const`",
             # "Removed in Pydantic V2: `pydantic.typing.is_finalvar`".
             text = f"{intro} {text}" if intro else f"{heading}: {text}" if heading else text
-        if entry.kind == "paragraph" and (entry.continues or text.endswith(":")):
-            continue
         kind = _kind_of(entry.kind, text, section_kind)
         if kind is None:
             continue
@@ -226,7 +234,7 @@ def _names(text: str) -> tuple[str, ...]:
     for code in _CODE.findall(text):
         name = _clean(code)
         # An all-capitals word (`INSERT`, `DEFAULT`) is SQL or an acronym, not a name code imports.
-        keyword = name.isupper() and "_" not in name and "." not in name
+        keyword = (name.isupper() and "_" not in name and "." not in name) or iskeyword(name) or name in _LATIN
         if (
             _NAME.fullmatch(name)
             and name.lower() not in _NOT_NAMES

@@ -29,7 +29,8 @@ from ingest.loader import Document
 # 6: chunks carry their entries (assistant.document); labelled sections named by `sentences`
 # 7: indented code blocks are code (fence_indented_code)
 # 8: chunks carry the changes their entries announce (ingest.changes)
-CHUNKER_VERSION = 8
+# 9: an entry's further paragraphs and code labels announce no change of their own
+CHUNKER_VERSION = 9
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

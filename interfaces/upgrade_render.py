@@ -12,6 +12,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from assistant.models import Citation
 from assistant.plan import PlannedChange, UpgradePlan
 
 if TYPE_CHECKING:
@@ -58,17 +59,14 @@ def _change_dict(c: PlannedChange) -> dict[str, Any]:
         "summary": c.summary,
         "symbols": list(c.symbols),
         "replacement": c.replacement,
-        "citation": {
-            "title": cite.title,
-            "version": cite.version,
-            "kind": cite.kind,
-            "section": cite.section,
-            "source": cite.source,
-            "url": cite.url,
-            "quote": cite.quote,
-        },
-        "also": [{"version": a.version, "source": a.source, "section": a.section} for a in c.citations[:-1]],
+        "citation": _citation(cite),
+        "also": [_citation(a) for a in c.citations if a != cite],
     }
+
+
+def _citation(c: Citation) -> dict[str, str]:
+    fields = ("title", "version", "kind", "section", "source", "url", "quote")
+    return {f: getattr(c, f) for f in fields}
 
 
 def plan_text(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = ()) -> str:
@@ -90,7 +88,7 @@ def plan_text(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Seque
             if c.replacement:
                 lines.append(f"    use instead: {one_line(c.replacement)}")
             where = " › ".join(p for p in (one_line(c.citation.title), one_line(c.citation.section)) if p)
-            also = ", ".join(one_line(a.version) for a in c.citations[:-1])
+            also = ", ".join(dict.fromkeys(one_line(a.version) for a in c.citations if a != c.citation))
             url = safe_url(c.citation.url)
             lines.append(
                 f"    source: {where}" + (f" (also announced in {also})" if also else "") + (f" {url}" if url else "")

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from sarif_pydantic import Sarif
 
 from assistant.embeddings import SentenceTransformerEmbedder
 from assistant.settings import Settings
@@ -126,7 +127,8 @@ def test_text_markdown_and_sarif(acme: Settings, tmp_path: Path) -> None:
     assert md.returncode == 1 and "- [ ] **removed**" in md.stdout
     assert "(https://example.org/acme/2.0)" in md.stdout
     sarif = json.loads(upgrade(acme, "--from", "1.0", "--to", "2.0", "--format", "sarif", str(code)).stdout)
-    assert sarif["version"] == "2.1.0"
+    Sarif.model_validate(sarif)  # the SARIF 2.1.0 object model (sarif-pydantic): required fields and types
+    assert sarif["version"] == "2.1.0" and sarif["$schema"].endswith("sarif-2.1.0.json")
     (run,) = sarif["runs"]
     rule_ids = {r["id"] for r in run["tool"]["driver"]["rules"]}
     assert run["results"] and all(r["ruleId"] in rule_ids for r in run["results"])

@@ -39,7 +39,7 @@ def upgrade_replies(text: str, kb: KnowledgeBase) -> list[dict[str, Any]]:
     if not plan.changes:
         note = f"No change is indexed for {plan.product} between {start} and {end}."
         return [{"text": safe_text(note), "response_type": "ephemeral"}]
-    answer = plan_answer(f"upgrade {start} → {end}", plan)
+    *_, answer = plan_answer(f"upgrade {start} → {end}", plan)
     replies = [
         {"text": answer_text(answer), "blocks": answer_blocks(answer, feedback=False), "response_type": "ephemeral"}
     ]
