@@ -267,8 +267,8 @@ def targets(plan: UpgradePlan) -> list[Target]:
 
     out = []
     for change in plan.changes:
-        if change.kind == "new":
-            continue
+        if change.kind == "new" or _ADDS.match(change.summary):
+            continue  # "Added a deprecation framework to the `torch.compile` config" breaks no `torch.compile` call
         for symbol in subjects(change.symbols, change.summary):
             if all(part.isidentifier() for part in symbol.split(".")):  # `FindARM.cmake` is; `--flag=1` is not
                 owner = dict(change.members).get(symbol, "")
@@ -279,6 +279,7 @@ def targets(plan: UpgradePlan) -> list[Target]:
 _LISTED = re.compile(r"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`\s]*$")
 
 
+_ADDS = re.compile(r"^\W*(?:added|adds|introduced|introduces)\b", re.IGNORECASE)
 # A summary that opens with its verb ("Removed `x`", "Enforced deprecation of `y`") has its subject after it;
 # any other has it before its verb ("`x` is deprecated", "DeviceMesh now stores …, enabling `torch.compile`").
 _LEADING_VERB = re.compile(

@@ -105,6 +105,7 @@ def run_upgrade(
     errors: Sequence[ScanError] = ()
     if paths:
         report = kb.scan(paths, plan)
+        (work / PASTED).unlink(missing_ok=True)  # the user's code is not kept; only the checklist stays
         # Show uploaded files by their own names, not the server's temp paths.
         findings = [replace(f, file=Path(f.file).name) for f in report.findings]
         errors = [ScanError(Path(e.file).name, e.error) for e in report.errors]

@@ -158,6 +158,9 @@ def test_targets_are_a_changes_subjects_not_every_name_it_mentions() -> None:
     chunks = corpus()
     plan = make_plan(chunks, Catalog.learn(chunks), "1.0", "2.0", "acme")
     assert {t.symbol for t in targets(plan)} == {"acme.load", "acme.old_func"}  # new features break nothing
+    # Something added, even under "Deprecations", breaks no use of what it was added to.
+    added = [chunk(item("Added a deprecation framework to the `acme.load` config."), version="2.0.0", n=9)]
+    assert targets(make_plan(added, Catalog.learn(added), "1.0", "2.0", "acme")) == []
 
 
 def test_symbols_are_qualified_through_the_docs_aliases() -> None:
