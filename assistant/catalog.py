@@ -49,6 +49,7 @@ class Product:
     spellings: frozenset[str] = frozenset()  # how chunks spell it ("PyTorch", "pytorch"), for filters
     modules: frozenset[str] = frozenset()  # import names: "torch", "pandas"
     words: frozenset[str] = frozenset()  # folded words naming it in a question: name, modules, aliases
+    main: str = ""  # the module its users import it as, for names the docs leave unqualified ("torch")
 
     @property
     def key(self) -> str:
@@ -77,7 +78,10 @@ class Catalog:
             words = {fold(name), *modules, *(a for a, m in aliases.items() if m.lower() in modules)}
             versions = tuple(sort_versions(c.version for c in own if c.version))
             spelled = frozenset(c.product for c in own)
-            products.append(Product(name, versions, spelled, frozenset(modules), frozenset(fold(w) for w in words)))
+            folded = frozenset(fold(w) for w in words)
+            products.append(
+                Product(name, versions, spelled, frozenset(modules), folded, _main_module(name, modules, own))
+            )
         products.sort(key=lambda p: p.key)
         naming = {w for p in products for w in p.words}
         indexed = {version_key(v)[:2] for p in products for v in p.versions}
@@ -150,6 +154,19 @@ def _modules(name: str, chunks: Sequence[Chunk]) -> set[str]:
         if n >= 2 and len(flat) >= 3 and (flat in key or key in flat):
             out.add(module.lower())
     return out
+
+
+def _main_module(name: str, modules: set[str], chunks: Sequence[Chunk]) -> str:
+    """Of a product's modules, the one its docs write most as `module.` (`torch`, not `pytorch` from its URLs;
+    `pandas`, not `pandas_gbq`). Docs that never import their product still write it dotted (`pandas.DataFrame`):
+    without a module, its name is it."""
+    own = fold(name)
+    if not modules:
+        return own if own.isidentifier() else ""
+    if len(modules) == 1:
+        return next(iter(modules))
+    uses = {m: sum(c.text.count(f"{m}.") for c in chunks) for m in modules}
+    return max(sorted(modules), key=lambda m: (uses[m], m == own))
 
 
 def display_name(names: Iterable[str]) -> str:

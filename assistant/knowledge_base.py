@@ -178,7 +178,7 @@ class KnowledgeBase:
 
         # "What breaks if I go from 2.10 to 2.12?" is the whole plan's question.
         asked = planned(query, self.retriever.catalog)
-        plan = plan_for(query, asked, self.retriever.chunks, self.retriever.catalog) if asked else None
+        plan = plan_for(asked, self.retriever.chunks, self.retriever.catalog) if asked else None
         if plan is not None:
             yield from plan_answer(query.question, plan, query.language)
             return

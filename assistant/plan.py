@@ -18,7 +18,6 @@ from assistant.catalog import Catalog, Product, version_key
 from assistant.changes import Change, ChangeKind
 from assistant.errors import ReldocsError
 from assistant.models import Chunk, Citation
-from assistant.text import fold
 
 if TYPE_CHECKING:
     from assistant.scan import Target
@@ -73,9 +72,8 @@ def make_plan(
         raise PlanError(f"--from {from_version} is not before --to {to_version}")
     chosen = _product(catalog, product, start, end)
     versions = tuple(v for v in chosen.versions if start < _key(v) <= end)
-    mine = [c for c in chunks if c.product in chosen.spellings]
-    own = [c for c in mine if c.version in versions and c.changes]
-    lines = _merged(_announcements(own, catalog, chosen, main_module(chosen, mine)))
+    own = [c for c in chunks if c.product in chosen.spellings and c.version in versions and c.changes]
+    lines = _merged(_announcements(own, catalog, chosen))
     order = {v: i for i, v in enumerate(versions)}
     lines.sort(key=lambda c: (order[c.version], KIND_ORDER[c.kind]))
     return UpgradePlan(chosen.name, from_version, to_version, versions, tuple(lines))
@@ -102,19 +100,16 @@ def _product(catalog: Catalog, product: str | None, start: tuple[int, ...], end:
     raise PlanError(f"several products are indexed; name one with --product ({names})")
 
 
-def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product, main: str) -> list[PlannedChange]:
+def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product) -> list[PlannedChange]:
     out = []
+    main = product.main
     found = (re.findall(rf"\b{re.escape(main)}\.([a-z_]\w*)", c.text) for c in chunks) if main else ()
     submodules = frozenset(m for names in found for m in names)
     for chunk in chunks:
         for change in chunk.changes:
-            symbols = tuple(dict.fromkeys(qualify(s, catalog, product, submodules, main) for s in change.symbols))
-            members = tuple(
-                (qualify(s, catalog, product, submodules, main), owner)
-                for s in change.symbols
-                if (owner := _member_of(s, catalog, product, main))
-            )
-            replacement = qualify(change.replacement, catalog, product, submodules, main) if change.replacement else ""
+            written = {s: qualify(s, catalog, product, submodules) for s in change.symbols}
+            members = tuple((full, owner) for s, full in written.items() if (owner := _member_of(s, catalog, product)))
+            replacement = qualify(change.replacement, catalog, product, submodules) if change.replacement else ""
             citation = Citation(
                 1, chunk.title, chunk.version, chunk.kind, chunk.section, chunk.source, chunk.url, change.summary
             )
@@ -124,7 +119,7 @@ def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product, 
                     chunk.version,
                     change.kind,
                     change.summary,
-                    symbols,
+                    tuple(dict.fromkeys(written.values())),
                     replacement,
                     change.parameter,
                     change.default_changed,
@@ -147,17 +142,9 @@ def _merged(announced: list[PlannedChange]) -> list[PlannedChange]:
             # The same change in two documents of one release (a migration guide's issue and the notes' entry),
             # or one heading over several chunks: one line, citing each document once.
             was = lines.pop(same)
-            cited = tuple(
-                dict.fromkeys(
-                    (*was.citations, *(c for c in line.citations if c.source not in {w.source for w in was.citations}))
-                )
-            )
-            line = replace(
-                was,
-                symbols=tuple(dict.fromkeys(was.symbols + line.symbols)),
-                members=tuple(dict.fromkeys(was.members + line.members)),
-                replacement=was.replacement or line.replacement,
-                citations=tuple(replace(c, n=n) for n, c in enumerate(cited, start=1)),
+            sources = {c.source for c in was.citations}
+            line = _combined(
+                was, line, citations=(*was.citations, *(c for c in line.citations if c.source not in sources))
             )
             key = same
         lines[key] = line
@@ -198,23 +185,23 @@ def _specific(symbol: str) -> bool:
 
 
 def _join(earlier: PlannedChange, later: PlannedChange) -> PlannedChange:
-    """`later` announces `earlier` again: one line at the later release, citing both."""
+    """`later` announces `earlier` again: one line at the later release, of the more severe kind, citing both."""
     kind = min(earlier.kind, later.kind, key=lambda k: _SEVERITY[k])
-    cited = list(dict.fromkeys((*earlier.citations, *later.citations)))
-    citations = tuple(replace(c, n=n) for n, c in enumerate(cited, start=1))
+    return replace(_combined(later, earlier, citations=(*earlier.citations, *later.citations)), kind=kind)
+
+
+def _combined(first: PlannedChange, second: PlannedChange, *, citations: Sequence[Citation]) -> PlannedChange:
+    """`first` with `second`'s names and replacement added, citing `citations` once each, numbered anew."""
     return replace(
-        later,
-        kind=kind,
-        symbols=tuple(dict.fromkeys(later.symbols + earlier.symbols)),
-        replacement=later.replacement or earlier.replacement,
-        citations=citations,
-        members=tuple(dict.fromkeys(later.members + earlier.members)),
+        first,
+        symbols=tuple(dict.fromkeys(first.symbols + second.symbols)),
+        members=tuple(dict.fromkeys(first.members + second.members)),
+        replacement=first.replacement or second.replacement,
+        citations=tuple(replace(c, n=n) for n, c in enumerate(dict.fromkeys(citations), start=1)),
     )
 
 
-def qualify(
-    symbol: str, catalog: Catalog, product: Product, submodules: frozenset[str] = frozenset(), main: str | None = None
-) -> str:
+def qualify(symbol: str, catalog: Catalog, product: Product, submodules: frozenset[str] = frozenset()) -> str:
     """A code name as the product's users import it: through the docs' aliases (`np.float_` ->
     `numpy.float_`), and under the product's main module when the docs leave it out (`DataFrame.append` ->
     `pandas.DataFrame.append`); `submodules` are the names the docs write after that module (`orm`)."""
@@ -226,7 +213,7 @@ def qualify(
     modules = sorted(product.modules)
     if head in modules or any(head == m.split(".")[0] for m in modules):
         return name
-    main = main_module(product) if main is None else main
+    main = product.main
     # `DataFrame.append`, `read_gbq` and `orm.Session` (a submodule the docs write as `sqlalchemy.orm`) are the
     # product's; `session.query` is a variable's method, and stays as written.
     if main and (head[:1].isupper() or (not dot and "_" in head) or head in submodules):
@@ -234,29 +221,16 @@ def qualify(
     return name
 
 
-def _member_of(written: str, catalog: Catalog, product: Product, main: str) -> str:
+def _member_of(written: str, catalog: Catalog, product: Product) -> str:
     """The type a symbol is a member of, when the docs write it so: `ndarray.newbyteorder`, `session.query`
     (a type or variable, then a method), not `orm.Session` (a module's class) nor `np.linalg.norm` (an alias)."""
     parts = written.lstrip("@").split(".")
     head = parts[0]
     if len(parts) < 2 or not parts[-1][:1].islower() or head.lower() in catalog.aliases:
         return ""
-    if head in product.modules or head == main:
+    if head in product.modules or head == product.main:
         return ""
     return parts[-2]
-
-
-def main_module(product: Product, chunks: Sequence[Chunk] = ()) -> str:
-    """The product's main module: of its modules, the one its docs write most as `module.` (`torch`, not
-    `pytorch` from its URLs; `pandas`, not `pandas_gbq`). Docs that never import their product still write it
-    dotted (`pandas.DataFrame`): without a module, its name is it."""
-    own, modules = fold(product.name), sorted(product.modules)
-    if not modules:
-        return own if own.isidentifier() else ""
-    if len(modules) == 1:
-        return modules[0]
-    uses = {m: sum(c.text.count(f"{m}.") for c in chunks) for m in modules}
-    return max(modules, key=lambda m: (uses[m], m == own))
 
 
 def targets(plan: UpgradePlan) -> list[Target]:
@@ -293,10 +267,15 @@ _VERB = re.compile(
 )
 
 
+def subject_part(summary: str) -> str:
+    """The part of a summary naming what changed: before its verb, or all of it when it opens with the verb."""
+    verb = None if _LEADING_VERB.match(summary) else _VERB.search(summary)
+    return summary[: verb.start()] if verb else summary
+
+
 def subjects(symbols: Sequence[str], summary: str) -> list[str]:
     """The first name the summary's subject writes, and those listed with it ("`a()` and `b()`", "`a` / `b`")."""
-    verb = None if _LEADING_VERB.match(summary) else _VERB.search(summary)
-    subject = summary[: verb.start()] if verb else summary
+    subject = subject_part(summary)
     found = sorted((at, end, s) for s in symbols if (span := _spelled_at(s, subject)) for at, end in [span])
     if not found:
         return []

@@ -27,6 +27,7 @@ from pathlib import Path
 import libcst as cst
 
 from assistant.scan_visitor import Hit, HitVisitor, TargetIndex, might_hit
+from assistant.untrusted import one_line
 
 SUFFIXES = (".py", ".ipynb")
 SKIP_DIRS = frozenset({"__pycache__", "venv", "node_modules", "site-packages"})  # and every hidden one (.venv)
@@ -341,7 +342,7 @@ def _lines(source: str) -> list[str]:
 
 
 def _one_line(text: str) -> str:
-    text = " ".join(text.split())
+    text = one_line(text)  # a parser's message quotes the user's code: nothing a terminal acts on, one line
     return text if len(text) <= ERROR_CHARS else text[: ERROR_CHARS - 1] + "…"
 
 

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from assistant.catalog import Catalog, version_key
+from assistant.catalog import Catalog, Product, version_key
 from assistant.messages import say
 from assistant.models import Answer, Citation
 from assistant.plan import KIND_ORDER, PlanError, UpgradePlan, make_plan
@@ -42,33 +42,42 @@ _BREAKS = re.compile(
 _BREAK_TERMS = ("break", "incompat", "cass", "backward")
 
 
-def planned(query: Query, catalog: Catalog) -> tuple[str, str] | None:
-    """The (from, to) versions a question asks the plan of: an upgrade between two versions, or what breaks in
-    one release (from the release before it) when the question asks about nothing more specific."""
-    asked = upgrade_versions(query.question)
-    if asked or not _BREAKS.search(query.question) or len(query.prefer) != 1:
-        return asked
-    topic = [t for t in query.topic.terms if not t.startswith(_BREAK_TERMS)]
-    if topic:
-        return None  # "Does torch.compile break under FSDP2 in 2.12?" asks about one thing
-    (to,) = query.prefer
-    products = [p for p in catalog.products if to in p.versions]
-    if len(products) != 1:
+def planned(query: Query, catalog: Catalog) -> tuple[str, str, str | None] | None:
+    """The (from, to, product) a question asks the plan of: an upgrade between two versions, or what breaks in
+    one release (from the release before it) when the question asks about nothing more specific. The product
+    is the one the question names, or the one the release it names belongs to; None when that is unclear."""
+    asked = upgrade_versions(query.question) or _one_release(query, catalog)
+    if asked is None:
         return None
-    earlier = [v for v in products[0].versions if version_key(v) < version_key(to)]
-    return (earlier[-1] if earlier else "0", to)
-
-
-def plan_for(query: Query, asked: tuple[str, str], chunks: list, catalog: Catalog) -> UpgradePlan | None:
-    """The plan `asked` (from `planned`) of the question's product, or None (an unclear product, or nothing
-    changes between those versions)."""
     named = catalog.named_products(query.question)
     product = query.products[0] if query.products else named[0].name if len(named) == 1 else None
     if product is None and len(query.prefer) == 1:
-        owners = [p.name for p in catalog.products if query.prefer[0] in p.versions]
-        product = owners[0] if len(owners) == 1 else None
+        owners = _owners(catalog, query.prefer[0])
+        product = owners[0].name if len(owners) == 1 else None
+    return (*asked, product)
+
+
+def _one_release(query: Query, catalog: Catalog) -> tuple[str, str] | None:
+    if not _BREAKS.search(query.question) or len(query.prefer) != 1:
+        return None
+    if [t for t in query.topic.terms if not t.startswith(_BREAK_TERMS)]:
+        return None  # "Does torch.compile break under FSDP2 in 2.12?" asks about one thing
+    (to,) = query.prefer
+    owners = _owners(catalog, to)
+    if len(owners) != 1:
+        return None
+    earlier = [v for v in owners[0].versions if version_key(v) < version_key(to)]
+    return (earlier[-1] if earlier else "0", to)
+
+
+def _owners(catalog: Catalog, version: str) -> list[Product]:
+    return [p for p in catalog.products if version in p.versions]
+
+
+def plan_for(asked: tuple[str, str, str | None], chunks: list, catalog: Catalog) -> UpgradePlan | None:
+    """The plan `asked` (from `planned`), or None (an unclear product, or nothing changes in between)."""
     try:
-        plan = make_plan(chunks, catalog, *asked, product)
+        plan = make_plan(chunks, catalog, *asked)
     except PlanError:
         return None
     return plan if plan.changes else None

@@ -19,6 +19,7 @@ from keyword import iskeyword
 
 from assistant.changes import Change, ChangeKind
 from assistant.models import Chunk
+from assistant.plan import subject_part
 from assistant.text import sentences
 
 SUMMARY_CHARS = 240
@@ -61,7 +62,6 @@ _HEADING_CHANGE = re.compile(
     re.I,
 )
 _CODE = re.compile(r"`([^`\n]{1,120})`")
-_VERB = re.compile(r"\b(?:is|are|was|were|now|no longer|has|have|will|removed|deprecated|renamed|moved|changed)\b")
 _DOTTED = re.compile(r"(?<![\w.`])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w`])")
 _NAME = re.compile(r"@?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 _CALL_KEYWORD = re.compile(r"^(@?[A-Za-z_][\w.]*)\((?:[^()]*,\s*)?([A-Za-z_]\w*)\s*=")
@@ -104,7 +104,7 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
         if kind:
             # Headings are rarely marked up: their dotted names are code (`torch.ao.x is no longer public`).
             # Only those before its verb are its subject: "X ops now raise … under torch.compile" is about X.
-            subject = _VERB.split(heading, maxsplit=1)[0]
+            subject = subject_part(heading)
             dotted = " ".join(f"`{n}`" for n in _DOTTED.findall(subject))
             out.append(_change(kind, heading, f"{dotted} {heading} {body}", -1, default_summary=heading))
         return tuple(out)

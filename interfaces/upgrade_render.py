@@ -71,36 +71,36 @@ def _citation(c: Citation) -> dict[str, str]:
 
 def plan_text(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = ()) -> str:
     """The plan by release; under each release its changes, then the lines of code they hit, by file."""
-    by_change = _by_change(findings)
+    by_id = by_change(findings)
     exact = sum(f.exact for f in findings)
     lines = [
         f"{one_line(plan.product)} {one_line(plan.from_version)} → {one_line(plan.to_version)}: "
-        f"{len(plan.changes)} changes in {_count(len(plan.versions), 'release')}"
+        f"{len(plan.changes)} changes in {counted(len(plan.versions), 'release')}"
         + (f"; {exact} hits in your code, {len(findings) - exact} possible" if findings else ""),
     ]
     if not plan.versions:
         lines.append("No indexed release lies in that range.")
     for version in plan.versions:
         changes = [c for c in plan.changes if c.version == version]
-        lines += ["", f"== {one_line(version)} ({_count(len(changes), 'change')}) =="]
+        lines += ["", f"== {one_line(version)} ({counted(len(changes), 'change')}) =="]
         for c in changes:
             lines.append(f"- [{c.kind}] {one_line(c.summary)}")
             if c.replacement:
                 lines.append(f"    use instead: {one_line(c.replacement)}")
-            where = " › ".join(p for p in (one_line(c.citation.title), one_line(c.citation.section)) if p)
+            shown = " › ".join(p for p in (one_line(c.citation.title), one_line(c.citation.section)) if p)
             also = ", ".join(dict.fromkeys(one_line(a.version) for a in c.citations if a != c.citation))
             url = safe_url(c.citation.url)
             lines.append(
-                f"    source: {where}" + (f" (also announced in {also})" if also else "") + (f" {url}" if url else "")
+                f"    source: {shown}" + (f" (also announced in {also})" if also else "") + (f" {url}" if url else "")
             )
-        hits = [f for c in changes for f in by_change.get(c.id, [])]
+        hits = [f for c in changes for f in by_id.get(c.id, [])]
         if hits:
             lines.append("  your code:")
             for file, in_file in _by_file(hits).items():
                 lines.append(f"    {one_line(file)}")
                 for f in in_file:
                     mark = "" if f.exact else "  (possible: the receiver's type is unknown)"
-                    lines.append(f"      {_where(f)}  {one_line(f.code)}  ← {one_line(f.symbol)}{mark}")
+                    lines.append(f"      {where(f)}  {one_line(f.code)}  ← {one_line(f.symbol)}{mark}")
     for e in errors:
         lines.append(f"skipped {one_line(e.file)}: {one_line(e.error)}")
     return "\n".join(lines)
@@ -108,7 +108,7 @@ def plan_text(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Seque
 
 def plan_markdown(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = ()) -> str:
     """A checklist: one box per change, with its source linked and the code it hits under it."""
-    by_change = _by_change(findings)
+    by_id = by_change(findings)
     out = [f"## Upgrade {_md(plan.product)} {_md(plan.from_version)} → {_md(plan.to_version)}", ""]
     for version in plan.versions:
         changes = [c for c in plan.changes if c.version == version]
@@ -121,16 +121,17 @@ def plan_markdown(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: S
             cite = f"[{source}]({url})" if url else source
             use = f" Use instead: `{_code(c.replacement)}`." if c.replacement else ""
             out.append(f"- [ ] **{c.kind}**: {_md(c.summary)}{use} ({cite})")
-            for f in by_change.get(c.id, []):
+            for f in by_id.get(c.id, []):
                 kind = "" if f.exact else " (possible)"
-                out.append(f"  - `{_code(f.file)}:{_where(f)}` `{_code(f.code)}`{kind}")
+                out.append(f"  - `{_code(f.file)}:{where(f)}` `{_code(f.code)}`{kind}")
         out.append("")
     if errors:
         out += ["### Files not scanned", ""] + [f"- `{_code(e.file)}`: {_md(e.error)}" for e in errors] + [""]
     return "\n".join(out).rstrip() + "\n"
 
 
-def _by_change(findings: Sequence[Finding]) -> dict[str, list[Finding]]:
+def by_change(findings: Sequence[Finding]) -> dict[str, list[Finding]]:
+    """Findings by the id of the change they hit."""
     out: dict[str, list[Finding]] = defaultdict(list)
     for f in findings:
         out[f.change].append(f)
@@ -144,11 +145,13 @@ def _by_file(findings: Sequence[Finding]) -> dict[str, list[Finding]]:
     return out
 
 
-def _where(f: Finding) -> str:
+def where(f: Finding) -> str:
+    """'12:5', or 'cell 3:2:1' in a notebook."""
     return f"cell {f.cell + 1}:{f.line}:{f.col}" if f.cell is not None else f"{f.line}:{f.col}"
 
 
-def _count(n: int, word: str) -> str:
+def counted(n: int, word: str) -> str:
+    """'1 change', '7 changes'."""
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 

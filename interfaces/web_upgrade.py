@@ -8,7 +8,6 @@ and the user's code are both untrusted); `run_upgrade` calls the core; `build_up
 from __future__ import annotations
 
 import tempfile
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -20,7 +19,7 @@ from assistant.knowledge_base import KnowledgeBase
 from assistant.plan import PlanError, UpgradePlan
 from assistant.scan import Finding, ScanError
 from assistant.untrusted import safe_url
-from interfaces.upgrade_render import plan_markdown
+from interfaces.upgrade_render import by_change, counted, plan_markdown, where
 
 LINK_ATTRS = 'target="_blank" rel="noopener noreferrer nofollow"'
 PASTED = "pasted.py"
@@ -30,13 +29,11 @@ MAX_PASTED_CHARS = 200_000
 def upgrade_html(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = ()) -> str:
     """The plan by release: each change with its kind, what to use instead, the code it hits, and its
     quote and source unfolding beneath it."""
-    hits: dict[str, list[Finding]] = defaultdict(list)
-    for f in findings:
-        hits[f.change].append(f)
+    hits = by_change(findings)
     exact = sum(f.exact for f in findings)
     head = (
         f"{escape(plan.product)} {escape(plan.from_version)} → {escape(plan.to_version)}: "
-        f"{_count(len(plan.changes), 'change')} in {_count(len(plan.versions), 'release')}"
+        f"{counted(len(plan.changes), 'change')} in {counted(len(plan.versions), 'release')}"
     )
     if findings:
         head += f"; {exact} hits in your code, {len(findings) - exact} possible"
@@ -45,12 +42,12 @@ def upgrade_html(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Se
         parts.append("<p>No indexed release lies in that range.</p>")
     for version in plan.versions:
         changes = [c for c in plan.changes if c.version == version]
-        parts.append(f"<h3>{escape(version)} <small>({_count(len(changes), 'change')})</small></h3><ul>")
+        parts.append(f"<h3>{escape(version)} <small>({counted(len(changes), 'change')})</small></h3><ul>")
         for c in changes:
             use = f" <em>Use instead:</em> <code>{escape(c.replacement)}</code>" if c.replacement else ""
             code = "".join(
                 f'<li class="reldocs-hit{"" if f.exact else " reldocs-possible"}"><code>{escape(f.file)}:'
-                f"{escape(_where(f))}</code> <code>{escape(f.code)}</code>"
+                f"{escape(where(f))}</code> <code>{escape(f.code)}</code>"
                 f"{'' if f.exact else ' <em>(possible: receiver of unknown type)</em>'}</li>"
                 for f in hits.get(c.id, [])
             )
@@ -75,14 +72,6 @@ def _source(cite: Any) -> str:
     url = safe_url(cite.url)
     label = f'<a href="{escape(url)}" {LINK_ATTRS}>{where}</a>' if url else where
     return f"<blockquote>{escape(cite.quote)}</blockquote><p>{label} ({escape(cite.version)})</p>"
-
-
-def _count(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
-def _where(f: Finding) -> str:
-    return f"cell {f.cell + 1}:{f.line}:{f.col}" if f.cell is not None else f"{f.line}:{f.col}"
 
 
 def run_upgrade(
