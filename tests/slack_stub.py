@@ -2,7 +2,9 @@
 
 It keeps the messages of each channel, so chat.update edits what chat.postMessage posted and
 conversations.replies returns a thread as Slack would: the bot's messages and those a test adds with
-`add_message`. Response URLs (slash commands, buttons) are served under /response/.
+`add_message`. Response URLs (slash commands, buttons) are served under /response/. Files go through
+Slack's three upload steps (files.getUploadURLExternal, a POST of the bytes to /upload/, then
+files.completeUploadExternal) and are kept in `files`.
 `SocketModeStub` stands for the WebSocket that Socket Mode apps receive their events on.
 """
 
@@ -72,6 +74,7 @@ class SlackStub:
         self.socket_url: str | None = None  # what apps.connections.open hands out
         self.calls: list[Call] = []
         self.messages: dict[tuple[str, str], Message] = {}
+        self.files: dict[str, dict[str, Any]] = {}  # file id -> filename, length, data, title, channel
         self._counter = itertools.count(1)
         self._lock = threading.Condition(threading.RLock())
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
@@ -141,6 +144,7 @@ class SlackStub:
             self.calls.clear()
             self.messages.clear()
             self.errors.clear()
+            self.files.clear()
 
     # --- the Web API
 
@@ -187,6 +191,24 @@ class SlackStub:
                 if not messages:
                     return {"ok": False, "error": "thread_not_found"}
                 return {"ok": True, "messages": [m.to_dict() for m in messages], "has_more": False}
+            if method == "conversations.open":
+                return {"ok": True, "channel": {"id": "D" + args.get("users", "").split(",")[0]}}
+            if method == "files.getUploadURLExternal":
+                file_id = f"F{next(self._counter):04d}"
+                self.files[file_id] = {"filename": args.get("filename"), "length": int(args.get("length", -1))}
+                return {"ok": True, "upload_url": f"{self.base_url}/upload/{file_id}", "file_id": file_id}
+            if method == "files.completeUploadExternal":
+                done = []
+                for f in json.loads(args.get("files") or "[]"):
+                    stored = self.files.get(f.get("id", ""))
+                    if stored is None or "data" not in stored:
+                        return {"ok": False, "error": "file_not_found"}
+                    stored.update(title=f.get("title"), channel=args.get("channel_id"))
+                    permalink = f"https://example.slack.com/files/{BOT_USER_ID}/{f['id']}/{stored['filename']}"
+                    done.append(
+                        {"id": f["id"], "name": stored["filename"], "title": f.get("title"), "permalink": permalink}
+                    )
+                return {"ok": True, "files": done}
             if method == "apps.connections.open":
                 if self.socket_url is None:
                     return {"ok": False, "error": "invalid_auth"}
@@ -217,7 +239,16 @@ def _handler(stub: SlackStub) -> type[BaseHTTPRequestHandler]:
 
         def _serve(self) -> None:
             url = urlsplit(self.path)
-            body = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+            raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if url.path.startswith("/upload/"):  # step 2 of an upload: the file's bytes, as they are
+                with stub._lock:
+                    stored = stub.files.get(url.path.removeprefix("/upload/"))
+                    if stored is not None:
+                        stored["data"] = raw
+                stub.record(Call("upload", {"path": url.path, "length": len(raw)}, None, url.path))
+                self._reply(200 if stored is not None else 404, b"OK", "text/plain")
+                return
+            body = raw.decode()
             args: dict[str, Any] = dict(parse_qsl(url.query))
             if body:
                 if "json" in (self.headers.get("Content-Type") or ""):

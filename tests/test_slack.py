@@ -283,22 +283,43 @@ def test_slash_command_answers_privately(bot: Served, slack: SlackStub) -> None:
     assert status == 200 and body == USAGE  # a plain-text ack shows only to the person who typed it
 
 
-def test_slash_upgrade_posts_the_plan_then_its_checklist(bot: Served, slack: SlackStub) -> None:
+def test_slash_upgrade_posts_the_plan_and_sends_its_checklist_as_a_file(bot: Served, slack: SlackStub) -> None:
     form = command_form(slack, "upgrade 2.11 2.12", "up1")
     status, _ = post(bot.url, urlencode(form), content_type="application/x-www-form-urlencoded")
     assert status == 200
-    plan, checklist = slack.wait_for("response_url", 2)[:2]
-    assert all(r.args["response_type"] == "ephemeral" for r in (plan, checklist))
+    plan, note = slack.wait_for("response_url", 2)[:2]
+    assert all(r.args["response_type"] == "ephemeral" for r in (plan, note))
     assert plan.args["text"].startswith("Upgrading PyTorch 2.11 → 2.12 (2.12.0): 7 changes")
     assert "migration-guide.txt" in json.dumps(plan.args["blocks"]) or "Migrating" in json.dumps(plan.args["blocks"])
-    shown = "".join(b["text"]["text"] for b in checklist.args["blocks"] if b["type"] == "section")
-    assert shown.startswith("```## Upgrade PyTorch 2.11 → 2.12") and shown.count("- [ ] **breaking**") == 7
+    # The whole checklist went to the user's DM (private, as the command's replies are), as one Markdown file.
+    assert slack.calls_to("conversations.open")[0].args["users"] == "U1"
+    (file,) = slack.files.values()
+    assert file["channel"] == "DU1" and file["filename"] == "upgrade-pytorch-2.11-2.12.md"
+    markdown = file["data"].decode()
+    assert len(file["data"]) == file["length"]
+    assert markdown.startswith("## Upgrade PyTorch 2.11 → 2.12") and markdown.count("- [ ] **breaking**") == 7
+    assert "<https://example.slack.com/files/" in note.args["text"] and "7 changes" in note.args["text"]
+    assert slack.calls_to("chat.postMessage") == []  # nothing shown in the channel the command came from
 
     slack.reset()
     bad = form | {"text": "upgrade 2.12 2.11", "response_url": slack.response_url("up2")}
     assert post(bot.url, urlencode(bad), content_type="application/x-www-form-urlencoded")[0] == 200
     (reply,) = slack.wait_for("response_url")
     assert "not before" in reply.args["text"] and "Usage" in reply.args["text"]
+    assert slack.calls_to("files.getUploadURLExternal") == []
+
+
+def test_slash_upgrade_shows_the_checklist_in_code_blocks_when_slack_refuses_the_file(
+    bot: Served, slack: SlackStub
+) -> None:
+    slack.errors["files.getUploadURLExternal"] = "missing_scope"  # an app installed without files:write
+    form = command_form(slack, "upgrade 2.11 2.12", "up3")
+    assert post(bot.url, urlencode(form), content_type="application/x-www-form-urlencoded")[0] == 200
+    plan, checklist = slack.wait_for("response_url", 2)[:2]
+    assert plan.args["text"].startswith("Upgrading PyTorch 2.11 → 2.12")
+    shown = "".join(b["text"]["text"] for b in checklist.args["blocks"] if b["type"] == "section")
+    assert shown.startswith("```## Upgrade PyTorch 2.11 → 2.12") and shown.count("- [ ] **breaking**") == 7
+    assert slack.files == {} or all("data" not in f for f in slack.files.values())
 
 
 def test_feedback_buttons_record_votes_like_the_web_ui(bot: Served, slack: SlackStub) -> None:

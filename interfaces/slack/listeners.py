@@ -21,7 +21,7 @@ from slack_sdk import WebClient
 from assistant.feedback import FeedbackLog
 from assistant.knowledge_base import KnowledgeBase
 from interfaces.slack.mrkdwn import FEEDBACK_ACTIONS, answer_blocks, answer_from_value, answer_text
-from interfaces.slack.upgrade import is_upgrade, upgrade_replies
+from interfaces.slack.upgrade import is_upgrade, send_upgrade, upgrade_replies
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +157,9 @@ def thread_history(
     return turns[-HISTORY_TURNS:]
 
 
-def answer_command(command: dict[str, Any], *, ack: Ack, respond: Respond, kb: KnowledgeBase) -> None:
+def answer_command(
+    command: dict[str, Any], *, ack: Ack, respond: Respond, kb: KnowledgeBase, client: WebClient
+) -> None:
     """`/reldocs QUESTION`: a private (ephemeral) answer, sent after the ack through the command's response_url."""
     question = command.get("text", "").strip()
     if not question:
@@ -166,8 +168,7 @@ def answer_command(command: dict[str, Any], *, ack: Ack, respond: Respond, kb: K
     ack()
     try:
         if is_upgrade(question):
-            for reply in upgrade_replies(question, kb):
-                respond(**reply)
+            send_upgrade(upgrade_replies(question, kb), respond=respond, client=client, user=command.get("user_id"))
             logger.info("sent an upgrade plan privately")
             return
         answer = kb.ask(question)
@@ -235,8 +236,8 @@ def register(app: App, kb: KnowledgeBase, *, feedback: FeedbackLog | None = None
             retry_num=(request.headers.get("x-slack-retry-num") or [None])[0],
         )
 
-    def on_command(command: dict, ack: Ack, respond: Respond) -> None:
-        answer_command(command, ack=ack, respond=respond, kb=kb)
+    def on_command(command: dict, ack: Ack, respond: Respond, client: WebClient) -> None:
+        answer_command(command, ack=ack, respond=respond, kb=kb, client=client)
 
     def on_feedback(body: dict, ack: Ack, respond: Respond) -> None:
         record_feedback(body, ack=ack, respond=respond, feedback=feedback)
