@@ -426,6 +426,8 @@ def test_manifest_asks_for_exactly_what_the_bot_uses() -> None:
         "mpim:history",
         "chat:write",
         "commands",
+        "im:write",  # conversations.open, for the upgrade checklist's DM
+        "files:write",  # files_upload_v2, the checklist itself
     }
     events = manifest["settings"]["event_subscriptions"]["bot_events"]
     assert sorted(events) == ["app_mention", "message.im"]
