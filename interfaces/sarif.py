@@ -2,18 +2,24 @@
 
 One rule per change of the plan that the code hits (its summary, kind and source as help), one result per
 finding; exact hits are warnings, possible ones (a receiver of unknown type) notes. Files that could not be
-scanned become tool execution notifications. Written by hand: SARIF is plain JSON, and the packages that
-model it bring nothing this small log needs.
+scanned become tool execution notifications. A file named by a relative path is a URI relative to
+`%SRCROOT%` (the folder the scan ran in, so code-scanning services map it onto the repository), an absolute
+one a `file://` URI. Written by hand: SARIF is plain JSON, and the packages that model it bring nothing this
+small log needs. Checked against the OASIS schema and by Microsoft's SARIF Multitool (`validate`).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from assistant.plan import UpgradePlan
+from assistant.settings import PROJECT_ROOT
 
 if TYPE_CHECKING:
     from assistant.scan import Finding, ScanError
@@ -22,6 +28,7 @@ from assistant.untrusted import safe_url
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL = "reldocs"
+SRCROOT = "%SRCROOT%"
 
 
 def plan_sarif(plan: UpgradePlan, findings: Sequence[Finding], errors: Sequence[ScanError] = ()) -> str:
@@ -56,7 +63,7 @@ def plan_sarif(plan: UpgradePlan, findings: Sequence[Finding], errors: Sequence[
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": Path(f.file).as_posix()},
+                        "artifactLocation": artifact(f.file),
                         "region": {"startLine": f.line, "startColumn": f.col, "snippet": {"text": f.code}},
                     }
                 }
@@ -67,7 +74,8 @@ def plan_sarif(plan: UpgradePlan, findings: Sequence[Finding], errors: Sequence[
         if f.change in index
     ]
     run = {
-        "tool": {"driver": {"name": TOOL, "rules": rules}},
+        "tool": {"driver": {"name": TOOL, **_version(), "rules": rules}},
+        "originalUriBaseIds": {SRCROOT: {"uri": Path.cwd().as_uri().rstrip("/") + "/"}},
         "results": results,
         "invocations": [
             {
@@ -76,7 +84,7 @@ def plan_sarif(plan: UpgradePlan, findings: Sequence[Finding], errors: Sequence[
                     {
                         "level": "error",
                         "message": {"text": e.error},
-                        "locations": [{"physicalLocation": {"artifactLocation": {"uri": Path(e.file).as_posix()}}}],
+                        "locations": [{"physicalLocation": {"artifactLocation": artifact(e.file)}}],
                     }
                     for e in errors
                 ],
@@ -84,3 +92,24 @@ def plan_sarif(plan: UpgradePlan, findings: Sequence[Finding], errors: Sequence[
         ],
     }
     return json.dumps({"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}, ensure_ascii=False, indent=1)
+
+
+def artifact(file: str) -> dict[str, Any]:
+    """A file's artifactLocation: a URI relative to %SRCROOT% for a relative path, else an absolute file URI."""
+    path = Path(file)
+    if path.is_absolute():
+        return {"uri": path.as_uri()}
+    return {"uri": quote(path.as_posix()), "uriBaseId": SRCROOT}
+
+
+def _version() -> dict[str, str]:
+    try:
+        return {"semanticVersion": package_version(TOOL)}
+    except PackageNotFoundError:  # run from a checkout that was never pip-installed: its pyproject says
+        import tomllib
+
+        try:
+            project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+            return {"semanticVersion": str(project["version"])}
+        except (OSError, KeyError, ValueError):
+            return {}

@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 import yaml
 from sarif_pydantic import Sarif
@@ -127,13 +128,62 @@ def test_text_markdown_and_sarif(acme: Settings, tmp_path: Path) -> None:
     assert md.returncode == 1 and "- [ ] **removed**" in md.stdout
     assert "(https://example.org/acme/2.0)" in md.stdout
     sarif = json.loads(upgrade(acme, "--from", "1.0", "--to", "2.0", "--format", "sarif", str(code)).stdout)
-    Sarif.model_validate(sarif)  # the SARIF 2.1.0 object model (sarif-pydantic): required fields and types
+    assert_valid_sarif(sarif)
     assert sarif["version"] == "2.1.0" and sarif["$schema"].endswith("sarif-2.1.0.json")
     (run,) = sarif["runs"]
     rule_ids = {r["id"] for r in run["tool"]["driver"]["rules"]}
     assert run["results"] and all(r["ruleId"] in rule_ids for r in run["results"])
-    region = run["results"][0]["locations"][0]["physicalLocation"]["region"]
-    assert region["startLine"] >= 1 and region["startColumn"] >= 1
+    location = run["results"][0]["locations"][0]["physicalLocation"]
+    assert location["region"]["startLine"] >= 1 and location["region"]["startColumn"] >= 1
+    assert location["artifactLocation"] == {"uri": code.as_uri()}  # an absolute path: a file:// URI
+
+
+def test_sarif_names_relative_paths_from_the_source_root(acme: Settings, tmp_path: Path) -> None:
+    src = tmp_path / "my src"
+    src.mkdir()
+    (src / "app.py").write_text(CODE, encoding="utf-8")
+    (src / "broken.py").write_text("def (:\n", encoding="utf-8")
+    env = {**os.environ, "RELDOCS_CORPUS_DIR": str(acme.corpus_dir), "RELDOCS_DATA_DIR": str(acme.data_dir)}
+    out = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "app.py"),
+            "upgrade",
+            "--from",
+            "1.0",
+            "--to",
+            "2.0",
+            "--format",
+            "sarif",
+            "my src",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 1, out.stderr
+    sarif = json.loads(out.stdout)
+    assert_valid_sarif(sarif)
+    (run,) = sarif["runs"]
+    # Relative to %SRCROOT%, percent-encoded, so a code-scanning service resolves it against the repository.
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == tmp_path.as_uri() + "/"
+    uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]}
+    assert uris == {"my%20src/app.py"}
+    (failed,) = run["invocations"][0]["toolExecutionNotifications"]
+    assert failed["locations"][0]["physicalLocation"]["artifactLocation"] == {
+        "uri": "my%20src/broken.py",
+        "uriBaseId": "%SRCROOT%",
+    }
+
+
+def assert_valid_sarif(sarif: dict) -> None:
+    """Valid against the OASIS SARIF 2.1.0 schema (formats checked too), and the object model's types."""
+    schema = json.loads((ROOT / "tests" / "data" / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+    validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
+    problems = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(sarif)]
+    assert problems == []
+    Sarif.model_validate(sarif)
 
 
 def test_exit_codes(acme: Settings, tmp_path: Path) -> None:
