@@ -85,7 +85,8 @@ def cli(ctx: click.Context, verbose: bool) -> None:
     Examples:
       python app.py ask "What is the minimum CUDA version to build PyTorch 2.12 from source?"
       python app.py ingest
-      python app.py            # the web UI on http://127.0.0.1:7860
+      python app.py            # the web UI on http://127.0.0.1:7860, MCP at /mcp
+      python app.py mcp        # MCP over stdio, for desktop clients and IDEs
     """
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
@@ -256,7 +257,7 @@ def upgrade(
 @click.option("--port", default=7860, show_default=True, type=int, help="Port to serve on.")
 @click.pass_obj
 def web(obj: dict, host: str, port: int) -> None:
-    """Serve the chat UI (Gradio) over the knowledge base.
+    """Serve the chat UI (Gradio), and MCP tools at /mcp, over the knowledge base.
 
     \b
     Example:
@@ -266,6 +267,29 @@ def web(obj: dict, host: str, port: int) -> None:
 
     settings: Settings = obj["settings"]
     serve(open_knowledge_base(settings), settings, host=host, port=port)
+
+
+@cli.command()
+@click.option("--no-sync", is_flag=True, help="Use the index as it is, even if the corpus changed.")
+@click.pass_obj
+def mcp(obj: dict, no_sync: bool) -> None:
+    """Serve MCP tools over stdio, for desktop clients and IDEs.
+
+    The tools are ask, search, versions and upgrade_plan. The client (Claude Desktop, an IDE) starts it;
+    stdout carries only the protocol, indexing progress and logs go to stderr. `python app.py web` serves
+    the same tools over HTTP at /mcp.
+
+    \b
+    Example (a client's configuration):
+      {"mcpServers": {"reldocs": {"command": "python", "args": ["/path/to/app.py", "mcp"]}}}
+    """
+    import contextlib
+
+    from interfaces.mcp_server import serve_stdio
+
+    with contextlib.redirect_stdout(sys.stderr):  # a library's print while loading must not break the protocol
+        kb = open_knowledge_base(obj["settings"], sync_first=not no_sync)
+    serve_stdio(kb)
 
 
 @cli.command()

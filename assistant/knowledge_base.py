@@ -88,9 +88,12 @@ class KnowledgeBase:
         """Indexed versions of one product (name, module or alias), or of all products; oldest first."""
         return self.retriever.catalog.versions(product)
 
-    def products(self) -> dict[str, list[str]]:
-        """Each indexed product's name with its versions, oldest first."""
-        return {p.name: list(p.versions) for p in self.retriever.catalog.products}
+    def products(self, product: str | None = None) -> dict[str, list[str]]:
+        """Each indexed product's name with its versions, oldest first; only `product`'s (a name, module or
+        alias) when given, none when it is not indexed."""
+        catalog = self.retriever.catalog
+        chosen = catalog.products if product is None else [p for p in [catalog.product(product)] if p]
+        return {p.name: list(p.versions) for p in chosen}
 
     def search(
         self, query: str, *, k: int = 10, version: str | None = None, product: str | None = None

@@ -290,12 +290,27 @@ def web_auth(settings: Settings) -> tuple[str, str] | None:
 
 
 def launch(
-    demo: gr.Blocks, settings: Settings, *, host: str = "127.0.0.1", port: int = 7860, block: bool = True
+    demo: gr.Blocks,
+    settings: Settings,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 7860,
+    block: bool = True,
+    kb: KnowledgeBase | None = None,
 ) -> gr.Blocks:
-    """Start the server; `block=False` returns once it listens (tests close it with `demo.close()`)."""
+    """Start the server; `block=False` returns once it listens (tests close it with `demo.close()`). With `kb`,
+    the same server answers MCP at /mcp (streamable HTTP), behind the same password as the page."""
     auth = web_auth(settings)
     if auth is None and not _is_loopback(host):
         logger.warning("serving on %s without a password; set RELDOCS_WEB_AUTH=user:password", host)
+    app_kwargs: dict[str, Any] = {}
+    mcp_path = ""
+    if kb is not None:
+        from interfaces.mcp_server import PATH, http_endpoint
+
+        endpoint = http_endpoint(kb, host=host, auth=auth)
+        # The route goes in before gradio's own; gradio runs the lifespan around its server's life.
+        app_kwargs, mcp_path = {"routes": list(endpoint.routes), "lifespan": endpoint.lifespan}, PATH
     try:
         demo.launch(
             server_name=host,
@@ -309,20 +324,22 @@ def launch(
             js=COPY_JS,
             footer_links=["api"],
             ssr_mode=False,
-            mcp_server=False,  # needs the `mcp` package, which is not installed
+            mcp_server=False,  # gradio's would expose every event; reldocs serves its own tools at /mcp
+            app_kwargs=app_kwargs,
             quiet=True,  # gradio's banner suggests share=True; reldocs never makes a public link
         )
     except OSError as e:
         raise ReldocsError(f"cannot serve on {host}:{port} (is the port in use?); try another --port") from e
     if block:
-        print(f"reldocs chat on {demo.local_url} (Ctrl+C to stop)", flush=True)
+        mcp = f"; MCP on {demo.local_url.rstrip('/')}{mcp_path}" if mcp_path else ""
+        print(f"reldocs chat on {demo.local_url}{mcp} (Ctrl+C to stop)", flush=True)
         demo.block_thread()
     return demo
 
 
 def serve(kb: KnowledgeBase, settings: Settings, *, host: str = "127.0.0.1", port: int = 7860) -> None:
-    """Serve the chat until interrupted (what `python app.py web` runs)."""
-    launch(build_ui(kb, settings), settings, host=host, port=port, block=True)
+    """Serve the chat, and MCP at /mcp, until interrupted (what `python app.py web` runs)."""
+    launch(build_ui(kb, settings), settings, host=host, port=port, block=True, kb=kb)
 
 
 def _is_loopback(host: str) -> bool:

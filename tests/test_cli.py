@@ -108,7 +108,7 @@ def test_missing_corpus_is_one_line_error(tmp_path: Path) -> None:
 
 
 def test_every_command_has_help_with_an_example() -> None:
-    for command in ("ask", "ingest", "search", "web", "slack"):
+    for command in ("ask", "ingest", "search", "web", "slack", "mcp"):
         out = subprocess.run([sys.executable, "app.py", command, "--help"], cwd=ROOT, capture_output=True, text=True)
         assert out.returncode == 0 and "Example" in out.stdout, command
 
@@ -116,7 +116,7 @@ def test_every_command_has_help_with_an_example() -> None:
 def test_core_and_ask_never_load_interfaces(settings: Settings, kb) -> None:
     code = (
         "import sys, app; app.main(['ask', '--json', 'torchrun port?']); "
-        "print('LOADED', sorted(m for m in ('gradio', 'slack_bolt', 'langchain_openai') if m in sys.modules))"
+        "print('LOADED', sorted(m for m in ('gradio', 'slack_bolt', 'langchain_openai', 'mcp') if m in sys.modules))"
     )
     env = {**os.environ, "RELDOCS_CORPUS_DIR": str(settings.corpus_dir), "RELDOCS_DATA_DIR": str(settings.data_dir)}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
