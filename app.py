@@ -29,6 +29,7 @@ EXIT_USAGE = 2
 def open_knowledge_base(settings: Settings, *, sync_first: bool = True, quiet: bool = False):
     """Sync the index when the corpus changed (with progress on stderr), then load it."""
     from assistant.embeddings import SentenceTransformerEmbedder
+    from assistant.errors import WriterBusy
     from assistant.knowledge_base import KnowledgeBase
     from ingest import is_current, sync
 
@@ -36,8 +37,11 @@ def open_knowledge_base(settings: Settings, *, sync_first: bool = True, quiet: b
     if sync_first and not is_current(settings):
         if not quiet:
             click.echo(f"Indexing {settings.corpus_dir} …", err=True)
-        report = sync(settings, progress=not quiet, embedder=embedder)
-        _echo_problems(report, skipped="warning: skipped")
+        try:
+            report = sync(settings, progress=not quiet, embedder=embedder)
+            _echo_problems(report, skipped="warning: skipped")
+        except WriterBusy:  # another replica is syncing: serve what is live; its generation is picked up when made live
+            click.echo("warning: another ingest is writing the index; serving the generation live now", err=True)
     return KnowledgeBase.open(settings, embedder=embedder)
 
 
@@ -115,6 +119,7 @@ def ask(
       python app.py ask --product pandas "What replaces DataFrame.append?"
       printf 'What breaks in 2.12?\\nQuel optimiseur supporte fused=True ?\\n' | python app.py ask --json -
     """
+    from assistant.errors import IndexUnavailable
     from interfaces.terminal import answer_json, answer_text
 
     settings: Settings = obj["settings"]
@@ -122,15 +127,22 @@ def ask(
         raise click.UsageError("the question is empty")
     kb = open_knowledge_base(settings, sync_first=not no_sync, quiet=as_json)
     _check_product(kb, product)
-    asked = 0
+    asked = unanswered = 0
     for text in _questions(question):
         asked += 1
         if as_json and len(text) > settings.max_question_chars:  # the text form shows the answer's own notice
             click.echo(f"note: question truncated to {settings.max_question_chars} characters", err=True)
-        answer = kb.ask(text, version=version, product=product)
+        try:
+            answer = kb.ask(text, version=version, product=product)
+        except IndexUnavailable as e:  # the server went away mid-stream: say so, try the next question
+            click.echo(f"error: {e}", err=True)
+            unanswered += 1
+            continue
         click.echo(answer_json(answer) if as_json else answer_text(answer) + ("\n" if question == ("-",) else ""))
     if not asked:
         raise click.UsageError("no question given on stdin")
+    if unanswered:
+        sys.exit(EXIT_ERROR)
 
 
 @cli.command()
@@ -142,11 +154,14 @@ def ingest(obj: dict, as_json: bool, rebuild: bool) -> None:
 
     Exits 1 when a file could not be indexed; the others are indexed anyway. Metadata that fails its
     check (a non-http(s) url, a version that is no version) is dropped with a warning, not an error.
+    Exits 1 with one line when another ingest is writing the same index (RELDOCS_WRITER_WAIT_S waits).
+    With RELDOCS_CHROMA_URL set, the index (and its manifest) is on that Chroma server.
 
     \b
     Examples:
       python app.py ingest
       RELDOCS_CORPUS_DIR=~/docs python app.py ingest --json
+      RELDOCS_CHROMA_URL=http://10.0.0.5:8000 python app.py ingest
     """
     import json
 

@@ -7,3 +7,11 @@ class ReldocsError(Exception):
 
 class IndexNotReady(ReldocsError):
     """The index is missing, unreadable or damaged."""
+
+
+class IndexUnavailable(ReldocsError):
+    """The Chroma server holding the index does not answer; the next question tries again."""
+
+
+class WriterBusy(ReldocsError):
+    """Another ingest is writing the index (or took over an expired lock) and this one did not wait."""

@@ -55,7 +55,7 @@ class KnowledgeBase:
         cls, settings: Settings, *, embedder: Embedder | None = None, answerer: Answerer | None = None
     ) -> KnowledgeBase:
         """Load the index built by `ingest.sync`; raises `IndexNotReady` when there is none."""
-        store = ChunkStore(settings.index_path)
+        store = ChunkStore.open(settings)
         manifest = store.manifest()
         chunks = store.load_chunks(manifest)
         embedder = embedder or SentenceTransformerEmbedder(settings.embedding_model)
@@ -69,7 +69,8 @@ class KnowledgeBase:
         return kb
 
     def refresh(self) -> bool:
-        """Pick up a generation another process (`app.py ingest`) made live; True when it reloaded."""
+        """Pick up a generation another process (`app.py ingest`, on any machine sharing the server) made live;
+        True when it reloaded. Raises `IndexUnavailable` while the server does not answer: the next call retries."""
         store = self.retriever.store
         if store.stamp() == self._stamp:
             return False
@@ -81,7 +82,7 @@ class KnowledgeBase:
             retriever = HybridRetriever(store, manifest, self.retriever.embedder, store.load_chunks(manifest))
             self.retriever = self.extractive.stats = retriever
             self._stamp = stamp
-            logger.info("index changed on disk; reloaded %d chunks", len(retriever.chunks))
+            logger.info("index changed; reloaded %d chunks", len(retriever.chunks))
             return True
 
     def versions(self, product: str | None = None) -> list[str]:

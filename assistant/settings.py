@@ -29,6 +29,15 @@ class Settings(BaseSettings):
     llm: str | None = Field(None, description="Optional chat model, e.g. 'openai:gpt-4o-mini'.")
     llm_timeout_s: float = Field(10.0, gt=0, description="Per-request timeout of the chat model.")
     web_auth: str | None = Field(None, description="'user:password' enables basic auth on the web UI.")
+    chroma_url: str | None = Field(
+        None, description="A Chroma server, e.g. http://10.0.0.5:8000, instead of the local index folder."
+    )
+    chroma_tenant: str = Field("default_tenant", description="Tenant on the Chroma server.")
+    chroma_database: str = Field("reldocs", description="Database on the Chroma server; created when missing.")
+    chroma_token: str | None = Field(None, description="Sent as `Authorization: Bearer …` to the Chroma server.")
+    chroma_timeout_s: float = Field(30.0, gt=0, description="A Chroma server request slower than this fails.")
+    writer_wait_s: float = Field(0.0, ge=0, description="How long an ingest waits for another one to finish.")
+    writer_lease_s: float = Field(60.0, ge=1, description="A writer lock on a server not renewed this long expires.")
 
     @field_validator("corpus_dir", "data_dir", "index_dir")
     @classmethod
@@ -37,6 +46,22 @@ class Settings(BaseSettings):
         if path is not None and path.exists() and not path.is_dir():
             raise ValueError(f"{path} is a file, not a folder")
         return path
+
+    @field_validator("chroma_url")
+    @classmethod
+    def _a_server(cls, url: str | None) -> str | None:
+        from urllib.parse import urlsplit
+
+        if not url:
+            return None
+        parts = urlsplit(url)
+        try:
+            port_ok = parts.port is None or parts.port > 0
+        except ValueError:
+            port_ok = False
+        if parts.scheme not in ("http", "https") or not parts.hostname or not port_ok or parts.path not in ("", "/"):
+            raise ValueError(f"{url!r} is not a server address like http://127.0.0.1:8000")
+        return url.rstrip("/")
 
     @property
     def index_path(self) -> Path:

@@ -1,105 +1,126 @@
-"""The index on disk: Chroma collections, one per generation, and a manifest naming the live one.
+"""The index: Chroma collections, one per generation, and a manifest naming the live one.
 
-A sync writes a complete new generation and then swaps the manifest with an atomic rename, so a crash
-or kill mid-ingest leaves the previous generation live and usable.
+A sync writes a complete new generation and then swaps the manifest atomically, so a crash or kill
+mid-ingest leaves the previous generation live and usable. The index is a local folder by default, or a
+Chroma server (`RELDOCS_CHROMA_URL`) that several replicas share; see `assistant/chroma_server.py`.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import time
-from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from assistant.changes import dumps as dump_changes
 from assistant.changes import loads as load_changes
+from assistant.chroma_server import Folder, Location, location, unreachable
 from assistant.document import dumps, loads
-from assistant.errors import IndexNotReady
+from assistant.errors import IndexNotReady, IndexUnavailable
+from assistant.manifest_store import MANIFEST, Manifest, ManifestStore
 from assistant.models import Chunk
+
+if TYPE_CHECKING:
+    from assistant.settings import Settings
+
+__all__ = ["MANIFEST", "ChunkStore", "Manifest"]
 
 logger = logging.getLogger(__name__)
 
-MANIFEST = "manifest.json"
+GENERATION_PREFIX = "chunks-"
 _META_FIELDS = ("source", "title", "product", "version", "kind", "section", "language", "url")
 _ADD_BATCH = 1000
 _PAGE = 5000  # rows per get(): well under SQLite's limit on variables in one statement
 
 
-@dataclass
-class Manifest:
-    """What the live generation holds; `files` maps each indexed source to its content hash."""
-
-    collection: str
-    model: str
-    chunker: int
-    files: dict[str, str] = field(default_factory=dict)
-    errors: dict[str, dict[str, str]] = field(default_factory=dict)  # source -> {"hash", "error"}
-    warnings: list[dict[str, str]] = field(default_factory=list)  # [{"file", "field", "problem"}], metadata fixed
-    chunks: int = 0
-    built_at: float = 0.0
-
-
 class ChunkStore:
-    """Chroma on disk under `path/chroma`; the manifest under `path/manifest.json`."""
+    """The index in a folder (`path/chroma` and `path/manifest.json`) or on a Chroma server."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = Path(path)
+    def __init__(self, where: str | Path | Location) -> None:
+        self.where: Location = Folder(Path(where)) if isinstance(where, str | Path) else where
         self._client: Any = None
+        self.manifests: ManifestStore = self.where.manifests(lambda: self.client)
+
+    @classmethod
+    def open(cls, settings: Settings) -> ChunkStore:
+        """The store `settings` name: the Chroma server when `chroma_url` is set, else the index folder."""
+        return cls(location(settings))
+
+    @property
+    def path(self) -> Path:
+        """The index folder (folder mode), where the writer lock and Slack claims live too."""
+        if not isinstance(self.where, Folder):
+            raise AttributeError(f"the index at {self.where} has no folder")
+        return self.where.path
+
+    @property
+    def remote(self) -> bool:
+        return self.where.remote
+
+    @contextmanager
+    def reaching(self) -> Iterator[None]:
+        """Turn a server that does not answer into `IndexUnavailable`, and reconnect on the next call."""
+        try:
+            yield
+        except IndexUnavailable:
+            self._disconnect()
+            raise
+        except Exception as e:
+            fault = self.where.fault(e)
+            if fault is None:
+                raise
+            self._disconnect()
+            raise fault from e
+
+    def _disconnect(self) -> None:
+        self._client = None
+        self.manifests.forget()
 
     # -- reading ---------------------------------------------------------------------------------
-    def stamp(self) -> float:
-        """Changes whenever a sync makes a new generation live (cheap: one stat)."""
-        try:
-            return (self.path / MANIFEST).stat().st_mtime_ns
-        except OSError:
-            return 0.0
+    def stamp(self) -> str:
+        """Changes whenever a sync makes a new generation live (cheap: a stat, or one small get)."""
+        with self.reaching():
+            return self.manifests.stamp()
 
     def manifest(self) -> Manifest | None:
-        try:
-            data = json.loads((self.path / MANIFEST).read_text(encoding="utf-8"))
-            return Manifest(**data)
-        except FileNotFoundError:
-            return None
-        except (OSError, ValueError, TypeError) as e:
-            logger.warning("ignoring unreadable index manifest: %s", e)
-            return None
+        with self.reaching():
+            return self.manifests.read()
 
     @property
     def client(self) -> Any:
         if self._client is None:
-            import chromadb
-            from chromadb.config import Settings as ChromaSettings
-
-            self.path.mkdir(parents=True, exist_ok=True)
-            self._client = chromadb.PersistentClient(
-                path=str(self.path / "chroma"), settings=ChromaSettings(anonymized_telemetry=False)
-            )
+            with self.reaching():
+                self._client = self.where.connect()
         return self._client
 
     def collection(self, manifest: Manifest | None = None) -> Any:
         manifest = manifest or self.manifest()
         if manifest is None:
-            raise IndexNotReady(f"no index at {self.path}; run `python app.py ingest`")
-        try:
-            return self.client.get_collection(manifest.collection)
-        except Exception as e:  # chromadb raises NotFoundError or ValueError depending on version
-            raise IndexNotReady(f"index at {self.path} is damaged ({e}); run `python app.py ingest --rebuild`") from e
+            raise IndexNotReady(f"no index at {self.where}; run `python app.py ingest`")
+        with self.reaching():
+            try:
+                return self.client.get_collection(manifest.collection)
+            except Exception as e:  # chromadb raises NotFoundError or ValueError depending on version
+                if unreachable(e):
+                    raise
+                where = self.where
+                raise IndexNotReady(f"index at {where} is damaged ({e}); run `python app.py ingest --rebuild`") from e
 
     def load_chunks(self, manifest: Manifest | None = None) -> list[Chunk]:
         """Every chunk of the live generation, in document order."""
         col = self.collection(manifest)
         got: dict[str, list] = {"ids": [], "documents": [], "metadatas": []}
-        # Paged: one get() of a 100k-chunk collection exceeds SQLite's limit on query variables.
-        for offset in range(0, col.count(), _PAGE):
-            page = col.get(include=["documents", "metadatas"], limit=_PAGE, offset=offset)
-            for key in got:
-                got[key].extend(page[key])
+        with self.reaching():
+            # Paged: one get() of a 100k-chunk collection exceeds SQLite's limit on query variables.
+            for offset in range(0, col.count(), _PAGE):
+                page = col.get(include=["documents", "metadatas"], limit=_PAGE, offset=offset)
+                for key in got:
+                    got[key].extend(page[key])
         chunks = [
             Chunk(
                 id=i,
@@ -129,9 +150,9 @@ class ChunkStore:
         where: dict[str, Any] | None = None
         if clauses:
             where = clauses[0] if len(clauses) == 1 else {"$and": clauses}
-        res = self.collection(manifest).query(
-            query_embeddings=vector.reshape(1, -1), n_results=k, where=where, include=["distances"]
-        )
+        col = self.collection(manifest)
+        with self.reaching():
+            res = col.query(query_embeddings=vector.reshape(1, -1), n_results=k, where=where, include=["distances"])
         return [(i, 1.0 - float(d)) for i, d in zip(res["ids"][0], res["distances"][0], strict=True)]
 
     # -- writing ---------------------------------------------------------------------------------
@@ -142,49 +163,65 @@ class ChunkStore:
             return {}
         col = self.collection(manifest)
         out: dict[str, np.ndarray] = {}
-        for start in range(0, len(ids), _PAGE):
-            got = col.get(ids=ids[start : start + _PAGE], include=["embeddings"])
-            out.update((i, np.asarray(v, dtype=np.float32)) for i, v in zip(got["ids"], got["embeddings"], strict=True))
+        with self.reaching():
+            for start in range(0, len(ids), _PAGE):
+                got = col.get(ids=ids[start : start + _PAGE], include=["embeddings"])
+                pairs = zip(got["ids"], got["embeddings"], strict=True)
+                out.update((i, np.asarray(v, dtype=np.float32)) for i, v in pairs)
         return out
 
-    def write_generation(self, chunks: Sequence[Chunk], vectors: np.ndarray, manifest: Manifest) -> None:
-        """Write all chunks into a fresh collection, then make it live atomically."""
-        name = f"chunks-{time.strftime('%Y%m%d%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
-        col = self.client.create_collection(name, configuration={"hnsw": HNSW})
-        for start in range(0, len(chunks), _ADD_BATCH):
-            part = chunks[start : start + _ADD_BATCH]
-            col.add(
-                ids=[c.id for c in part],
-                documents=[c.text for c in part],
-                metadatas=[
-                    # Entries and changes as JSON strings: Chroma's metadata values are scalars.
-                    {
-                        **{k: getattr(c, k) for k in _META_FIELDS},
-                        "entries": dumps(c.entries),
-                        "changes": dump_changes(c.changes),
-                        "ordinal": start + n,
-                    }
-                    for n, c in enumerate(part)
-                ],
-                embeddings=vectors[start : start + len(part)],
-            )
+    def write_generation(
+        self,
+        chunks: Sequence[Chunk],
+        vectors: np.ndarray,
+        manifest: Manifest,
+        *,
+        before_live: Callable[[], None] = lambda: None,
+    ) -> None:
+        """Write all chunks into a fresh collection, then make it live atomically.
+
+        `before_live` runs just before the swap (the writer lock confirms it is still held); raising there
+        leaves the new collection an orphan for the next sync to drop, and the old generation live.
+        """
+        name = f"{GENERATION_PREFIX}{time.strftime('%Y%m%d%H%M%S')}-{os.getpid()}-{time.monotonic_ns() % 10**6}"
+        with self.reaching():
+            col = self.client.create_collection(name, configuration={"hnsw": HNSW})
+            for start in range(0, len(chunks), _ADD_BATCH):
+                part = chunks[start : start + _ADD_BATCH]
+                col.add(
+                    ids=[c.id for c in part],
+                    documents=[c.text for c in part],
+                    metadatas=[
+                        # Entries and changes as JSON strings: Chroma's metadata values are scalars.
+                        {
+                            **{k: getattr(c, k) for k in _META_FIELDS},
+                            "entries": dumps(c.entries),
+                            "changes": dump_changes(c.changes),
+                            "ordinal": start + n,
+                        }
+                        for n, c in enumerate(part)
+                    ],
+                    embeddings=vectors[start : start + len(part)],
+                )
         manifest.collection = name
         manifest.chunks = len(chunks)
         manifest.built_at = time.time()
+        before_live()
         self.write_manifest(manifest)
         self.drop_stale(keep=name)
 
     def write_manifest(self, manifest: Manifest) -> None:
-        tmp = self.path / f".{MANIFEST}.tmp"
-        tmp.write_text(json.dumps(asdict(manifest), indent=1, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, self.path / MANIFEST)  # the atomic step that makes a generation live
+        with self.reaching():
+            self.manifests.write(manifest)
 
     def drop_stale(self, *, keep: str) -> None:
-        """Delete collections of older or interrupted generations."""
-        for col in self.client.list_collections():
-            name = col if isinstance(col, str) else col.name
-            if name != keep and name.startswith("chunks-"):
-                self.client.delete_collection(name)
+        """Delete collections of older or interrupted generations (only the writer holding the lock calls this)."""
+        with self.reaching():
+            for col in self.client.list_collections():
+                name = col if isinstance(col, str) else col.name
+                if name != keep and name.startswith(GENERATION_PREFIX):
+                    logger.info("dropping stale generation %s", name)
+                    self.client.delete_collection(name)
 
 
 # Chroma's defaults (16 neighbours, ef 100) missed a passage ranked 2nd by exact cosine in 1 of 3 builds of the

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -15,6 +16,7 @@ from assistant.models import Chunk
 from assistant.settings import Settings
 from assistant.store import ChunkStore, Manifest
 from assistant.text import index_text
+from assistant.writer_lock import writer_lock
 from ingest.chunking import CHUNKER_VERSION, chunk_document
 from ingest.loader import DocumentError, discover, file_hash, load_document
 
@@ -42,8 +44,8 @@ class SyncReport:
 
 
 def is_current(settings: Settings, store: ChunkStore | None = None) -> bool:
-    """True when the index matches the corpus byte for byte (no model load, no Chroma)."""
-    store = store or ChunkStore(settings.index_path)
+    """True when the index matches the corpus byte for byte (no model load; in a folder, no Chroma either)."""
+    store = store or ChunkStore.open(settings)
     manifest = store.manifest()
     return manifest is not None and _unchanged(manifest, _hashes(settings.corpus_dir), settings)
 
@@ -75,12 +77,33 @@ def sync(
     progress: bool = True,
     embedder: Embedder | None = None,
 ) -> SyncReport:
-    """Bring the index in line with `settings.corpus_dir`; safe to run again at any time."""
+    """Bring the index in line with `settings.corpus_dir`; safe to run again at any time.
+
+    Holds the writer lock throughout: a second sync of the same folder or server waits up to
+    `settings.writer_wait_s`, then raises `WriterBusy`.
+    """
     started = time.perf_counter()
     root = settings.corpus_dir
     if not root.is_dir():
         raise FileNotFoundError(f"corpus folder not found: {root}")
-    store = ChunkStore(settings.index_path)
+    store = ChunkStore.open(settings)
+    with writer_lock(store, settings) as lock:
+        return _sync(
+            settings, store, lock.confirm, rebuild=rebuild, progress=progress, embedder=embedder, started=started
+        )
+
+
+def _sync(
+    settings: Settings,
+    store: ChunkStore,
+    confirm: Callable[[], None],
+    *,
+    rebuild: bool,
+    progress: bool,
+    embedder: Embedder | None,
+    started: float,
+) -> SyncReport:
+    root = settings.corpus_dir
     old = None if rebuild else store.manifest()
     if old and (old.model != settings.embedding_model or old.chunker != CHUNKER_VERSION):
         logger.info("embedding model or chunker changed; rebuilding the index")
@@ -92,6 +115,10 @@ def sync(
         report.warnings = list(old.warnings)
         report.files -= len(report.errors)
         report.chunks = old.chunks
+        # A writer killed mid-write left a collection behind: the server's is dropped now; the folder's wait for
+        # the next write, since opening Chroma there would cost an unchanged sync a second.
+        if store.remote:
+            store.drop_stale(keep=old.collection)
         report.seconds = time.perf_counter() - started
         return report
 
@@ -134,10 +161,11 @@ def sync(
         matrix = (
             np.stack([fresh[c.id] if c.id in fresh else reuse[c.id] for c in chunks]) if chunks else np.zeros((0, 1))
         )
-        store.write_generation(chunks, matrix, manifest)
+        store.write_generation(chunks, matrix, manifest, before_live=confirm)
     else:  # only the error or warning list or file hashes moved: no vectors to write
         manifest.chunks = old.chunks if old else 0
         manifest.built_at = time.time()
+        confirm()
         store.write_manifest(manifest)
     report.seconds = time.perf_counter() - started
     return report

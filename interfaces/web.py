@@ -19,7 +19,7 @@ try:
 except ImportError as e:  # pragma: no cover - gradio is in requirements.txt
     raise ImportError("The web UI needs gradio: pip install -r requirements.txt") from e
 
-from assistant.errors import ReldocsError
+from assistant.errors import IndexUnavailable, ReldocsError
 from assistant.feedback import FeedbackLog
 from assistant.knowledge_base import KnowledgeBase
 from assistant.models import Answer
@@ -83,6 +83,9 @@ def answer_turns(
             if answer.final:
                 answers[len(turns)] = answer
             yield [*turns, _bot(answer_message(answer, len(turns)))], answers
+    except IndexUnavailable as e:  # the Chroma server is down: one line; the next question retries
+        logger.warning("answering %r failed: %s", questions[-1], e)
+        yield [*turns, _bot(str(e))], answers
     except Exception:  # the person sees one friendly line; the log keeps the traceback
         logger.exception("answering %r failed", questions[-1])
         yield [*turns, _bot(ERROR)], answers
@@ -132,6 +135,8 @@ def api_ask(
         raise gr.Error(str(e), print_exception=False) from None
     try:
         return answer_data(kb.ask(*args, product=named))
+    except IndexUnavailable as e:
+        raise gr.Error(str(e), print_exception=False) from None
     except Exception as e:
         logger.exception("api ask %r failed", args[0][:200])
         raise gr.Error("Sorry, something went wrong while answering.", print_exception=False) from e
@@ -145,6 +150,8 @@ def api_search(kb: KnowledgeBase, query: Any, k: Any = 5, version: Any = "", pro
         raise gr.Error(str(e), print_exception=False) from None
     try:
         passages = kb.search(text, k=count, version=only, product=named)
+    except IndexUnavailable as e:
+        raise gr.Error(str(e), print_exception=False) from None
     except Exception as e:
         logger.exception("api search %r failed", text[:200])
         raise gr.Error("Sorry, something went wrong while searching.", print_exception=False) from e

@@ -15,6 +15,7 @@ from typing import Any
 
 from markupsafe import escape
 
+from assistant.errors import IndexUnavailable
 from assistant.knowledge_base import KnowledgeBase
 from assistant.plan import PlanError, UpgradePlan
 from assistant.scan import Finding, ScanError
@@ -83,7 +84,7 @@ def run_upgrade(
         return '<p class="reldocs-plan-error">Pick the version you run and the one you upgrade to.</p>', None
     try:
         plan = kb.plan(start, end, product=product or None)
-    except PlanError as e:
+    except (PlanError, IndexUnavailable) as e:
         return f'<p class="reldocs-plan-error">{escape(str(e))}</p>', None
     work = Path(tempfile.mkdtemp(prefix="reldocs-upgrade-"))
     paths = [Path(getattr(f, "name", f)) for f in files or []]

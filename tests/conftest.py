@@ -1,11 +1,20 @@
-"""Shared fixtures: the real embedding model and real Chroma, in temp dirs, built once per session."""
+"""Shared fixtures: the real embedding model and real Chroma, in temp dirs, built once per session.
+
+`pytest --chroma-server` runs the same tests against a real `chroma run` started for the session: the session
+indexes live in databases of their own on it, and every test gets `RELDOCS_CHROMA_URL` and a fresh
+`RELDOCS_CHROMA_DATABASE` in its environment, so the Settings it builds with a temp data folder (and the
+subprocesses it starts) use the server too. Tests marked `folder_only` (they look at the index folder) skip.
+"""
 
 from __future__ import annotations
 
+import itertools
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from chroma_server import ChromaServer
 
 from assistant.embeddings import SentenceTransformerEmbedder
 from assistant.knowledge_base import KnowledgeBase
@@ -17,6 +26,55 @@ SHIPPED_CORPUS = ROOT / "corpus"
 SHARED_CORPUS = ROOT.parent / "shared" / "corpus"
 
 
+_DATABASES = itertools.count(1)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--chroma-server", action="store_true", help="Run the knowledge-base tests against a Chroma server."
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--chroma-server"):
+        skip = pytest.mark.skip(reason="folder-only: looks at the index folder, which server mode does not have")
+        for item in items:
+            if "folder_only" in item.keywords:
+                item.add_marker(skip)
+
+
+@pytest.fixture(scope="session")
+def chroma(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaServer]:
+    """A real Chroma server for the session (used by the server-mode tests, and by all with --chroma-server)."""
+    server = ChromaServer(tmp_path_factory.mktemp("chroma") / "db").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def server_mode(request: pytest.FixtureRequest) -> ChromaServer | None:
+    """The session's Chroma server under --chroma-server, else None (the index is a folder)."""
+    return request.getfixturevalue("chroma") if request.config.getoption("--chroma-server") else None
+
+
+@pytest.fixture(autouse=True)
+def _index_on_server(server_mode: ChromaServer | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    if server_mode is not None:
+        monkeypatch.setenv("RELDOCS_CHROMA_URL", server_mode.url)
+        monkeypatch.setenv("RELDOCS_CHROMA_DATABASE", f"test-{next(_DATABASES)}")
+
+
+def _index(server: ChromaServer | None, name: str) -> dict[str, str]:
+    return {} if server is None else {"chroma_url": server.url, "chroma_database": name}
+
+
+@pytest.fixture(scope="session")
+def index_fields(server_mode: ChromaServer | None) -> Callable[[str], dict[str, str]]:
+    """For Settings built by module-scoped fixtures (before a test's environment is set): `name`'s database
+    on the session's server under --chroma-server, nothing in folder mode."""
+    return lambda name: _index(server_mode, name)
+
+
 @pytest.fixture(scope="session")
 def embedder() -> SentenceTransformerEmbedder:
     """One real model for the whole run."""
@@ -24,10 +82,10 @@ def embedder() -> SentenceTransformerEmbedder:
 
 
 @pytest.fixture(scope="session")
-def settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    """Settings over the shipped corpus with a temp index and data folder."""
+def settings(tmp_path_factory: pytest.TempPathFactory, server_mode: ChromaServer | None) -> Settings:
+    """Settings over the shipped corpus with a temp index and data folder (or a database of the server)."""
     data = tmp_path_factory.mktemp("data")
-    return Settings(corpus_dir=SHIPPED_CORPUS, data_dir=data)
+    return Settings(corpus_dir=SHIPPED_CORPUS, data_dir=data, **_index(server_mode, "session"))  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="session")
@@ -38,11 +96,14 @@ def kb(settings: Settings, embedder: SentenceTransformerEmbedder) -> KnowledgeBa
 
 
 @pytest.fixture(scope="session")
-def shared_kb(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> KnowledgeBase:
+def shared_kb(
+    tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder, server_mode: ChromaServer | None
+) -> KnowledgeBase:
     """A knowledge base over ../shared/corpus (PyTorch 2.7–2.12); skipped where that folder is absent."""
     if not SHARED_CORPUS.is_dir():
         pytest.skip("../shared/corpus is not present")
-    s = Settings(corpus_dir=SHARED_CORPUS, data_dir=tmp_path_factory.mktemp("shared-data"))
+    data = tmp_path_factory.mktemp("shared-data")
+    s = Settings(corpus_dir=SHARED_CORPUS, data_dir=data, **_index(server_mode, "shared"))  # type: ignore[arg-type]
     sync(s, progress=False, embedder=embedder)
     return KnowledgeBase.open(s, embedder=embedder)
 

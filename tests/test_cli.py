@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from chroma_server import index_env
 
 from assistant.settings import Settings
 
@@ -20,6 +21,7 @@ def run(args: list[str], settings: Settings, stdin: str | None = None, **env: st
         **os.environ,
         "RELDOCS_CORPUS_DIR": str(settings.corpus_dir),
         "RELDOCS_DATA_DIR": str(settings.data_dir),
+        **index_env(settings),
         **env,
     }
     return subprocess.run(
@@ -119,5 +121,6 @@ def test_core_and_ask_never_load_interfaces(settings: Settings, kb) -> None:
         "print('LOADED', sorted(m for m in ('gradio', 'slack_bolt', 'langchain_openai', 'mcp') if m in sys.modules))"
     )
     env = {**os.environ, "RELDOCS_CORPUS_DIR": str(settings.corpus_dir), "RELDOCS_DATA_DIR": str(settings.data_dir)}
+    env |= index_env(settings)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert "LOADED []" in out.stdout, out.stdout + out.stderr

@@ -86,10 +86,10 @@ def assert_renders_safely(answer: Answer) -> None:
 
 
 @pytest.fixture(scope="module")
-def hostile_kb(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder) -> KnowledgeBase:
+def hostile_kb(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder, index_fields) -> KnowledgeBase:
     root = tmp_path_factory.mktemp("hostile")
     hostile_corpus.write(root / "corpus", BEACON)
-    settings = Settings(corpus_dir=root / "corpus", data_dir=root / "data")
+    settings = Settings(corpus_dir=root / "corpus", data_dir=root / "data", **index_fields("hostile-renderers"))
     sync(settings, progress=False, embedder=embedder)
     return KnowledgeBase.open(settings, embedder=embedder)
 

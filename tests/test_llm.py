@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from chroma_server import index_env
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
 from netutil import free_port
@@ -332,6 +333,8 @@ def _ask_json(settings: Settings, base_url: str, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setenv("OPENAI_BASE_URL", base_url)
     monkeypatch.setenv("RELDOCS_CORPUS_DIR", str(settings.corpus_dir))
     monkeypatch.setenv("RELDOCS_DATA_DIR", str(settings.data_dir))
+    for name, value in index_env(settings).items():
+        monkeypatch.setenv(name, value)
     capsys.readouterr()
     started = time.monotonic()
     code = main(["ask", "--json", "--no-sync", CUDA_QUESTION])

@@ -42,13 +42,13 @@ zt.connect(timeout=5)
 
 
 @pytest.fixture(scope="module")
-def kb(tmp_path_factory: pytest.TempPathFactory, embedder) -> KnowledgeBase:
+def kb(tmp_path_factory: pytest.TempPathFactory, embedder, index_fields) -> KnowledgeBase:
     root = tmp_path_factory.mktemp("products")
     for rel, text in DOCS.items():
         path = root / "corpus" / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-    settings = Settings(corpus_dir=root / "corpus", data_dir=root / "data")
+    settings = Settings(corpus_dir=root / "corpus", data_dir=root / "data", **index_fields("products"))
     sync(settings, progress=False, embedder=embedder)
     return KnowledgeBase.open(settings, embedder=embedder)
 

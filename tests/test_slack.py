@@ -23,6 +23,7 @@ from urllib.parse import urlencode
 
 import pytest
 import yaml
+from chroma_server import index_env
 from netutil import free_port
 from slack_sdk import WebClient
 from slack_stub import BOT_ID, BOT_USER_ID, TEAM_ID, SlackStub, SocketModeStub
@@ -507,11 +508,13 @@ def test_cli_serves_the_events_api(kb: KnowledgeBase, settings: Settings, slack:
     slack.reset()
     data = tmp_path / "data"  # a copy of the session's index (built by `kb`), so startup skips ingest
     shutil.copytree(settings.data_dir, data, ignore=shutil.ignore_patterns("feedback.jsonl"))
+    index = index_env(settings)
     port = free_port()
     env = {
         **os.environ,
         "RELDOCS_CORPUS_DIR": str(settings.corpus_dir),
         "RELDOCS_DATA_DIR": str(data),
+        **index,
         "SLACK_BOT_TOKEN": BOT_TOKEN,
         "SLACK_SIGNING_SECRET": SECRET,
         "SLACK_API_URL": slack.api_url,

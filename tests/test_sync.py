@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from assistant.embeddings import SentenceTransformerEmbedder
 from assistant.knowledge_base import KnowledgeBase
@@ -55,13 +56,14 @@ def test_resync_embeds_only_what_changed(corpus_copy: Path, tmp_path: Path, embe
     (corpus_copy / "pytorch/2.12.0/release-news.fr.txt").unlink()
     removed = sync(settings, progress=False, embedder=counter)
     assert removed.removed > 0 and counter.texts == 2
-    sources = {c.source for c in ChunkStore(settings.index_path).load_chunks()}
+    sources = {c.source for c in ChunkStore.open(settings).load_chunks()}
     assert sources == {"pytorch/2.12.0/migration-guide.txt"}
 
     assert "12.8" in live.ask("minimum CUDA version to build from source?").text  # picked up without reopening
     assert {p.chunk.source for p in live.search("Adagrad fused", k=20)} == {"pytorch/2.12.0/migration-guide.txt"}
 
 
+@pytest.mark.folder_only  # on a server the manifest is read over Chroma's client
 def test_unchanged_sync_does_not_load_the_model_or_chroma(settings: Settings, kb: KnowledgeBase) -> None:
     code = (
         "import sys; from pathlib import Path; from assistant.settings import Settings; from ingest import sync; "
@@ -87,14 +89,14 @@ def test_bad_files_are_named_skipped_and_old_chunks_kept(corpus_copy: Path, tmp_
         "pytorch/2.12.0/fronted.md",
         "pytorch/2.12.0/migration-guide.txt",
     }
-    sources = {c.source for c in ChunkStore(settings.index_path).load_chunks()}
+    sources = {c.source for c in ChunkStore.open(settings).load_chunks()}
     assert "pytorch/2.12.0/migration-guide.txt" in sources
     again = sync(settings, progress=False, embedder=embedder)  # errors are reported again, nothing re-done
     assert len(again.errors) == 4 and again.added == again.updated == 0
 
 
 def test_interrupted_generation_leaves_previous_index_live(settings: Settings, kb: KnowledgeBase, tmp_path) -> None:
-    store = ChunkStore(settings.index_path)
+    store = ChunkStore.open(settings)
     live = store.manifest()
     assert live is not None
     # A writer killed after creating its collection but before the manifest swap leaves only an orphan.
@@ -102,7 +104,8 @@ def test_interrupted_generation_leaves_previous_index_live(settings: Settings, k
     reopened = KnowledgeBase.open(settings, embedder=kb.retriever.embedder)
     assert reopened.ask("What is the minimum CUDA version to build PyTorch 2.12 from source?").found
     store.drop_stale(keep=live.collection)
-    assert [c.name for c in store.client.list_collections()] == [live.collection]
+    generations = [c.name for c in store.client.list_collections() if c.name.startswith("chunks-")]
+    assert generations == [live.collection]
 
 
 def test_hostile_metadata_is_reported_and_every_document_indexed(tmp_path: Path, embedder) -> None:
@@ -119,7 +122,7 @@ def test_hostile_metadata_is_reported_and_every_document_indexed(tmp_path: Path,
         ("hostile/2.0/release-notes.md", "url"),
     }
     assert report.errors == [] and report.to_dict()["warnings"] == report.warnings
-    chunks = ChunkStore(settings.index_path).load_chunks()
+    chunks = ChunkStore.open(settings).load_chunks()
     assert {c.source for c in chunks} == {f"hostile/{v}/release-notes.md" for v in ("1.0", "2.0", "3.0")}
     assert all(c.url in ("", "https://docs.example.com/hostile/3.0") and "<" not in c.version + c.kind for c in chunks)
     assert not any("PWNED" in c.text or "<img" in c.title + c.section for c in chunks)
@@ -132,7 +135,7 @@ def test_hostile_metadata_is_reported_and_every_document_indexed(tmp_path: Path,
     notes.write_text(notes.read_text().replace("javascript:alert(document.cookie)", "https://docs.example.com/2.0"))
     fixed = sync(settings, progress=False, embedder=embedder)
     assert fixed.added == fixed.updated == 0 and len(fixed.warnings) == 4
-    urls = {c.url for c in ChunkStore(settings.index_path).load_chunks() if c.source == "hostile/2.0/release-notes.md"}
+    urls = {c.url for c in ChunkStore.open(settings).load_chunks() if c.source == "hostile/2.0/release-notes.md"}
     assert urls == {"https://docs.example.com/2.0"}
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
+from chroma_server import index_env
 from sarif_pydantic import Sarif
 
 from assistant.embeddings import SentenceTransformerEmbedder
@@ -72,18 +73,19 @@ Loader("y")
 
 
 @pytest.fixture(scope="module")
-def acme(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder) -> Settings:
+def acme(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder, index_fields) -> Settings:
     corpus = tmp_path_factory.mktemp("acme-corpus")
     for version, text in NOTES.items():
         (corpus / "acme" / version).mkdir(parents=True)
         (corpus / "acme" / version / "release-notes.md").write_text(text, encoding="utf-8")
-    settings = Settings(corpus_dir=corpus, data_dir=tmp_path_factory.mktemp("acme-data"))
+    settings = Settings(corpus_dir=corpus, data_dir=tmp_path_factory.mktemp("acme-data"), **index_fields("acme"))
     sync(settings, progress=False, embedder=embedder)
     return settings
 
 
 def upgrade(settings: Settings, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "RELDOCS_CORPUS_DIR": str(settings.corpus_dir), "RELDOCS_DATA_DIR": str(settings.data_dir)}
+    env |= index_env(settings)
     return subprocess.run(
         [sys.executable, "app.py", "upgrade", *args], cwd=ROOT, env=env, capture_output=True, text=True
     )

@@ -16,6 +16,7 @@ from pathlib import Path
 import gradio as gr
 import httpx
 import pytest
+from chroma_server import index_env
 from gradio_client import Client
 from netutil import free_port
 
@@ -308,10 +309,11 @@ def test_basic_auth(kb, web_settings: Settings):
 
 def test_app_py_web_serves_the_chat(kb, settings: Settings, tmp_path: Path):
     """`python app.py web` end to end, over a copy of the session's index (so it does not re-ingest)."""
-    shutil.copytree(settings.index_path, tmp_path / "index")
+    if not settings.chroma_url:
+        shutil.copytree(settings.index_path, tmp_path / "index")
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("RELDOCS_")}  # no LLM, auth or index override
-    env |= {"RELDOCS_CORPUS_DIR": str(settings.corpus_dir), "RELDOCS_DATA_DIR": str(tmp_path)}
+    env |= {"RELDOCS_CORPUS_DIR": str(settings.corpus_dir), "RELDOCS_DATA_DIR": str(tmp_path), **index_env(settings)}
     proc = subprocess.Popen(
         [sys.executable, "app.py", "web", "--port", str(port)],
         cwd=ROOT,

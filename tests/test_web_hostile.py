@@ -63,11 +63,13 @@ def listener() -> Iterator[Listener]:
 
 
 @pytest.fixture(scope="module")
-def hostile(tmp_path_factory: pytest.TempPathFactory, embedder, listener: Listener) -> tuple[KnowledgeBase, Settings]:
+def hostile(
+    tmp_path_factory: pytest.TempPathFactory, embedder, listener: Listener, index_fields
+) -> tuple[KnowledgeBase, Settings]:
     root = tmp_path_factory.mktemp("hostile")
     beacon = f"http://127.0.0.1:{listener.server_address[1]}/beacon"
     hostile_corpus.write(root / "corpus", beacon)
-    settings = Settings(corpus_dir=root / "corpus", data_dir=root / "data")
+    settings = Settings(corpus_dir=root / "corpus", data_dir=root / "data", **index_fields("hostile-web"))
     report = sync(settings, progress=False, embedder=embedder)
     assert report.errors == [] and report.files == 3  # hostile metadata is dropped, the documents are indexed
     return KnowledgeBase.open(settings, embedder=embedder), settings

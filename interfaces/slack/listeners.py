@@ -18,6 +18,8 @@ from typing import Any
 from slack_bolt import App, BoltRequest
 from slack_sdk import WebClient
 
+from assistant.claims import Claims, shared_claims
+from assistant.errors import IndexUnavailable
 from assistant.feedback import FeedbackLog
 from assistant.knowledge_base import KnowledgeBase
 from interfaces.slack.mrkdwn import FEEDBACK_ACTIONS, answer_blocks, answer_from_value, answer_text
@@ -45,15 +47,17 @@ Respond = Callable[..., Any]
 
 
 class Seen:
-    """Bounded, thread-safe memory of what was already answered, so retries and duplicates stay silent."""
+    """What was already answered, so retries and duplicates stay silent: a bounded, thread-safe memory in
+    front of `shared` claims (when given), which every replica of the bot sees."""
 
-    def __init__(self, limit: int = 5000) -> None:
+    def __init__(self, limit: int = 5000, *, shared: Claims | None = None) -> None:
         self.limit = limit
+        self.shared = shared
         self._keys: OrderedDict[str, None] = OrderedDict()
         self._lock = threading.Lock()
 
     def first(self, *keys: str | None) -> bool:
-        """Remember `keys`; True when none of them was seen before."""
+        """Remember `keys`; True when none of them was seen before, here or by another replica."""
         keys_given = [k for k in keys if k]
         with self._lock:
             new = not any(k in self._keys for k in keys_given)
@@ -62,6 +66,11 @@ class Seen:
                 self._keys.move_to_end(k)
             while len(self._keys) > self.limit:
                 self._keys.popitem(last=False)
+        if new and self.shared is not None and keys_given:
+            try:
+                return self.shared.claim(keys_given)
+            except Exception as e:  # the store is down: answering twice beats not answering at all
+                logger.warning("could not claim %s in the shared store: %s", keys_given[-1], e)
         return new
 
 
@@ -128,6 +137,9 @@ def answer_event(
             len(history),
             answer.timings_ms.get("total", 0.0),
         )
+    except IndexUnavailable as e:  # the Chroma server is down: say so in one line; the next question retries
+        logger.warning("could not answer message %s/%s: %s", channel, ts, e)
+        apologize(client, channel, thread_ts, placeholder, text=str(e))
     except Exception:  # any failure becomes an apology in the thread, never a dead worker
         logger.exception("could not answer message %s/%s", channel, ts)
         apologize(client, channel, thread_ts, placeholder)
@@ -175,10 +187,13 @@ def answer_command(
         blocks = answer_blocks(answer, show_question=True)
         respond(text=answer_text(answer), blocks=blocks, response_type="ephemeral")
         logger.info("answered %s privately (found=%s)", COMMAND, answer.found)
-    except Exception:
-        logger.exception("could not answer %s", COMMAND)
+    except Exception as e:
+        if isinstance(e, IndexUnavailable):
+            logger.warning("could not answer %s: %s", COMMAND, e)
+        else:
+            logger.exception("could not answer %s", COMMAND)
         try:
-            respond(text=APOLOGY, response_type="ephemeral")
+            respond(text=str(e) if isinstance(e, IndexUnavailable) else APOLOGY, response_type="ephemeral")
         except Exception as e:
             logger.error("could not send the apology either: %s", _slack_error(e))
 
@@ -205,12 +220,12 @@ def record_feedback(body: dict[str, Any], *, ack: Ack, respond: Respond, feedbac
         logger.exception("could not record feedback")
 
 
-def apologize(client: WebClient, channel: str, thread_ts: str, placeholder: str | None) -> None:
+def apologize(client: WebClient, channel: str, thread_ts: str, placeholder: str | None, *, text: str = APOLOGY) -> None:
     try:
         if placeholder:
-            client.chat_update(channel=channel, ts=placeholder, text=APOLOGY, blocks=[])
+            client.chat_update(channel=channel, ts=placeholder, text=text, blocks=[])
         else:
-            client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=APOLOGY)
+            client.chat_postMessage(channel=channel, thread_ts=thread_ts, text=text)
     except Exception as e:
         logger.error("could not post the apology in %s/%s: %s", channel, thread_ts, _slack_error(e))
 
@@ -221,9 +236,10 @@ def log_error(error: Exception) -> None:
 
 
 def register(app: App, kb: KnowledgeBase, *, feedback: FeedbackLog | None = None, seen: Seen | None = None) -> None:
-    """Register every listener on `app`; feedback goes to the same log as the web UI's unless given."""
+    """Register every listener on `app`; feedback goes to the same log as the web UI's unless given, and
+    what was answered is claimed in the index's shared store, so replicas answer each message once."""
     feedback = feedback or FeedbackLog(kb.settings.feedback_path)
-    seen = seen or Seen()
+    seen = seen or Seen(shared=shared_claims(kb.retriever.store))
 
     def on_event(event: dict, body: dict, client: WebClient, context: dict, request: BoltRequest) -> None:
         answer_event(
