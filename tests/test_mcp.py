@@ -16,6 +16,7 @@ from typing import Any
 import anyio
 import httpx
 import pytest
+from chroma_server import index_env
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -37,21 +38,25 @@ Session = Callable[[ClientSession], Awaitable[None]]
 
 @pytest.fixture(scope="module")
 def data_dir(kb, settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A data folder holding a copy of the session's index, so `app.py` subprocesses start without ingesting."""
+    """A data folder holding a copy of the session's index, so `app.py` subprocesses start without ingesting
+    (on a Chroma server, `_env` points them at the session's database instead)."""
     data = tmp_path_factory.mktemp("mcp-data")
-    shutil.copytree(settings.index_path, data / "index")
+    if not settings.chroma_url:
+        shutil.copytree(settings.index_path, data / "index")
     return data
 
 
-def _env(corpus: Path, data: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("RELDOCS_")}  # no LLM, auth or index override
-    return env | {"RELDOCS_CORPUS_DIR": str(corpus), "RELDOCS_DATA_DIR": str(data)}
+def _env(corpus: Path, data: Path, index: Settings | None = None) -> dict[str, str]:
+    """The subprocess's environment: no LLM, auth or index override, except the index of `index` if given."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RELDOCS_")}
+    env |= {"RELDOCS_CORPUS_DIR": str(corpus), "RELDOCS_DATA_DIR": str(data)}
+    return env | (index_env(index) if index else {})
 
 
 def over_stdio(settings: Settings, data: Path, errlog: Path, body: Session) -> None:
     """Run `body` in a session with `python app.py mcp`, the server's stderr going to `errlog`."""
     params = StdioServerParameters(
-        command=sys.executable, args=["app.py", "mcp"], env=_env(settings.corpus_dir, data), cwd=ROOT
+        command=sys.executable, args=["app.py", "mcp"], env=_env(settings.corpus_dir, data, settings), cwd=ROOT
     )
 
     async def main() -> None:
@@ -394,7 +399,7 @@ def test_app_py_web_serves_mcp(settings: Settings, data_dir: Path) -> None:
     proc = subprocess.Popen(
         [sys.executable, "app.py", "web", "--port", str(port)],
         cwd=ROOT,
-        env=_env(settings.corpus_dir, data_dir),
+        env=_env(settings.corpus_dir, data_dir, settings),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
