@@ -28,12 +28,12 @@ EXIT_USAGE = 2
 
 def open_knowledge_base(settings: Settings, *, sync_first: bool = True, quiet: bool = False):
     """Sync the index when the corpus changed (with progress on stderr), then load it."""
-    from assistant.embeddings import SentenceTransformerEmbedder
+    from assistant.embeddings import make_embedder
     from assistant.errors import WriterBusy
     from assistant.knowledge_base import KnowledgeBase
     from ingest import is_current, sync
 
-    embedder = SentenceTransformerEmbedder(settings.embedding_model)  # one model for sync and answers
+    embedder = make_embedder(settings)  # one model for sync and answers
     if sync_first and not is_current(settings):
         if not quiet:
             click.echo(f"Indexing {settings.corpus_dir} …", err=True)

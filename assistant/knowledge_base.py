@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from assistant import refusals
 from assistant.answering import Answerer, ExtractiveAnswerer
-from assistant.embeddings import Embedder, SentenceTransformerEmbedder
+from assistant.embeddings import Embedder, make_embedder
 from assistant.messages import say
 from assistant.models import Answer, Passage
 from assistant.query import Query, build_query, with_spellings
@@ -58,7 +58,7 @@ class KnowledgeBase:
         store = ChunkStore.open(settings)
         manifest = store.manifest()
         chunks = store.load_chunks(manifest)
-        embedder = embedder or SentenceTransformerEmbedder(settings.embedding_model)
+        embedder = embedder or make_embedder(settings)
         assert manifest is not None  # load_chunks raised otherwise
         kb = cls(settings, HybridRetriever(store, manifest, embedder, chunks), answerer)
         if answerer is None and settings.llm:

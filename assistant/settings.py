@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -23,6 +24,12 @@ class Settings(BaseSettings):
         DEFAULT_MODEL,
         description="Sentence-transformers model name or local path; the default ships offline.",
     )
+    embedding_backend: Literal["auto", "onnx", "torch"] = Field(
+        "auto",
+        description="'onnx' runs the default model without torch (exported once), 'torch' uses "
+        "sentence-transformers, 'auto' the first that works.",
+    )
+    model_dir: Path | None = Field(None, description="Folder for exported models; defaults to <data_dir>/models.")
     embedding_batch_size: int = Field(32, ge=1, description="Chunks encoded per batch during ingest.")
     top_k: int = Field(5, ge=1, le=20, description="Passages an answer is drawn from.")
     max_question_chars: int = Field(2000, ge=50, description="Longer questions are truncated.")
@@ -39,7 +46,7 @@ class Settings(BaseSettings):
     writer_wait_s: float = Field(0.0, ge=0, description="How long an ingest waits for another one to finish.")
     writer_lease_s: float = Field(60.0, ge=1, description="A writer lock on a server not renewed this long expires.")
 
-    @field_validator("corpus_dir", "data_dir", "index_dir")
+    @field_validator("corpus_dir", "data_dir", "index_dir", "model_dir")
     @classmethod
     def _a_folder(cls, path: Path | None) -> Path | None:
         # Checked before any work: a file here would otherwise fail only after the whole corpus is embedded.
@@ -66,6 +73,10 @@ class Settings(BaseSettings):
     @property
     def index_path(self) -> Path:
         return self.index_dir or self.data_dir / "index"
+
+    @property
+    def model_path(self) -> Path:
+        return self.model_dir or self.data_dir / "models"
 
     @property
     def feedback_path(self) -> Path:

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from assistant.embeddings import SentenceTransformerEmbedder
+from assistant.embeddings import Embedder
 from assistant.knowledge_base import KnowledgeBase
 from assistant.models import Passage
 from assistant.query import Query
@@ -43,7 +43,7 @@ class _Baseline:
 class DenseBaseline(_Baseline):
     """langchain-chroma `similarity_search` on the persisted collection, with the same model and chunks."""
 
-    def __init__(self, hybrid: HybridRetriever, embedder: SentenceTransformerEmbedder) -> None:
+    def __init__(self, hybrid: HybridRetriever, embedder: Embedder) -> None:
         super().__init__(hybrid)
         from langchain_chroma import Chroma
 
@@ -94,7 +94,7 @@ class BM25Baseline(_Baseline):
         return [Passage(self.chunks[i], rank_score(r), bm25=float(scores[i])) for r, i in enumerate(top)]
 
 
-def baseline_kb(kb: KnowledgeBase, kind: str, embedder: SentenceTransformerEmbedder) -> KnowledgeBase:
+def baseline_kb(kb: KnowledgeBase, kind: str, embedder: Embedder) -> KnowledgeBase:
     """A KnowledgeBase like `kb` whose retrieval is replaced by the 'dense' or 'bm25' baseline."""
     hybrid = kb.retriever
     retriever = DenseBaseline(hybrid, embedder) if kind == "dense" else BM25Baseline(hybrid)

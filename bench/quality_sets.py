@@ -29,7 +29,7 @@ from bench.evaluate import (  # noqa: E402
     set_sources,
     stage_corpus,
 )
-from bench.run import measure_quality  # noqa: E402
+from bench.quality import measure_quality  # noqa: E402
 
 SYSTEMS = {"ours": "reldocs", "dense_baseline": "dense only", "bm25_baseline": "BM25 only"}
 SHOWN = ("recall@5", "mrr@10", "answer_acc", "source_acc", "refusal_acc")

@@ -8,12 +8,12 @@ block that is too long on its own.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-
-from langchain_text_splitters import RecursiveCharacterTextSplitter
+from typing import TYPE_CHECKING
 
 from assistant.document import Entry
 from assistant.models import Chunk
@@ -23,6 +23,9 @@ from ingest.changelog import releases
 from ingest.changes import with_changes
 from ingest.entries import GLYPHS, entries_of, link_blocks
 from ingest.loader import Document
+
+if TYPE_CHECKING:
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
 
 # 3: bodies extracted by ingest.markup (HTML rows are "- " entries, links checked)
 # 4: RST parsed by docutils (ingest.rst); changelog releases attributed to their own versions (ingest.changelog)
@@ -253,13 +256,18 @@ def _section_name(block: Block, title: str, entries: list[Entry]) -> str:
     return " › ".join(parts)
 
 
-_splitter = RecursiveCharacterTextSplitter(chunk_size=1200, chunk_overlap=100)
+@functools.cache
+def _splitter() -> RecursiveCharacterTextSplitter:
+    # Imported on first cut: it loads langchain_core (0.25 s), which a command that only answers never needs.
+    from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+    return RecursiveCharacterTextSplitter(chunk_size=1200, chunk_overlap=100)
 
 
 def _cut(text: str) -> Iterator[str]:
     """An oversize block in pieces; a fence cut in two is closed and reopened, so code stays code."""
     pos = 0
-    for piece in _splitter.split_text(text):
+    for piece in _splitter().split_text(text):
         start = text.find(piece, pos)
         start, pos = (pos, pos) if start < 0 else (start, start + 1)
         opener, closer = _open_fence(text[:start]), _open_fence(text[: start + len(piece)])

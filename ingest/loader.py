@@ -7,14 +7,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import yaml
-
 from assistant.errors import ReldocsError
 from assistant.untrusted import field_limit, plain_text
 from ingest.changelog import is_changelog_name, news_to_markdown, releases
 from ingest.markup import html_to_markdown, markdown_text
 from ingest.metadata import IngestWarning, validate
-from ingest.rst import looks_like_rst, rst_to_markdown
 
 SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".html", ".htm")
 _KINDS = ("release-notes", "migration-guide", "release-news", "changelog", "upgrade-guide")
@@ -89,6 +86,10 @@ def extract(source: str, body: str, front: dict[str, str]) -> tuple[str, str, st
     (`.rst`, and `.txt` or suffix-less files written in it) by docutils, whose output needs no HTML pass (RST has
     no inline HTML, and `&lt;` in RST is text); Markdown and plain text by `markdown_text`. A plain-text
     changelog's `Version 1.2.0` lines become headings."""
+    # Imported here, not at the top: docutils costs 0.1 s, and every command's start imports this module
+    # for `discover` and `file_hash` alone (`is_current`).
+    from ingest.rst import looks_like_rst, rst_to_markdown
+
     name = source.rsplit("/", 1)[-1]
     suffix = "." + name.rsplit(".", 1)[1].lower() if "." in name else ""
     if suffix in (".html", ".htm"):
@@ -115,6 +116,8 @@ def split_front_matter(text: str) -> tuple[dict[str, str], str]:
     end = text.find("\n---", 3)
     if end == -1:
         raise DocumentError("broken front matter: no closing '---' line")
+    import yaml  # only when a document is read, as docutils above
+
     try:
         data = yaml.load(text[4:end], Loader=yaml.BaseLoader)  # every value a string: `version: 2.10` stays 2.10
     except yaml.YAMLError as e:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.embeddings import Embedder, SentenceTransformerEmbedder
+from assistant.embeddings import Embedder, make_embedder
 from assistant.models import Chunk
 from assistant.settings import Settings
 from assistant.store import ChunkStore, Manifest
@@ -131,7 +131,7 @@ def _sync(
     ids = {c.id for c in chunks}
     reuse = store.embeddings([i for i in ids if i in old_chunks], old) if old else {}
     todo = [c for c in chunks if c.id not in reuse]
-    vectors = _embed(todo, embedder or SentenceTransformerEmbedder(settings.embedding_model), settings, progress)
+    vectors = _embed(todo, embedder, settings, progress)
     fresh = dict(zip((c.id for c in todo), vectors, strict=True))
 
     old_sources = {c.source for c in old_chunks.values()}
@@ -191,9 +191,10 @@ def _read_corpus(root: Path) -> tuple[list[Chunk], list[dict[str, str]], list[di
     return chunks, errors, warnings
 
 
-def _embed(chunks: list[Chunk], embedder: Embedder, settings: Settings, progress: bool) -> np.ndarray:
+def _embed(chunks: list[Chunk], embedder: Embedder | None, settings: Settings, progress: bool) -> np.ndarray:
     if not chunks:
         return np.zeros((0, 1), dtype=np.float32)
+    embedder = embedder or make_embedder(settings)  # built only when there is something to embed
     from tqdm import tqdm
 
     batch = settings.embedding_batch_size

@@ -9,6 +9,7 @@ subprocesses it starts) use the server too. Tests marked `folder_only` (they loo
 from __future__ import annotations
 
 import itertools
+import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 from chroma_server import ChromaServer
 
-from assistant.embeddings import SentenceTransformerEmbedder
+from assistant.embeddings import Embedder, make_embedder
 from assistant.knowledge_base import KnowledgeBase
 from assistant.settings import Settings
 from ingest import sync
@@ -75,10 +76,27 @@ def index_fields(server_mode: ChromaServer | None) -> Callable[[str], dict[str, 
     return lambda name: _index(server_mode, name)
 
 
+@pytest.fixture(scope="session", autouse=True)
+def model_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One ONNX export for the whole run, shared through RELDOCS_MODEL_DIR by every Settings and subprocess.
+
+    Exported here, before any test, so no test's stderr carries the one-off export message.
+    """
+    path = tmp_path_factory.mktemp("models")
+    old = os.environ.get("RELDOCS_MODEL_DIR")
+    os.environ["RELDOCS_MODEL_DIR"] = str(path)
+    make_embedder(Settings(model_dir=path, embedding_backend="onnx"))
+    yield path
+    if old is None:
+        os.environ.pop("RELDOCS_MODEL_DIR", None)
+    else:
+        os.environ["RELDOCS_MODEL_DIR"] = old
+
+
 @pytest.fixture(scope="session")
-def embedder() -> SentenceTransformerEmbedder:
-    """One real model for the whole run."""
-    return SentenceTransformerEmbedder("all-MiniLM-L6-v2")
+def embedder(model_dir: Path) -> Embedder:
+    """One real model for the whole run: the default ONNX one, as the app uses it."""
+    return make_embedder(Settings(model_dir=model_dir, embedding_backend="onnx"))
 
 
 @pytest.fixture(scope="session")
@@ -89,7 +107,7 @@ def settings(tmp_path_factory: pytest.TempPathFactory, server_mode: ChromaServer
 
 
 @pytest.fixture(scope="session")
-def kb(settings: Settings, embedder: SentenceTransformerEmbedder) -> KnowledgeBase:
+def kb(settings: Settings, embedder: Embedder) -> KnowledgeBase:
     """A knowledge base over the shipped corpus, shared by every test that only reads."""
     sync(settings, progress=False, embedder=embedder)
     return KnowledgeBase.open(settings, embedder=embedder)
@@ -97,7 +115,7 @@ def kb(settings: Settings, embedder: SentenceTransformerEmbedder) -> KnowledgeBa
 
 @pytest.fixture(scope="session")
 def shared_kb(
-    tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder, server_mode: ChromaServer | None
+    tmp_path_factory: pytest.TempPathFactory, embedder: Embedder, server_mode: ChromaServer | None
 ) -> KnowledgeBase:
     """A knowledge base over ../shared/corpus (PyTorch 2.7–2.12); skipped where that folder is absent."""
     if not SHARED_CORPUS.is_dir():

@@ -251,3 +251,27 @@ def test_a_size_that_failed_is_reported_and_left_out_of_the_span(tmp_path: Path)
     assert "| 100000 | 1 | – | – |" in text
     plot(result, tmp_path)
     assert (tmp_path / "bench-scale.png").stat().st_size > 0
+
+
+def test_cold_start_is_a_goal_and_a_section_with_its_stages() -> None:
+    result = _result()
+    stages = {"imports": 900.0, "embedder": 300.0, "load_chunks": 200.0, "bm25_build": 150.0, "chunks": 2000}
+    stages |= {"retriever_build": 180.0, "first_answer": 60.0, "total": 1700.0}
+    row = {"ask_runs": [1800.0], "floor_runs": [950.0], "ask_peak_rss_mb": 300.0, "floor_peak_rss_mb": 100.0}
+    result["cold_start"] = {
+        "floor_command": 'python -c "import onnxruntime, tokenizers, chromadb"',
+        "corpora": [
+            {**row, "label": "corpus (benchmark corpus)", "command": "python app.py ask --json Q", "ask": 1800.0}
+            | {"floor": 950.0, "ratio": 1.89, "stages_ms": stages},
+            {**row, "label": "synthetic, 100000 chunks", "command": "python app.py ask --json --no-sync Q"}
+            | {"ask": 9000.0, "floor": 950.0, "ratio": 9.47, "stages_ms": {"error": "MemoryError"}},
+        ],
+    }
+    result["meta"]["plan"]["cold_rounds"] = 3
+    result["goals"] = goals(result)
+    cold = next(g for g in result["goals"] if g["goal"].startswith("cold"))
+    assert cold["met"] and cold["value"] == "1.80 s (1.89×)"  # the benchmark corpus decides, not the synthetic one
+    text = render_markdown(result)
+    assert "## Cold start" in text and "| corpus (benchmark corpus) | 2000 | 1800.0 | 950.0 | 1.89× |" in text
+    assert "| synthetic, 100000 chunks | **failed**: MemoryError |" in text
+    assert "| corpus (benchmark corpus) | 900.0 | 300.0 | 200.0 | 150.0 | 180.0 | 60.0 | 1700.0 | 8% |" in text

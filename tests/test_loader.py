@@ -6,7 +6,6 @@ from pathlib import Path
 
 import pytest
 
-from ingest import loader
 from ingest.loader import DocumentError, discover, load_document
 from ingest.rst import looks_like_rst
 
@@ -104,7 +103,7 @@ def test_a_document_docutils_cannot_read_is_indexed_as_text_with_a_warning(
     def broken(text: str) -> str:
         raise RecursionError("too deep")
 
-    monkeypatch.setattr(loader, "rst_to_markdown", broken)
+    monkeypatch.setattr("ingest.rst.rst_to_markdown", broken)  # the loader imports it when it reads a file
     doc = load_document(_write(tmp_path, "p/1.0/notes.rst", "Title\n=====\n\nBody text.\n"), tmp_path)
     assert "Body text." in doc.text and doc.format == "text"
     assert [(w["field"], "RecursionError" in w["problem"]) for w in doc.warnings] == [("body", True)]

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.embeddings import SentenceTransformerEmbedder
+from assistant.embeddings import Embedder
 from assistant.knowledge_base import KnowledgeBase
 from assistant.settings import Settings
 from assistant.store import ChunkStore
@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 class CountingEmbedder:
     """The real model, counting what it is asked to embed."""
 
-    def __init__(self, inner: SentenceTransformerEmbedder) -> None:
+    def __init__(self, inner: Embedder) -> None:
         self.inner = inner
         self.name = inner.name
         self.texts = 0

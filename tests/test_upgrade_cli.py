@@ -15,7 +15,7 @@ import yaml
 from chroma_server import index_env
 from sarif_pydantic import Sarif
 
-from assistant.embeddings import SentenceTransformerEmbedder
+from assistant.embeddings import Embedder
 from assistant.settings import Settings
 from ingest import sync
 
@@ -73,7 +73,7 @@ Loader("y")
 
 
 @pytest.fixture(scope="module")
-def acme(tmp_path_factory: pytest.TempPathFactory, embedder: SentenceTransformerEmbedder, index_fields) -> Settings:
+def acme(tmp_path_factory: pytest.TempPathFactory, embedder: Embedder, index_fields) -> Settings:
     corpus = tmp_path_factory.mktemp("acme-corpus")
     for version, text in NOTES.items():
         (corpus / "acme" / version).mkdir(parents=True)
@@ -208,9 +208,7 @@ def test_pre_commit_hook_runs_the_upgrade_command() -> None:
     assert 'reldocs = "app:run"' in pyproject  # the console script the hook's entry names
 
 
-def test_asking_what_breaks_between_two_versions_answers_from_the_plan(
-    acme: Settings, embedder: SentenceTransformerEmbedder
-) -> None:
+def test_asking_what_breaks_between_two_versions_answers_from_the_plan(acme: Settings, embedder: Embedder) -> None:
     from assistant.knowledge_base import KnowledgeBase
 
     kb = KnowledgeBase.open(acme, embedder=embedder)

@@ -314,6 +314,7 @@ def test_app_py_web_serves_the_chat(kb, settings: Settings, tmp_path: Path):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("RELDOCS_")}  # no LLM, auth or index override
     env |= {"RELDOCS_CORPUS_DIR": str(settings.corpus_dir), "RELDOCS_DATA_DIR": str(tmp_path), **index_env(settings)}
+    env["RELDOCS_MODEL_DIR"] = os.environ["RELDOCS_MODEL_DIR"]  # the session's ONNX export, not a second one
     proc = subprocess.Popen(
         [sys.executable, "app.py", "web", "--port", str(port)],
         cwd=ROOT,
