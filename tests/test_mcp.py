@@ -49,6 +49,7 @@ def data_dir(kb, settings: Settings, tmp_path_factory: pytest.TempPathFactory) -
 def _env(corpus: Path, data: Path, index: Settings | None = None) -> dict[str, str]:
     """The subprocess's environment: no LLM, auth or index override, except the index of `index` if given."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("RELDOCS_")}
+    env["RELDOCS_MODEL_DIR"] = os.environ["RELDOCS_MODEL_DIR"]  # the session's ONNX export, not a second one
     env |= {"RELDOCS_CORPUS_DIR": str(corpus), "RELDOCS_DATA_DIR": str(data)}
     return env | (index_env(index) if index else {})
 

@@ -30,6 +30,7 @@ GUIDE = "pytorch/2.12.0/migration-guide.txt"
 
 def app(args: list[str], settings: Settings, **env: str) -> subprocess.Popen[str]:
     environ = {k: v for k, v in os.environ.items() if not k.startswith("RELDOCS_")}
+    environ["RELDOCS_MODEL_DIR"] = os.environ["RELDOCS_MODEL_DIR"]  # the session's ONNX export, not a second one
     environ |= {"RELDOCS_CORPUS_DIR": str(settings.corpus_dir), "RELDOCS_DATA_DIR": str(settings.data_dir)}
     environ |= index_env(settings) | env
     return subprocess.Popen(
