@@ -160,10 +160,19 @@ def unreachable(e: BaseException) -> bool:
     """The server is down or cut off (not: the request was wrong)."""
     import httpx
 
-    if isinstance(e, httpx.TransportError):
-        return True
-    # HttpClient's constructor turns a refused connection into this ValueError.
-    return isinstance(e, ValueError) and "Could not connect to a Chroma server" in str(e)
+    # HttpClient's constructor re-raises what went wrong as a ValueError ("Could not connect to a Chroma
+    # server", or the transport's own words, such as "Server disconnected without sending a response"): the
+    # transport error is then the context it was raised in.
+    seen: BaseException | None = e
+    for _ in range(5):
+        if seen is None:
+            return False
+        if isinstance(seen, httpx.TransportError):
+            return True
+        if isinstance(seen, ValueError) and "Could not connect to a Chroma server" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def already_exists(e: BaseException) -> bool:

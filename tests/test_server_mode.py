@@ -20,6 +20,7 @@ from assistant.knowledge_base import KnowledgeBase
 from assistant.settings import Settings
 from assistant.store import ChunkStore
 from assistant.writer_lock import LOCK_COLLECTION, writer_lock
+from bench.tcp_proxy import TcpProxy
 from ingest import sync
 from interfaces.slack.listeners import Seen, answer_event
 
@@ -205,3 +206,24 @@ def test_server_outage_gives_one_line_and_answers_resume(corpus_copy: Path, tmp_
         assert "12.6" in api_ask(kb, CUDA)["answer"]
     finally:
         server.stop()
+
+
+def test_a_cut_link_to_the_server_is_an_outage_too(
+    chroma: ChromaServer, corpus_copy: Path, tmp_path: Path, embedder
+) -> None:
+    """Connections reset, or accepted and dropped, by the network between a replica and a server that still runs:
+    the replica says the index is unavailable (not "something went wrong") and answers once the link is back."""
+    settings = chroma.settings("cut-link", corpus_dir=corpus_copy, data_dir=tmp_path / "data")
+    sync(settings, progress=False, embedder=embedder)
+    relay = TcpProxy(("127.0.0.1", chroma.port))
+    try:
+        kb = KnowledgeBase.open(settings.model_copy(update={"chroma_url": relay.url}), embedder=embedder)
+        assert "12.6" in kb.ask(CUDA).text
+        relay.cut()
+        for _ in range(3):  # the live connection reset, then fresh clients whose connections are dropped
+            with pytest.raises(IndexUnavailable, match=r"^index unavailable: the Chroma server at .* retrying$"):
+                kb.ask(CUDA)
+        relay.restore()
+        assert "12.6" in kb.ask(CUDA).text
+    finally:
+        relay.close()
