@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from assistant import refusals
 from assistant.answering import Answerer, ExtractiveAnswerer
 from assistant.embeddings import Embedder, make_embedder
+from assistant.lexical import lexical_index
 from assistant.messages import say
 from assistant.models import Answer, Passage
 from assistant.query import Query, build_query, with_spellings
@@ -60,7 +61,8 @@ class KnowledgeBase:
         chunks = store.load_chunks(manifest)
         embedder = embedder or make_embedder(settings)
         assert manifest is not None  # load_chunks raised otherwise
-        kb = cls(settings, HybridRetriever(store, manifest, embedder, chunks), answerer)
+        lexical = lexical_index(settings, manifest.collection, chunks)
+        kb = cls(settings, HybridRetriever(store, manifest, embedder, chunks, lexical), answerer)
         if answerer is None and settings.llm:
             from assistant.llm import LLMAnswerer  # LangChain's chat models load only when one is configured
 
@@ -79,7 +81,9 @@ class KnowledgeBase:
             if stamp == self._stamp:
                 return False
             manifest = store.manifest()
-            retriever = HybridRetriever(store, manifest, self.retriever.embedder, store.load_chunks(manifest))
+            chunks = store.load_chunks(manifest)
+            lexical = lexical_index(self.settings, manifest.collection, chunks)
+            retriever = HybridRetriever(store, manifest, self.retriever.embedder, chunks, lexical)
             self.retriever = self.extractive.stats = retriever
             self._stamp = stamp
             logger.info("index changed; reloaded %d chunks", len(retriever.chunks))

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import bisect
-import logging
 import math
 import time
-from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
 
 from assistant.catalog import Catalog
 from assistant.embeddings import Embedder
+from assistant.lexical import LexicalIndex
 from assistant.models import Chunk, Passage
 from assistant.query import Query
 from assistant.store import ChunkStore, Manifest
-from assistant.text import index_text, tokens
+from assistant.text import tokens
 
 RRF_K = 60  # the usual constant: damps the head of each ranking so neither signal dominates
 DENSE_MARGIN = 0.2  # cosine below the best minus this does not vote
@@ -48,11 +47,14 @@ def fuse(dense: list[tuple[str, float]], lexical: list[tuple[str, float]]) -> di
 class HybridRetriever:
     """Search over one index generation; BM25 is built in memory from the chunks Chroma holds."""
 
-    def __init__(self, store: ChunkStore, manifest: Manifest, embedder: Embedder, chunks: Sequence[Chunk]) -> None:
-        import bm25s
-
-        # bm25s sets its own logger to DEBUG on import; put it back under the app's logging config.
-        logging.getLogger("bm25s").setLevel(logging.NOTSET)
+    def __init__(
+        self,
+        store: ChunkStore,
+        manifest: Manifest,
+        embedder: Embedder,
+        chunks: Sequence[Chunk],
+        lexical: LexicalIndex | None = None,
+    ) -> None:
         self.store = store
         self.manifest = manifest
         self.embedder = embedder
@@ -62,13 +64,10 @@ class HybridRetriever:
         self.versions = self.catalog.versions()
         self._version_of = np.array([c.version for c in self.chunks], dtype=object)
         self._product_of = np.array([c.product for c in self.chunks], dtype=object)
-        corpus_tokens = [tokens(index_text(c)) for c in self.chunks]
-        self.bm25 = bm25s.BM25()
-        if corpus_tokens:
-            self.bm25.index(corpus_tokens, show_progress=False)
-        df = Counter(t for toks in corpus_tokens for t in set(toks))
-        n = max(len(corpus_tokens), 1)
-        self._idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+        lexical = lexical or LexicalIndex.build(self.chunks)  # the knowledge base passes the saved one
+        self.bm25 = lexical.bm25
+        n = max(lexical.documents, 1)
+        self._idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in lexical.df.items()}
         self._max_idf = math.log(1 + (n + 0.5) / 0.5)
         self._vocab = sorted(self._idf)
         self._last_vector: tuple[str, np.ndarray | None] = ("", None)

@@ -3,7 +3,7 @@
 The floor is `python -c "import onnxruntime, tokenizers, chromadb"`: the runtime, the tokenizer and the
 store an answer cannot do without. Ask and floor run interleaved, round after round, so background load
 hits both alike; medians are reported. A separate child then times the stages of one cold start (imports,
-embedder, chunks read back, BM25 built, first answer) to show where the rest goes.
+embedder, chunks read back, lexical index loaded, first answer) to show where the rest goes.
 
 Usage (standalone; `bench/run.py` runs it too, on the corpora it has indexed):
     python bench/cold_start.py [--rounds 3] [--synthetic 100000] [--out FILE]
@@ -56,26 +56,25 @@ import time
 started = time.perf_counter()
 import json, sys
 import app
-import chromadb, bm25s
+import chromadb
 from assistant.embeddings import make_embedder
 from assistant.knowledge_base import KnowledgeBase
 from assistant.retrieval import HybridRetriever
 from assistant.settings import load_settings
 from assistant.store import ChunkStore
-from assistant.text import index_text, tokens
+from assistant.lexical import lexical_index
 out = {"imports": time.perf_counter() - started}
 settings = load_settings()
 t = time.perf_counter(); embedder = make_embedder(settings); out["embedder"] = time.perf_counter() - t
 t = time.perf_counter()
-store = ChunkStore(settings.index_path)
+store = ChunkStore.open(settings)
 manifest = store.manifest()
 chunks = store.load_chunks(manifest)
 out["load_chunks"] = time.perf_counter() - t
 t = time.perf_counter()
-bm25 = bm25s.BM25()
-bm25.index([tokens(index_text(c)) for c in chunks], show_progress=False)
-out["bm25_build"] = time.perf_counter() - t
-t = time.perf_counter(); retriever = HybridRetriever(store, manifest, embedder, chunks)
+lexical = lexical_index(settings, manifest.collection, chunks)
+out["lexical_load"] = time.perf_counter() - t
+t = time.perf_counter(); retriever = HybridRetriever(store, manifest, embedder, chunks, lexical)
 out["retriever_build"] = time.perf_counter() - t
 t = time.perf_counter()
 KnowledgeBase(settings, retriever).ask(sys.argv[1])
@@ -191,7 +190,7 @@ def stored_vectors(settings: Any) -> Any:
 
     from assistant.store import ChunkStore
 
-    store = ChunkStore(settings.index_path)
+    store = ChunkStore.open(settings)
     manifest = store.manifest()
     chunks = store.load_chunks(manifest)
     stored = store.embeddings([c.id for c in chunks], manifest)

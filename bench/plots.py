@@ -73,7 +73,7 @@ def plot(result: dict[str, Any], docs: Path) -> None:
     ax.legend(fontsize=7)
     ax = axes[2]
     ax.plot(*series(lambda r: r["write_s"]), "^--", label="Chroma write (write_generation)")
-    ax.plot(*series(lambda r: r["open_s"]), "o-", label="open (load chunks + BM25 build)")
+    ax.plot(*series(lambda r: r["open_s"]), "o-", label="open (load chunks + lexical index)")
     ax.plot(*series(lambda r: r["chunk_s"]), ".:", label="read + chunk")
     for r in rows:
         if r.get("error"):

@@ -35,16 +35,16 @@ SYSTEMS = {"ours": "reldocs", "dense_baseline": "dense only", "bm25_baseline": "
 SHOWN = ("recall@5", "mrr@10", "answer_acc", "source_acc", "refusal_acc")
 
 
-def measure(corpus: Path, more: Path, work: Path) -> dict[str, Any]:
+def measure(corpus: Path, more: Path, work: Path, backend: str = "auto") -> dict[str, Any]:
     """Per set and pooled: each system's retrieval and answer metrics over the combined index."""
-    from assistant.embeddings import SentenceTransformerEmbedder
+    from assistant.embeddings import make_embedder
     from assistant.knowledge_base import KnowledgeBase
     from assistant.settings import Settings
     from ingest import sync
 
     staged = stage_corpus(set_sources("all", corpus, more), work / "corpus")
-    settings = Settings(corpus_dir=staged, data_dir=work / "data")
-    embedder = SentenceTransformerEmbedder(settings.embedding_model)
+    settings = Settings(corpus_dir=staged, data_dir=work / "data", embedding_backend=backend)  # type: ignore[arg-type]
+    embedder = make_embedder(settings)
     sync(settings, progress=True, embedder=embedder)
     kb = KnowledgeBase.open(settings, embedder=embedder)
     sets = {name: load_questions(set_questions(name)) for name in SET_NAMES}
@@ -123,8 +123,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path(tempfile.gettempdir()) / "reldocs-quality-sets")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     parser.add_argument("--doc", type=Path, default=REPO_ROOT / "docs" / "benchmarks-products.md")
+    parser.add_argument("--backend", choices=("auto", "onnx", "torch"), default="auto", help="embedding backend")
     args = parser.parse_args(argv)
-    report = measure(args.corpus, args.more_corpus, args.work)
+    report = measure(args.corpus, args.more_corpus, args.work, args.backend)
     if args.out:
         args.out.write_text(json.dumps(report, indent=2), encoding="utf-8")
     args.doc.write_text(render(report), encoding="utf-8")

@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from assistant.embeddings import Embedder, make_embedder
+from assistant.lexical import lexical_index
 from assistant.models import Chunk
 from assistant.settings import Settings
 from assistant.store import ChunkStore, Manifest
@@ -158,10 +159,14 @@ def _sync(
         warnings=warnings,  # kept, so an unchanged re-sync reports them again without reading a file
     )
     if report.changed:
+        # Written in the order `load_chunks` reads them back (by source, then as written), so the lexical
+        # index saved below is the one every reader of this generation would build.
+        chunks.sort(key=lambda c: c.source)
         matrix = (
             np.stack([fresh[c.id] if c.id in fresh else reuse[c.id] for c in chunks]) if chunks else np.zeros((0, 1))
         )
         store.write_generation(chunks, matrix, manifest, before_live=confirm)
+        lexical_index(settings, manifest.collection, chunks)
     else:  # only the error or warning list or file hashes moved: no vectors to write
         manifest.chunks = old.chunks if old else 0
         manifest.built_at = time.time()

@@ -1,0 +1,78 @@
+"""The lexical index is saved with each generation and loaded at start, never a different one than a rebuild."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from assistant import lexical
+from assistant.knowledge_base import KnowledgeBase
+from assistant.lexical import LexicalIndex, lexical_index
+from assistant.settings import Settings
+from assistant.text import tokens
+from ingest import sync
+
+QUERIES = ("torchrun port 29500", "minimum CUDA version", "fused=True optimiseur", "weights_only torch.load")
+
+
+def saved_folder(settings: Settings, kb: KnowledgeBase) -> Path:
+    return lexical._folder(settings, kb.retriever.manifest.collection)
+
+
+def test_the_saved_index_scores_as_a_rebuilt_one(settings: Settings, kb: KnowledgeBase) -> None:
+    chunks = kb.retriever.chunks
+    loaded = LexicalIndex.load(saved_folder(settings, kb), chunks)
+    assert loaded is not None  # the sync that built the session's index saved it
+    built = LexicalIndex.build(chunks)
+    assert loaded.df == built.df and loaded.documents == built.documents == len(chunks)
+    for q in QUERIES:
+        assert np.allclose(loaded.scores(tokens(q)), built.scores(tokens(q)))
+    # Document frequencies read back from the BM25 matrix are those of the chunks' own tokens.
+    toks = [set(tokens(c.text + " " + c.title + " " + c.section)) for c in chunks[:50]]
+    assert all(loaded.df.get(t, 0) >= 1 for seen in toks for t in seen if t in built.df)
+
+
+def test_a_start_loads_the_saved_index_instead_of_building_it(
+    settings: Settings, kb: KnowledgeBase, embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_build(*_: object) -> None:
+        raise AssertionError("the lexical index was rebuilt at start")
+
+    monkeypatch.setattr(LexicalIndex, "build", no_build)
+    again = KnowledgeBase.open(settings, embedder=embedder)
+    question = "why does torchrun no longer use port 29500?"
+    assert again.ask(question).text == kb.ask(question).text
+
+
+def test_a_damaged_or_foreign_save_is_rebuilt(corpus_copy: Path, tmp_path: Path, embedder) -> None:
+    settings = Settings(corpus_dir=corpus_copy, data_dir=tmp_path / "data")
+    sync(settings, progress=False, embedder=embedder)
+    kb = KnowledgeBase.open(settings, embedder=embedder)
+    folder = saved_folder(settings, kb)
+    chunks = kb.retriever.chunks
+    assert LexicalIndex.load(folder, chunks) is not None
+    assert LexicalIndex.load(folder, chunks[::-1]) is None  # BM25 knows documents by position: order counts
+    assert LexicalIndex.load(folder, chunks[1:]) is None
+
+    (next(folder.glob("*.npy"))).write_bytes(b"\x93NUMPY broken")
+    assert LexicalIndex.load(folder, chunks) is None
+    rebuilt = lexical_index(settings, kb.retriever.manifest.collection, chunks)  # ... and saved again
+    assert LexicalIndex.load(folder, chunks) is not None
+    assert np.allclose(rebuilt.scores(tokens(QUERIES[0])), LexicalIndex.build(chunks).scores(tokens(QUERIES[0])))
+
+
+def test_a_new_generation_replaces_the_old_save(corpus_copy: Path, tmp_path: Path, embedder) -> None:
+    settings = Settings(corpus_dir=corpus_copy, data_dir=tmp_path / "data")
+    sync(settings, progress=False, embedder=embedder)
+    first = KnowledgeBase.open(settings, embedder=embedder).retriever.manifest.collection
+    guide = next(corpus_copy.rglob("migration-guide.txt"))
+    guide.write_text(guide.read_text(encoding="utf-8") + "\n\nA sentence about quokkas.\n", encoding="utf-8")
+    sync(settings, progress=False, embedder=embedder)
+    kb = KnowledgeBase.open(settings, embedder=embedder)
+    assert kb.retriever.manifest.collection != first
+    saved = [p.name for p in saved_folder(settings, kb).parent.iterdir()]
+    assert saved == [saved_folder(settings, kb).name]  # the old generation's save is gone
+    (quokka,) = tokens("quokkas")
+    assert kb.retriever.idf(quokka) < kb.retriever.idf("never-seen-token")  # the new generation's index
