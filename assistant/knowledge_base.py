@@ -56,12 +56,17 @@ class KnowledgeBase:
         cls, settings: Settings, *, embedder: Embedder | None = None, answerer: Answerer | None = None
     ) -> KnowledgeBase:
         """Load the index built by `ingest.sync`; raises `IndexNotReady` when there is none."""
+        from concurrent.futures import ThreadPoolExecutor
+
         store = ChunkStore.open(settings)
         manifest = store.manifest()
-        chunks = store.load_chunks(manifest)
-        embedder = embedder or make_embedder(settings)
-        assert manifest is not None  # load_chunks raised otherwise
-        lexical = lexical_index(settings, manifest.collection, chunks)
+        with ThreadPoolExecutor(1, thread_name_prefix="embedder") as pool:
+            # The model loads while the chunks are read: a cold start waits for the slower of the two only.
+            loading = pool.submit(make_embedder, settings) if embedder is None else None
+            chunks = store.load_chunks(manifest)
+            assert manifest is not None  # load_chunks raised otherwise
+            lexical = lexical_index(settings, manifest.collection, chunks)
+            embedder = embedder or loading.result()  # type: ignore[union-attr]
         kb = cls(settings, HybridRetriever(store, manifest, embedder, chunks, lexical), answerer)
         if answerer is None and settings.llm:
             from assistant.llm import LLMAnswerer  # LangChain's chat models load only when one is configured

@@ -102,9 +102,13 @@ def _timed_child(cmd: list[str], env: dict[str, str], work: Path) -> tuple[float
 
 
 def child_env(settings: Any, work: Path) -> dict[str, str]:
-    """The environment a cold child runs in: the index and model of `settings`, a throwaway data folder."""
+    """The environment a cold child runs in: the index and model of `settings`, a throwaway data folder.
+
+    Bytecode caching is left on (the unmeasured first run writes the caches), as on a user's machine: this
+    sandbox sets PYTHONDONTWRITEBYTECODE, which would recompile every module of reldocs at each start.
+    """
     return {
-        **os.environ,
+        **{k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"},
         "RELDOCS_CORPUS_DIR": str(settings.corpus_dir),
         "RELDOCS_INDEX_DIR": str(settings.index_path),
         "RELDOCS_DATA_DIR": str(work / "cold-data"),
