@@ -275,3 +275,25 @@ def test_cold_start_is_a_goal_and_a_section_with_its_stages() -> None:
     assert "## Cold start" in text and "| corpus (benchmark corpus) | 2000 | 1800.0 | 950.0 | 1.89× |" in text
     assert "| synthetic, 100000 chunks | **failed**: MemoryError |" in text
     assert "| corpus (benchmark corpus) | 900.0 | 300.0 | 200.0 | 150.0 | 180.0 | 60.0 | 1700.0 | 8% |" in text
+
+
+def test_load_summary_places_failures_on_the_outage_timeline() -> None:
+    from bench.load_clients import ERROR, OK, UNAVAILABLE, Record, summary
+    from bench.load_test import timeline
+
+    records = [
+        Record(0, 1.0, 0.5, OK),
+        Record(1, 9.5, 1.0, UNAVAILABLE),  # started before the cut at 10 s, still in flight then
+        Record(0, 12.0, 0.1, UNAVAILABLE),
+        Record(1, 14.0, 0.2, OK),  # the other replica kept answering
+        Record(0, 16.0, 0.3, OK),
+        Record(0, 17.0, 0.1, ERROR, "ConnectError"),  # after the outage: must show up as such
+        Record(1, 3.0, 0.2, ERROR, "ReadTimeout"),  # before it
+    ]
+    got = summary(records, (10.0, 15.0))
+    assert (got["requests"], got["ok"], got["unavailable"], got["errors"]) == (7, 3, 2, 2)
+    assert (got["failed_in_outage"], got["failed_outside"], got["failed_after"]) == (2, 2, 1)
+    assert got["ok_after"] == 1 and got["first_ok_after_s"] == 1.3
+    assert got["p50_ms"] == 300.0 and got["per_replica"]["1"]["requests"] == 3
+    assert [t["from_s"] for t in timeline(records)] == [0.0, 5.0, 10.0, 15.0]
+    assert timeline(records)[2] == {"from_s": 10.0, "ok": 1, "unavailable": 1, "error": 0}
