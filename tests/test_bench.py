@@ -121,7 +121,7 @@ def _result() -> dict:
             "bm25_baseline": {**quality, **extra, "recall@5": 0.85, "mrr@10": 0.75},
         },
         "latency_ms": {
-            "p50": 25.0,
+            "p50": 20.0,
             "p95": 40.0,
             "floor_p50": 14.0,
             "floor_p95": 16.0,
@@ -210,9 +210,10 @@ def test_goals_compare_against_the_best_baseline_and_the_floors() -> None:
     assert met == {
         "MRR@10 above both baselines": False,
         "recall@5 above both baselines": True,
-        "warm p50 ≤ 3× the floor": False,
-        "ingest ≥ 0.8× the encode floor": False,
+        "warm p50 ≤ 1.5× the floor": False,
+        "ingest ≥ 0.9× the encode floor": False,
         "scale series spans ≥ 100×": False,
+        "query p50 at the largest size ≤ 2× the p50 at 1k": True,
     }
 
 
@@ -226,8 +227,8 @@ def test_report_says_which_goals_were_missed_and_why(tmp_path: Path) -> None:
     assert "Test CPU" in text and "abc123" in text
     assert "**MRR@10 above both baselines** — missed" in text and "q2: 2 vs 1" in text
     assert "On 1 of the 1 question lost to BM25 only, dense-only retrieval also ranked" in text
-    assert "**ingest ≥ 0.8× the encode floor** — missed" in text and "90 tokens per chunk" in text
-    assert "warm p50 ≤ 3× the floor** — missed" not in text
+    assert "**ingest ≥ 0.9× the encode floor** — missed" in text and "90 tokens per chunk" in text
+    assert "warm p50 ≤ 1.5× the floor** — missed" not in text
     assert "shared with other work" in text  # the ingest phase ran at 50% background load
     plot(result, tmp_path)
     assert {p.name for p in tmp_path.glob("bench-*.png")} == {
