@@ -21,6 +21,7 @@ from assistant.refusals import refusal
 from assistant.retrieval import HybridRetriever
 from assistant.settings import Settings
 from assistant.store import ChunkStore
+from assistant.vectors import exact_vectors
 
 if TYPE_CHECKING:
     from assistant.plan import UpgradePlan
@@ -66,8 +67,9 @@ class KnowledgeBase:
             chunks = store.load_chunks(manifest)
             assert manifest is not None  # load_chunks raised otherwise
             lexical = lexical_index(settings, manifest.collection, chunks)
+            vectors = exact_vectors(settings, store, manifest, chunks)
             embedder = embedder or loading.result()  # type: ignore[union-attr]
-        kb = cls(settings, HybridRetriever(store, manifest, embedder, chunks, lexical), answerer)
+        kb = cls(settings, HybridRetriever(store, manifest, embedder, chunks, lexical, vectors), answerer)
         if answerer is None and settings.llm:
             from assistant.llm import LLMAnswerer  # LangChain's chat models load only when one is configured
 
@@ -88,7 +90,8 @@ class KnowledgeBase:
             manifest = store.manifest()
             chunks = store.load_chunks(manifest)
             lexical = lexical_index(self.settings, manifest.collection, chunks)
-            retriever = HybridRetriever(store, manifest, self.retriever.embedder, chunks, lexical)
+            vectors = exact_vectors(self.settings, store, manifest, chunks)
+            retriever = HybridRetriever(store, manifest, self.retriever.embedder, chunks, lexical, vectors)
             self.retriever = self.extractive.stats = retriever
             self._stamp = stamp
             logger.info("index changed; reloaded %d chunks", len(retriever.chunks))

@@ -16,6 +16,7 @@ from assistant.models import Chunk, Passage
 from assistant.query import Query
 from assistant.store import ChunkStore, Manifest
 from assistant.text import tokens
+from assistant.vectors import ExactVectors
 
 RRF_K = 60  # the usual constant: damps the head of each ranking so neither signal dominates
 DENSE_MARGIN = 0.2  # cosine below the best minus this does not vote
@@ -54,8 +55,10 @@ class HybridRetriever:
         embedder: Embedder,
         chunks: Sequence[Chunk],
         lexical: LexicalIndex | None = None,
+        vectors: ExactVectors | None = None,
     ) -> None:
         self.store = store
+        self.vectors = vectors  # exact search in memory when the knowledge base has the matrix; else Chroma's
         self.manifest = manifest
         self.embedder = embedder
         self.chunks = list(chunks)
@@ -158,7 +161,8 @@ class HybridRetriever:
     def _dense(self, vector: np.ndarray, query: Query) -> list[tuple[str, float]]:
         n = min(CANDIDATES, len(self.chunks))
         only = {"versions": query.versions or None, "products": query.products or None, "manifest": self.manifest}
-        hits = self.store.query(vector, n, **only)
+        source = self.vectors or self.store
+        hits = source.query(vector, n, **only)
         wanted = (query.prefer and not query.versions) or (query.prefer_products and not query.products)
         preferred = sum(query.prefers(self.chunks[self.by_id[cid]]) for cid, _ in hits if cid in self.by_id)
         if wanted and preferred < PREFERRED_HITS:
@@ -168,7 +172,7 @@ class HybridRetriever:
                 "versions": query.versions or query.prefer or None,
                 "products": query.products or query.prefer_products or None,
             }
-            hits += self.store.query(vector, min(n, 20), **near, manifest=self.manifest)
+            hits += source.query(vector, min(n, 20), **near, manifest=self.manifest)
         best: dict[str, float] = {}
         for cid, sim in hits:
             if cid in self.by_id:

@@ -44,6 +44,7 @@ class ChunkStore:
     def __init__(self, where: str | Path | Location) -> None:
         self.where: Location = Folder(Path(where)) if isinstance(where, str | Path) else where
         self._client: Any = None
+        self._live: Any = None  # the last collection looked up, dropped with the client
         self.manifests: ManifestStore = self.where.manifests(lambda: self.client)
 
     @classmethod
@@ -79,6 +80,7 @@ class ChunkStore:
 
     def _disconnect(self) -> None:
         self._client = None
+        self._live = None
         self.manifests.forget()
 
     # -- reading ---------------------------------------------------------------------------------
@@ -102,9 +104,12 @@ class ChunkStore:
         manifest = manifest or self.manifest()
         if manifest is None:
             raise IndexNotReady(f"no index at {self.where}; run `python app.py ingest`")
+        if self._live is not None and self._live.name == manifest.collection:
+            return self._live  # one lookup per generation, not one per question
         with self.reaching():
             try:
-                return self.client.get_collection(manifest.collection)
+                self._live = self.client.get_collection(manifest.collection)
+                return self._live
             except Exception as e:  # chromadb raises NotFoundError or ValueError depending on version
                 if unreachable(e):
                     raise

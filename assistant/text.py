@@ -103,6 +103,18 @@ def is_identifier(token: str) -> bool:
 
 def tokens(text: str) -> list[str]:
     """Index tokens: stemmed words, whole symbols plus their parts (so `a.b_c` meets 'b c')."""
+    return list(_short_tokens(text)) if len(text) <= _SHORT else _tokenize(text)
+
+
+_SHORT = 300  # a question, a title or a section: what recurs at every answer (chunks are tokenised once)
+
+
+@lru_cache(maxsize=16384)
+def _short_tokens(text: str) -> tuple[str, ...]:
+    return tuple(_tokenize(text))
+
+
+def _tokenize(text: str) -> list[str]:
     out: list[str] = []
     for tok in raw_tokens(text):
         if tok in STOPWORDS:

@@ -360,7 +360,7 @@ def cold_start_section(cold: dict[str, Any], meta: dict[str, Any]) -> list[str]:
         "Stages of one more cold start, in ms, timed in a child that runs `app.open_knowledge_base`'s steps one "
         "by one: *imports* (CLI, core, chromadb, bm25s, onnxruntime), *embedder* (checksum, ONNX session, probe "
         "check), *chunks read* back from Chroma, *lexical index loaded* (the BM25 index and term frequencies saved "
-        "with the generation, memory-mapped; built and saved only when missing), *retriever build* "
+        "with the generation; built and saved only when missing), *retriever build* "
         "(`HybridRetriever`: the catalog and term statistics), and the *first answer*; the last column is the "
         "lexical load's share of the median cold ask.",
         "",

@@ -17,6 +17,7 @@ from assistant.models import Chunk
 from assistant.settings import Settings
 from assistant.store import ChunkStore, Manifest
 from assistant.text import index_text
+from assistant.vectors import save_vectors
 from assistant.writer_lock import writer_lock
 from ingest.chunking import CHUNKER_VERSION, chunk_document
 from ingest.loader import DocumentError, discover, file_hash, load_document
@@ -167,6 +168,7 @@ def _sync(
         )
         store.write_generation(chunks, matrix, manifest, before_live=confirm)
         lexical_index(settings, manifest.collection, chunks)
+        save_vectors(settings, manifest.collection, chunks, matrix)
     else:  # only the error or warning list or file hashes moved: no vectors to write
         manifest.chunks = old.chunks if old else 0
         manifest.built_at = time.time()

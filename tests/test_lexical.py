@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from assistant import lexical
+from assistant.generation_cache import cache_folder
 from assistant.knowledge_base import KnowledgeBase
 from assistant.lexical import LexicalIndex, lexical_index
 from assistant.settings import Settings
@@ -18,7 +19,7 @@ QUERIES = ("torchrun port 29500", "minimum CUDA version", "fused=True optimiseur
 
 
 def saved_folder(settings: Settings, kb: KnowledgeBase) -> Path:
-    return lexical._folder(settings, kb.retriever.manifest.collection)
+    return cache_folder(settings, "lexical", f"{kb.retriever.manifest.collection}-{lexical._tokenizer_digest()}")
 
 
 def test_the_saved_index_scores_as_a_rebuilt_one(settings: Settings, kb: KnowledgeBase) -> None:
