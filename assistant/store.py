@@ -7,6 +7,7 @@ Chroma server (`RELDOCS_CHROMA_URL`) that several replicas share; see `assistant
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import time
@@ -136,8 +137,10 @@ class ChunkStore:
             )
             for i, doc, meta in zip(got["ids"], got["documents"], got["metadatas"], strict=True)
         ]
-        order = {i: int((m or {}).get("ordinal", 0)) for i, m in zip(got["ids"], got["metadatas"], strict=True)}
-        return sorted(chunks, key=lambda c: (c.source, order[c.id]))
+        keys = [(c.source, int((m or {}).get("ordinal", 0))) for c, m in zip(chunks, got["metadatas"], strict=True)]
+        if all(a <= b for a, b in itertools.pairwise(keys)):  # a sync writes them in this order: nothing to sort
+            return chunks
+        return [c for _, c in sorted(zip(keys, chunks, strict=True), key=lambda kc: kc[0])]
 
     def query(
         self,
