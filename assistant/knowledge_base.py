@@ -13,15 +13,15 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from assistant import refusals
 from assistant.answering import Answerer, ExtractiveAnswerer
 from assistant.embeddings import Embedder, make_embedder
-from assistant.lexical import lexical_index
+from assistant.lexical import LexicalIndex, lexical_index
 from assistant.messages import say
-from assistant.models import Answer, Passage
+from assistant.models import Answer, Chunk, Passage
 from assistant.query import Query, build_query, with_spellings
 from assistant.refusals import refusal
 from assistant.retrieval import HybridRetriever
 from assistant.settings import Settings
-from assistant.store import ChunkStore
-from assistant.vectors import exact_vectors
+from assistant.store import ChunkStore, Manifest
+from assistant.vectors import ExactVectors, exact_vectors
 
 if TYPE_CHECKING:
     from assistant.plan import UpgradePlan
@@ -64,11 +64,9 @@ class KnowledgeBase:
         with ThreadPoolExecutor(1, thread_name_prefix="embedder") as pool:
             # The model loads while the chunks are read: a cold start waits for the slower of the two only.
             loading = pool.submit(make_embedder, settings) if embedder is None else None
-            chunks = store.load_chunks(manifest)
-            assert manifest is not None  # load_chunks raised otherwise
-            lexical = lexical_index(settings, manifest.collection, chunks)
-            vectors = exact_vectors(settings, store, manifest, chunks)
+            chunks, lexical, vectors = _generation(settings, store, manifest)
             embedder = embedder or loading.result()  # type: ignore[union-attr]
+        assert manifest is not None  # load_chunks raised otherwise
         kb = cls(settings, HybridRetriever(store, manifest, embedder, chunks, lexical, vectors), answerer)
         if answerer is None and settings.llm:
             from assistant.llm import LLMAnswerer  # LangChain's chat models load only when one is configured
@@ -88,9 +86,8 @@ class KnowledgeBase:
             if stamp == self._stamp:
                 return False
             manifest = store.manifest()
-            chunks = store.load_chunks(manifest)
-            lexical = lexical_index(self.settings, manifest.collection, chunks)
-            vectors = exact_vectors(self.settings, store, manifest, chunks)
+            chunks, lexical, vectors = _generation(self.settings, store, manifest)
+            assert manifest is not None  # load_chunks raised otherwise
             retriever = HybridRetriever(store, manifest, self.retriever.embedder, chunks, lexical, vectors)
             self.retriever = self.extractive.stats = retriever
             self._stamp = stamp
@@ -254,3 +251,16 @@ class KnowledgeBase:
 
 def _joined(first: str | None, second: str) -> str:
     return f"{first} {second}" if first else second
+
+
+def _generation(
+    settings: Settings, store: ChunkStore, manifest: Manifest | None
+) -> tuple[list[Chunk], LexicalIndex, ExactVectors | None]:
+    """The live generation's chunks, with its saved lexical index and vectors (built or fetched if missing)."""
+    chunks = store.load_chunks(manifest)
+    assert manifest is not None  # load_chunks raised otherwise
+    return (
+        chunks,
+        lexical_index(settings, manifest.collection, chunks),
+        exact_vectors(settings, store, manifest, chunks),
+    )

@@ -16,7 +16,7 @@ from assistant.models import Chunk, Passage
 from assistant.query import Query
 from assistant.store import ChunkStore, Manifest
 from assistant.text import tokens
-from assistant.vectors import ExactVectors
+from assistant.vectors import ExactVectors, within
 
 RRF_K = 60  # the usual constant: damps the head of each ranking so neither signal dominates
 DENSE_MARGIN = 0.2  # cosine below the best minus this does not vote
@@ -152,11 +152,8 @@ class HybridRetriever:
 
     def _within_versions(self, scores: np.ndarray, query: Query) -> np.ndarray:
         """BM25 scores with chunks outside the query's version and product filters zeroed."""
-        if query.versions:
-            scores = np.where(np.isin(self._version_of, query.versions), scores, 0.0)
-        if query.products:
-            scores = np.where(np.isin(self._product_of, query.products), scores, 0.0)
-        return scores
+        allowed = within(self._version_of, self._product_of, query.versions, query.products)
+        return scores if allowed is None else np.where(allowed, scores, 0.0)
 
     def _dense(self, vector: np.ndarray, query: Query) -> list[tuple[str, float]]:
         n = min(CANDIDATES, len(self.chunks))

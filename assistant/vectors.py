@@ -55,16 +55,26 @@ class ExactVectors:
     ) -> list[tuple[str, float]]:
         """The k nearest chunk ids with their cosine similarity, best first."""
         sims = self.matrix @ np.asarray(vector, dtype=np.float32).reshape(-1)
-        allowed = np.ones(len(self.ids), dtype=bool)
-        if versions:
-            allowed &= np.isin(self._version_of, list(versions))
-        if products:
-            allowed &= np.isin(self._product_of, list(products))
-        candidates = np.flatnonzero(allowed)
+        allowed = within(self._version_of, self._product_of, versions, products)
+        candidates = np.arange(len(self.ids)) if allowed is None else np.flatnonzero(allowed)
         if len(candidates) > k:
             candidates = candidates[np.argpartition(-sims[candidates], k - 1)[:k]]
         ranked = candidates[np.argsort(-sims[candidates], kind="stable")]
         return [(self.ids[i], float(sims[i])) for i in ranked]
+
+
+def within(
+    version_of: np.ndarray, product_of: np.ndarray, versions: Sequence[str] | None, products: Sequence[str] | None
+) -> np.ndarray | None:
+    """Which chunks (by position) lie within the versions and products asked for; None when all do."""
+    if not versions and not products:
+        return None
+    allowed = np.ones(len(version_of), dtype=bool)
+    if versions:
+        allowed &= np.isin(version_of, list(versions))
+    if products:
+        allowed &= np.isin(product_of, list(products))
+    return allowed
 
 
 def exact_vectors(

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import socket
+from bench.chroma_process import free_port
 
-
-def free_port() -> int:
-    """A loopback port nothing listens on right now (also what tests use for "the endpoint is down")."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+__all__ = ["free_port"]  # a loopback port nothing listens on (also what tests use for "the endpoint is down")
