@@ -26,6 +26,7 @@ NO_TERMS_COVERAGE = 0.5  # a question with no content terms ("what's new in 2.11
 NEIGHBOUR_RATIO = 0.5  # the best passage's further sentences need this share of the best coverage
 GROUP_UNITS = 3  # sentences quoted from the best passage
 FIX_RATIO = 0.6  # a how-question's best instruction is added when it scores this close to the best sentence
+FIX_UNITS = 3  # ... with the other instructions of its entry that score as well, up to this many in all
 RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches
 BUG_FIX_PENALTY = 0.2  # sentences under a "Bug fixes" heading rank below changes, unless the question is about a bug
 # A sentence about how things were ("In V1, …", "Previously …") is half an answer: the next one says how they are.
@@ -167,9 +168,13 @@ class ExtractiveAnswerer:
             groups[now.p_idx].append(now)
         if query.asks_how and not any(_tells(s.unit) for s in taken):
             # A how-question wants the fix; quote the best instruction from the leading passages.
-            fix = next((c for c in ranked if _tells(c.unit) and c.score >= FIX_RATIO * best), None)
-            if fix is not None:
-                groups.setdefault(fix.p_idx, []).append(fix)
+            fixes = [c for c in ranked if _tells(c.unit) and c.score >= FIX_RATIO * best]
+            if fixes:
+                # The instructions of one entry go together ("Use `.copy` … The keyword … can be safely removed").
+                fix = fixes[0]
+                group = groups.setdefault(fix.p_idx, [])
+                same = [c for c in fixes if c.p_idx == fix.p_idx and c.unit.entry == fix.unit.entry]
+                group.extend(c for c in same[:FIX_UNITS] if all(s.u_idx != c.u_idx for s in group))
         return [self._with_leads(sorted(g, key=lambda s: s.u_idx), passages) for g in groups.values()]
 
     @staticmethod

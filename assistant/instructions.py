@@ -13,7 +13,7 @@ import re
 _VERBS = (
     r"use|call|set|pass|import|migrate|replace|update|install|enable|disable|remove|switch|wrap|add|opt|build|"
     r"upgrade|downgrade|move|rename|make use of|specify|convert|change|apply|define|declare|run|uninstall|"
-    r"subclass|inherit|configure|provide|write|create"
+    r"subclass|inherit|configure|provide|write|create|annotate"
 )
 _INSTRUCTION = re.compile(
     # An imperative, maybe after the purpose or condition it serves: "Use X", "To keep Y, set Z",

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 from assistant import refusals
 from assistant.answering import Answerer, ExtractiveAnswerer
 from assistant.embeddings import Embedder, make_embedder
+from assistant.following import with_following
 from assistant.lexical import LexicalIndex, lexical_index
 from assistant.messages import say
 from assistant.models import Answer, Chunk, Passage
@@ -207,6 +208,9 @@ class KnowledgeBase:
         if reason is not None:
             yield refusal(query, reason)
             return
+        position = getattr(self.retriever, "by_id", None)  # a stand-in retriever (tests) may not know the order
+        if self.answerer is self.extractive and position:
+            passages = with_following(passages, self.retriever.chunks, position)
         yield from self.answerer.stream(query, passages)
         timings["answer"] = (time.perf_counter() - started) * 1e3
 

@@ -55,6 +55,7 @@ FAST_TESTS = (
     "tests/test_answer_rules.py",
     "tests/test_heuristic_pins.py",
     "tests/test_heuristic_pins_retrieval.py",
+    "tests/test_heuristic_pins_fixes.py",
     "tests/test_heuristic_pins_wording.py",
     "tests/test_refusals.py",
 )

@@ -118,6 +118,12 @@ ABLATIONS: tuple[Ablation, ...] = (
         "no fix added after choosing (FIX_RATIO=inf)",
         (A, "FIX_RATIO", INFINITE),
     ),
+    _ab("FIX_UNITS", "a how-question's fix is one instruction, without its entry's others (1)", (A, "FIX_UNITS", 1)),
+    _ab(
+        "FOLLOWING_FROM",
+        "the chunk after a best passage in its section is not read (0)",
+        ("assistant.following", "FOLLOWING_FROM", 0),
+    ),
     _ab(
         "_with_leads",
         "a sentence does not bring its entry's lead",

@@ -60,6 +60,7 @@ def answer(question: str, chunks: list[Chunk]) -> str:
         ("Applications should pass the engine explicitly.", True),
         ("To use them where a `str` is expected you'll now need to convert them with `str(url)`.", True),
         ("This serves as a complete replacement for `parse_obj_as`.", True),
+        ("To revert to the behaviour of V1, annotate the union with `Field(mode='smart')`.", True),
         ("You should not do `isinstance(m, Model[int])`.", False),  # forbids, but says nothing to do instead
         ("The `coords()` method is deprecated.", False),
         ("This can be seen as an improvement.", False),  # "can be seen" describes, it asks nothing
