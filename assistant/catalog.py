@@ -15,7 +15,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from assistant.models import Chunk
 from assistant.text import STOPWORDS, fold
@@ -31,6 +31,7 @@ _VERSION_WORDS = frozenset(
 )
 
 
+@lru_cache(maxsize=8192)  # asked for every release of the index at each version a question names
 def version_key(v: str) -> tuple[int, ...]:
     """Numeric parts of a version, for ordering and for matching major.minor(.patch)."""
     return tuple(int(p) if p.isdigit() else 0 for p in re.split(r"[.\-+_]", v))

@@ -10,13 +10,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from assistant.catalog import Catalog
+from assistant.chunk_filter import ChunkFilter
 from assistant.embeddings import Embedder
 from assistant.lexical import LexicalIndex
 from assistant.models import Chunk, Passage
 from assistant.query import Query
 from assistant.store import ChunkStore, Manifest
 from assistant.text import tokens
-from assistant.vectors import ExactVectors, within
+from assistant.vectors import ExactVectors
 
 RRF_K = 60  # the usual constant: damps the head of each ranking so neither signal dominates
 DENSE_MARGIN = 0.2  # cosine below the best minus this does not vote
@@ -45,6 +46,17 @@ def fuse(dense: list[tuple[str, float]], lexical: list[tuple[str, float]]) -> di
     return fused
 
 
+def best_positive(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the k highest positive scores, best first, ties in position order (a stable sort of the
+    whole array would give the same, at 100,000 chunks for several milliseconds more)."""
+    if len(scores) > k:
+        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
+        top = np.flatnonzero(scores >= kth) if kth > 0 else np.flatnonzero(scores > 0)
+    else:
+        top = np.flatnonzero(scores > 0)
+    return top[np.argsort(-scores[top], kind="stable")][:k]
+
+
 class HybridRetriever:
     """Search over one index generation; BM25 is built in memory from the chunks Chroma holds."""
 
@@ -65,8 +77,7 @@ class HybridRetriever:
         self.by_id = {c.id: i for i, c in enumerate(self.chunks)}
         self.catalog = Catalog.learn(self.chunks)
         self.versions = self.catalog.versions()
-        self._version_of = np.array([c.version for c in self.chunks], dtype=object)
-        self._product_of = np.array([c.product for c in self.chunks], dtype=object)
+        self.filter = vectors.filter if vectors else ChunkFilter(self.chunks)
         lexical = lexical or LexicalIndex.build(self.chunks)  # the knowledge base passes the saved one
         self.bm25 = lexical.bm25
         n = max(lexical.documents, 1)
@@ -152,7 +163,7 @@ class HybridRetriever:
 
     def _within_versions(self, scores: np.ndarray, query: Query) -> np.ndarray:
         """BM25 scores with chunks outside the query's version and product filters zeroed."""
-        allowed = within(self._version_of, self._product_of, query.versions, query.products)
+        allowed = self.filter.mask(query.versions, query.products)
         return scores if allowed is None else np.where(allowed, scores, 0.0)
 
     def _dense(self, vector: np.ndarray, query: Query) -> list[tuple[str, float]]:
@@ -181,5 +192,4 @@ class HybridRetriever:
         if not toks:
             return []
         scores = self._within_versions(self.bm25.get_scores(toks), query)
-        top = np.argsort(-scores)[:CANDIDATES]
-        return [(self.chunks[i].id, float(scores[i])) for i in top if scores[i] > 0]
+        return [(self.chunks[i].id, float(scores[i])) for i in best_positive(scores, CANDIDATES)]

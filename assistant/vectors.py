@@ -1,11 +1,14 @@
-"""Exact dense search in memory: the generation's vectors as one matrix, searched with a matrix product.
+"""Dense search in memory: the generation's vectors as one matrix, searched with a matrix product.
 
-Chroma's HNSW query costs about 1.3 ms per question on a few thousand chunks (5 ms with a product filter),
-while the exact product over the same 3,000 × 384 matrix costs 0.2 ms on one core, with no approximation: at
-the sizes release docs reach, it is both faster and exact. The matrix is saved with each generation (by the
-writer, or fetched once from Chroma by a reader that lacks it) and read at start. Above `EXACT_MAX`
-chunks (where one core needs about as long as Chroma's index) dense search stays with Chroma. Same contract
-as `ChunkStore.query`, so the retriever calls whichever it has.
+Chroma's HNSW query costs about 1.3 ms per question on a few thousand chunks (5 ms with a product filter,
+over 100 ms with a version filter at 100,000 chunks, where it filters through its metadata store), while the
+exact product over the same 3,000 × 384 matrix costs 0.2 ms on one core, with no approximation. So the
+matrix answers every search within some versions or products (the product over the rows selected costs in
+proportion to them), and every search of an index up to `EXACT_MAX` chunks. A search of the whole of a
+larger index goes to Chroma's HNSW, which is unfiltered there and stays fast (one core multiplies 100,000 ×
+384 in about 11 ms, Chroma's index answers in 2). The matrix is saved with each generation (by the writer,
+or fetched once from Chroma by a reader that lacks it) and read at start; above `MATRIX_MAX` chunks it is not
+kept and Chroma serves alone. Same contract as `ChunkStore.query`, so the retriever calls whichever it has.
 
 BLAS runs on one thread: its worker threads keep spinning after each product and halved the speed of the
 query encoder's own threads (onnxruntime), which costs far more than a multi-threaded product saves.
@@ -21,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from assistant.chunk_filter import ChunkFilter
 from assistant.generation_cache import cache_folder, ids_digest, written
 from assistant.models import Chunk
 
@@ -31,18 +35,28 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 EXACT_MAX = 20_000  # one core multiplies 20,000 × 384 in about 1 ms, as long as Chroma's HNSW query takes
+MATRIX_MAX = 250_000  # 384 MB of float32 vectors: beyond that the memory is not worth a faster filtered search
+GATHER_SHARE = 0.25  # selecting fewer rows than this share copies them out; more, the whole product is cheaper
 _MATRIX, _META = "vectors.npy", "vectors.json"
 
 
 class ExactVectors:
-    """Cosine similarity against every chunk (vectors are unit length), within optional versions/products."""
+    """Cosine similarity against every chunk (vectors are unit length), within optional versions/products;
+    a search of the whole of an index larger than `EXACT_MAX` is handed to `whole` (Chroma's HNSW)."""
 
-    def __init__(self, matrix: np.ndarray, chunks: Sequence[Chunk]) -> None:
+    def __init__(
+        self,
+        matrix: np.ndarray,
+        chunks: Sequence[Chunk],
+        *,
+        whole: ChunkStore | None = None,
+        chunk_filter: ChunkFilter | None = None,
+    ) -> None:
         _one_blas_thread()
         self.matrix = matrix
         self.ids = [c.id for c in chunks]
-        self._version_of = np.array([c.version for c in chunks], dtype=object)
-        self._product_of = np.array([c.product for c in chunks], dtype=object)
+        self.filter = chunk_filter or ChunkFilter(chunks)
+        self.whole = whole if len(chunks) > EXACT_MAX else None
 
     def query(
         self,
@@ -54,35 +68,33 @@ class ExactVectors:
         manifest: Any = None,
     ) -> list[tuple[str, float]]:
         """The k nearest chunk ids with their cosine similarity, best first."""
-        sims = self.matrix @ np.asarray(vector, dtype=np.float32).reshape(-1)
-        allowed = within(self._version_of, self._product_of, versions, products)
-        candidates = np.arange(len(self.ids)) if allowed is None else np.flatnonzero(allowed)
-        if len(candidates) > k:
-            candidates = candidates[np.argpartition(-sims[candidates], k - 1)[:k]]
-        ranked = candidates[np.argsort(-sims[candidates], kind="stable")]
-        return [(self.ids[i], float(sims[i])) for i in ranked]
-
-
-def within(
-    version_of: np.ndarray, product_of: np.ndarray, versions: Sequence[str] | None, products: Sequence[str] | None
-) -> np.ndarray | None:
-    """Which chunks (by position) lie within the versions and products asked for; None when all do."""
-    if not versions and not products:
-        return None
-    allowed = np.ones(len(version_of), dtype=bool)
-    if versions:
-        allowed &= np.isin(version_of, list(versions))
-    if products:
-        allowed &= np.isin(product_of, list(products))
-    return allowed
+        rows = self.filter.rows(versions, products)
+        if rows is None and self.whole is not None:
+            return self.whole.query(vector, k, manifest=manifest)
+        v = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if rows is None:
+            rows, sims = np.arange(len(self.ids)), self.matrix @ v
+        elif len(rows) < GATHER_SHARE * len(self.ids):
+            sims = self.matrix[rows] @ v
+        else:
+            sims = (self.matrix @ v)[rows]
+        best = np.arange(len(rows))
+        if len(rows) > k:
+            best = np.argpartition(-sims, k - 1)[:k]
+        best = best[np.argsort(-sims[best], kind="stable")]
+        return [(self.ids[rows[i]], float(sims[i])) for i in best]
 
 
 def exact_vectors(
-    settings: Settings, store: ChunkStore, manifest: Manifest, chunks: Sequence[Chunk]
+    settings: Settings,
+    store: ChunkStore,
+    manifest: Manifest,
+    chunks: Sequence[Chunk],
+    chunk_filter: ChunkFilter | None = None,
 ) -> ExactVectors | None:
-    """The generation's vectors for exact search: loaded when saved, else fetched from Chroma and saved.
-    None above `EXACT_MAX` chunks, or when they cannot be had (Chroma's own search then serves)."""
-    if not chunks or len(chunks) > EXACT_MAX:
+    """The generation's vectors for search in memory: loaded when saved, else fetched from Chroma and saved.
+    None above `MATRIX_MAX` chunks, or when they cannot be had (Chroma's own search then serves)."""
+    if not chunks or len(chunks) > MATRIX_MAX:
         return None
     folder = cache_folder(settings, "vectors", manifest.collection)
     matrix = _load(folder, chunks)
@@ -97,12 +109,12 @@ def exact_vectors(
             return None
         matrix = np.stack([stored[c.id] for c in chunks]).astype(np.float32)
         save_vectors(settings, manifest.collection, chunks, matrix)
-    return ExactVectors(matrix, chunks)
+    return ExactVectors(matrix, chunks, whole=store, chunk_filter=chunk_filter)
 
 
 def save_vectors(settings: Settings, generation: str, chunks: Sequence[Chunk], matrix: np.ndarray) -> None:
     """Keep a generation's vectors (row i is chunk i) for the next start; a failure only costs a refetch."""
-    if len(chunks) > EXACT_MAX:
+    if len(chunks) > MATRIX_MAX:
         return
     try:
         with written(cache_folder(settings, "vectors", generation)) as tmp:
@@ -125,7 +137,7 @@ def _load(folder: Any, chunks: Sequence[Chunk]) -> np.ndarray | None:
         meta = json.loads((folder / _META).read_text(encoding="utf-8"))
         if meta.get("rows") != len(chunks) or meta.get("ids") != ids_digest(chunks):
             return None
-        # Read whole (at most 30 MB), not memory-mapped: a mapped file truncated under a running replica would
+        # Read whole (at most 384 MB), not memory-mapped: a mapped file truncated under a running replica would
         # kill it with SIGBUS.
         matrix = np.load(folder / _MATRIX)
         return matrix if matrix.ndim == 2 and matrix.shape[0] == len(chunks) else None

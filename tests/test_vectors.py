@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from assistant import vectors
+from assistant.chunk_filter import ChunkFilter
 from assistant.generation_cache import cache_folder
 from assistant.knowledge_base import KnowledgeBase
+from assistant.models import Chunk
 from assistant.settings import Settings
 from assistant.vectors import ExactVectors, exact_vectors
 from ingest import sync
@@ -56,3 +60,64 @@ def test_missing_or_damaged_vectors_are_fetched_again(corpus_copy: Path, tmp_pat
     assert fetched is not None and np.allclose(fetched.matrix, r.vectors.matrix)
     assert exact_vectors(settings, r.store, r.manifest, r.chunks[::-1]).ids == [c.id for c in r.chunks[::-1]]
     assert np.load(folder / "vectors.npy").shape == (len(r.chunks), 384)  # saved again, in the new order
+
+
+def _chunk(i: int, product: str, version: str) -> Chunk:
+    return Chunk(f"c{i}", "text", f"{product}/{version}/notes.md", "Notes", product, version, "release-notes", "")
+
+
+FILTERED = [
+    _chunk(i, p, v) for i, (p, v) in enumerate([("a", "1.0"), ("b", "1.0"), ("a", "2.0"), ("a", "1.0"), ("b", "3")])
+]
+
+
+@pytest.mark.parametrize(
+    ("versions", "products", "rows"),
+    [
+        (None, None, None),  # nothing asked: every chunk, said as None so callers skip the filter
+        (["1.0"], None, [0, 1, 3]),
+        (["3", "1.0"], None, [0, 1, 3, 4]),  # versions in any order, rows ascending
+        (["1.0"], ["a"], [0, 3]),
+        (None, ["a", "b"], None),  # a filter that keeps everything is no filter
+        (["9.9"], None, []),
+        (["1.0"], ["zzz"], []),
+    ],
+)
+def test_chunk_filter_selects_rows_by_version_and_product(
+    versions: list[str] | None, products: list[str] | None, rows: list[int] | None
+) -> None:
+    f = ChunkFilter(FILTERED)
+    got = f.rows(versions, products)
+    assert (None if got is None else got.tolist()) == rows
+    mask = f.mask(versions, products)
+    assert (None if mask is None else np.flatnonzero(mask).tolist()) == rows
+
+
+def test_a_whole_index_search_above_exact_max_is_chromas_and_a_filtered_one_stays_in_memory(
+    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    r = kb.retriever
+    monkeypatch.setattr(vectors, "EXACT_MAX", 10)  # the shipped index stands for one too large for one core
+    calls: list[dict[str, object]] = []
+    store_query = type(r.store).query
+
+    def counted(self: object, *args: object, **kwargs: object) -> list[tuple[str, float]]:
+        calls.append(kwargs)
+        return store_query(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(type(r.store), "query", counted)
+    large = ExactVectors(r.vectors.matrix, r.chunks, whole=r.store)
+    vector = r.embedder.encode([QUESTIONS[0]])[0]
+    product = r.chunks[0].product
+    for only in ({}, {"products": [c.product for c in r.chunks]}):  # all products: the whole index too
+        calls.clear()
+        assert large.query(vector, 5, manifest=r.manifest, **only) == r.store.query(vector, 5, manifest=r.manifest)
+        assert len(calls) == 2 and "products" not in calls[0]  # Chroma searched unfiltered, as fast as it goes
+    # Half the chunks put in another release, so a release's rows are a part of the index.
+    halves = [replace(c, version="0.1") if i % 2 else c for i, c in enumerate(r.chunks)]
+    large = ExactVectors(r.vectors.matrix, halves, whole=r.store)
+    calls.clear()
+    exact = large.query(vector, 3, versions=["0.1"], products=[product], manifest=r.manifest)
+    assert not calls  # within a release: the rows of that release, in memory
+    sims = r.vectors.matrix[1::2] @ vector
+    assert [i for i, _ in exact] == [halves[1 + 2 * j].id for j in np.argsort(-sims)[:3]]
