@@ -33,8 +33,9 @@ def open_knowledge_base(settings: Settings, *, sync_first: bool = True, quiet: b
     from assistant.knowledge_base import KnowledgeBase
     from ingest import is_current, sync
 
-    embedder = make_embedder(settings)  # one model for sync and answers
+    embedder = None  # loaded by KnowledgeBase.open while it reads the index, unless a sync needs it first
     if sync_first and not is_current(settings):
+        embedder = make_embedder(settings)  # one model for sync and answers
         if not quiet:
             click.echo(f"Indexing {settings.corpus_dir} …", err=True)
         try:

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from assistant import refusals
 from assistant.answering import Answerer, ExtractiveAnswerer
+from assistant.chunk_cache import cached_chunks, save_chunks
 from assistant.embeddings import Embedder, make_embedder
+from assistant.errors import ReldocsError
 from assistant.following import with_following
 from assistant.lexical import LexicalIndex, lexical_index
 from assistant.messages import say
@@ -65,7 +67,14 @@ class KnowledgeBase:
         with ThreadPoolExecutor(1, thread_name_prefix="embedder") as pool:
             # The model loads while the chunks are read: a cold start waits for the slower of the two only.
             loading = pool.submit(make_embedder, settings) if embedder is None else None
-            chunks, lexical, vectors = _generation(settings, store, manifest)
+            try:
+                chunks, lexical, vectors = _generation(settings, store, manifest)
+            except ReldocsError:
+                # A model that cannot load is said first: building the missing index would stop on it too.
+                failed = loading.exception() if loading is not None else None
+                if isinstance(failed, ReldocsError):
+                    raise failed from None
+                raise
             embedder = embedder or loading.result()  # type: ignore[union-attr]
         assert manifest is not None  # load_chunks raised otherwise
         kb = cls(settings, HybridRetriever(store, manifest, embedder, chunks, lexical, vectors), answerer)
@@ -261,8 +270,11 @@ def _generation(
     settings: Settings, store: ChunkStore, manifest: Manifest | None
 ) -> tuple[list[Chunk], LexicalIndex, ExactVectors | None]:
     """The live generation's chunks, with its saved lexical index and vectors (built or fetched if missing)."""
-    chunks = store.load_chunks(manifest)
-    assert manifest is not None  # load_chunks raised otherwise
+    chunks = cached_chunks(settings, manifest) if manifest is not None else None
+    if chunks is None:
+        chunks = store.load_chunks(manifest)
+        assert manifest is not None  # load_chunks raised otherwise
+        save_chunks(settings, manifest.collection, chunks)
     return (
         chunks,
         lexical_index(settings, manifest.collection, chunks),

@@ -21,7 +21,7 @@ from assistant.text import sentences, strip_markup
 from assistant.untrusted import field_limit, plain_text
 from ingest.changelog import releases
 from ingest.changes import with_changes
-from ingest.entries import GLYPHS, entries_of, link_blocks
+from ingest.entries import BOLD_LABEL, GLYPHS, entries_of, link_blocks
 from ingest.loader import Document
 
 if TYPE_CHECKING:
@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 # 7: indented code blocks are code (fence_indented_code)
 # 8: chunks carry the changes their entries announce (ingest.changes)
 # 9: an entry's further paragraphs and code labels announce no change of their own
-CHUNKER_VERSION = 9
+# 10: a paragraph of bold text alone ("**Synopsis**") labels the entries after it
+CHUNKER_VERSION = 10
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 
@@ -286,6 +287,26 @@ def _open_fence(text: str) -> str:
     return opener
 
 
+def _labels_joined(blocks: list[Block]) -> list[Block]:
+    """A paragraph of bold text alone ("**Synopsis**", "**Migration to 2.0**") heads the block after it in its
+    section: joined to it, it is that block's label line (`ingest.entries`), not a sentence of its own."""
+    out: list[Block] = []
+    for block in blocks:
+        before = out[-1] if out else None
+        if (
+            before is not None
+            and before.kind == "para"
+            and BOLD_LABEL.fullmatch(before.text.strip())
+            and block.section == before.section
+            and block.kind != "item"
+            and not block.label
+        ):
+            out[-1] = Block(block.section, [*before.lines, *block.lines], block.kind)
+        else:
+            out.append(block)
+    return out
+
+
 def _pack(blocks: list[Block], title: str) -> Iterator[tuple[str, str, list[Entry]]]:
     """Join neighbouring blocks of one section up to TARGET_CHARS; cut only oversize blocks. Each chunk comes
     with its entries, read from its blocks (and pieces) as the parser left them."""
@@ -293,7 +314,7 @@ def _pack(blocks: list[Block], title: str) -> Iterator[tuple[str, str, list[Entr
     pending_entries: list[Entry] = []
     pending_section: str | None = None
     # Nothing readable (a lone `**`, link targets) is left out.
-    blocks = [b for b in blocks if strip_markup(b.text) and not _DEFINITIONS.fullmatch(b.text)]
+    blocks = _labels_joined([b for b in blocks if strip_markup(b.text) and not _DEFINITIONS.fullmatch(b.text)])
     # A table's rows are blocks of their own, so is code after its "Version 2.11:" line: read together.
     parsed = link_blocks([entries_of(b.text, item=b.kind == "item") for b in blocks])
     for block, entries in zip(blocks, parsed, strict=True):

@@ -21,6 +21,8 @@ _MARK = re.compile(rf"^([ \t]*)(?:(?:[-*+]|\d{{1,3}}[.)])[ \t]+|[{GLYPHS}][ \t]*
 _GLUED_NUMBER = re.compile(r"^\d{1,2}(?=[A-Z][a-z])")  # "- 1If building…": a numbered list flattened from a page
 # "✓Solution" on a line of its own heads the entries after it (plain-text pages flattened from HTML).
 _LABEL = re.compile(r"^\s*[✓✔➜→]\s*(\w+(?: \w+)?):?\s*$")
+# A line that is one run of bold text ("**Synopsis**", "**Migration to 2.0**") heads the entries after it too.
+BOLD_LABEL = re.compile(r"^\s*\*\*([^*`\n]{1,60}?):?\*\*:?\s*$")
 # "Version 2.11:" or "New behavior:" alone before a code block names that code.
 _CODE_LABEL = re.compile(r"[^:`()\[\]=]{2,40}:")
 # Table rows as the parsers write them: "Header: cell — Header: cell" (RST, pipe tables), "cell | cell" (HTML).
@@ -60,7 +62,7 @@ def entries_of(text: str, *, item: bool = False) -> list[Entry]:
         if opening := _FENCE.match(line):
             flush()
             fence = opening.group(1)
-        elif not line.strip() or (named := _LABEL.match(line)):
+        elif not line.strip() or (named := _LABEL.match(line) or BOLD_LABEL.match(line)):
             flush()
             label = named.group(1) if line.strip() else label
         elif mark := _MARK.match(line):

@@ -99,6 +99,8 @@ def _block(node: nodes.Node, depth: int) -> list[str]:
     if isinstance(node, nodes.section):
         title = _one_line(_inline(node[0])) if node.children and isinstance(node[0], nodes.title) else ""
         return ["#" * min(depth + 1, 6) + " " + title if title else "", *_blocks(node, depth + 1)]
+    if isinstance(node, nodes.paragraph) and _bold_only(node):
+        return [f"**{_one_line(_inline(node))}**"]  # "**Synopsis**": a label for what follows (ingest.entries)
     if isinstance(node, (nodes.paragraph, nodes.rubric, nodes.caption)):
         return [_one_line(_inline(node))]
     if isinstance(node, (nodes.literal_block, nodes.doctest_block, nodes.math_block)):
@@ -124,6 +126,12 @@ def _block(node: nodes.Node, depth: int) -> list[str]:
     if isinstance(node, nodes.attribution):
         return ["— " + _one_line(_inline(node))]
     return _blocks(node, depth)  # block quotes, containers, compounds, figures, legends, definitions
+
+
+def _bold_only(node: nodes.paragraph) -> bool:
+    """A paragraph that is one run of bold text: a heading in all but name ("**Migration to 2.0**")."""
+    parts = [c for c in node.children if not (isinstance(c, nodes.Text) and not c.astext().strip())]
+    return len(parts) == 1 and isinstance(parts[0], nodes.strong)
 
 
 def _labelled(node: nodes.Element, depth: int) -> list[str]:

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 
+from assistant.chunk_cache import save_chunks
 from assistant.embeddings import Embedder, make_embedder
 from assistant.lexical import lexical_index
 from assistant.models import Chunk
@@ -167,6 +168,7 @@ def _sync(
             np.stack([fresh[c.id] if c.id in fresh else reuse[c.id] for c in chunks]) if chunks else np.zeros((0, 1))
         )
         store.write_generation(chunks, matrix, manifest, before_live=confirm)
+        save_chunks(settings, manifest.collection, chunks)
         lexical_index(settings, manifest.collection, chunks)
         save_vectors(settings, manifest.collection, chunks, matrix)
     else:  # only the error or warning list or file hashes moved: no vectors to write

@@ -258,3 +258,36 @@ def test_any_rst_yields_text_with_only_safe_links_and_no_controls(pieces: list[s
     prose = re.sub(r"`[^`\n]*`", "", FENCE.sub("", out))  # code is kept verbatim, and never a link
     for target in re.findall(r"\]\(([^)\s]*)\)", prose):
         assert safe_url(target) == target, target
+
+
+def test_a_bold_paragraph_alone_labels_what_follows(tmp_path: Path) -> None:
+    # "**Synopsis**" / "**Migration to 2.0**" head their part of a section (SQLAlchemy's guide has 60): they are
+    # the label of the entries after them, not sentences an answer would quote.
+    rst = textwrap.dedent(
+        """\
+        Joins use attributes
+        ====================
+
+        **Synopsis**
+
+        The string forms will all be removed in 2.0.
+
+        **Migration to 2.0**
+
+        Modern versions support the recommended technique, which is to use mapped attributes::
+
+            q = session.query(User).join(User.addresses)
+
+        A sentence with **some bold** words stays a sentence.
+        """
+    )
+    path = tmp_path / "lib" / "2.0" / "guide.rst"
+    path.parent.mkdir(parents=True)
+    path.write_text(rst, encoding="utf-8")
+    entries = [e for c in chunk_document(load_document(path, tmp_path)) for e in c.entries]
+    assert [(e.kind, e.label, e.text[:20]) for e in entries] == [
+        ("paragraph", "Synopsis", "The string forms wil"),
+        ("paragraph", "Migration to 2.0", "Modern versions supp"),
+        ("code", "", "q = session.query(Us"),  # a block of its own: the label heads the block after it
+        ("paragraph", "", "A sentence with some"),
+    ]

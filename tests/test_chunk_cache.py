@@ -1,0 +1,89 @@
+"""A generation's chunks are saved by the writer and read at start without Chroma; a bad file costs a re-read."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assistant.chunk_cache import cached_chunks
+from assistant.generation_cache import cache_folder
+from assistant.knowledge_base import KnowledgeBase
+from assistant.settings import Settings
+from assistant.store import ChunkStore
+from ingest import sync
+from tests.conftest import ROOT
+
+QUESTION = "why does torchrun no longer use port 29500?"
+
+
+def test_the_writer_saves_the_chunks_and_a_start_reads_them_without_chroma(
+    settings: Settings, kb: KnowledgeBase, embedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    manifest = kb.retriever.manifest
+    assert (cache_folder(settings, "chunks", manifest.collection) / "chunks.json").is_file()
+    assert cached_chunks(settings, manifest) == kb.retriever.chunks  # every field, entries and changes too
+
+    def no_read(*_: object, **__: object) -> None:
+        raise AssertionError("the chunks were read from Chroma at start")
+
+    monkeypatch.setattr(ChunkStore, "load_chunks", no_read)
+    again = KnowledgeBase.open(settings, embedder=embedder)
+    assert again.retriever.chunks == kb.retriever.chunks
+    assert again.ask(QUESTION).text == kb.ask(QUESTION).text
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda data: "not json",
+        lambda data: json.dumps({**data, "generation": "chunks-another"}),  # another generation's file
+        lambda data: json.dumps({**data, "chunks": data["chunks"][1:]}),  # fewer chunks than the manifest says
+        lambda data: json.dumps({**data, "chunks": [[1, 2, 3], *data["chunks"][1:]]}),  # a row of the wrong shape
+        lambda data: json.dumps({**data, "format": 99}),
+    ],
+    ids=["garbage", "foreign", "short", "bad-row", "format"],
+)
+def test_a_damaged_or_foreign_chunk_file_is_read_from_chroma_again(
+    corpus_copy: Path, tmp_path: Path, embedder, damage
+) -> None:
+    settings = Settings(corpus_dir=corpus_copy, data_dir=tmp_path / "data")
+    sync(settings, progress=False, embedder=embedder)
+    manifest = ChunkStore.open(settings).manifest()
+    assert manifest is not None
+    path = cache_folder(settings, "chunks", manifest.collection) / "chunks.json"
+    good = cached_chunks(settings, manifest)
+    assert good
+    path.write_text(damage(json.loads(path.read_text(encoding="utf-8"))), encoding="utf-8")
+    assert cached_chunks(settings, manifest) is None
+    kb = KnowledgeBase.open(settings, embedder=embedder)
+    assert kb.retriever.chunks == good  # read from Chroma
+    assert cached_chunks(settings, manifest) == good  # and saved again
+
+
+def test_asking_a_folder_index_never_imports_chromadb(settings: Settings, kb: KnowledgeBase, server_mode) -> None:
+    if server_mode is not None:
+        pytest.skip("an index on a Chroma server is read through its client")
+    probe = (
+        "import json, sys, app\n"
+        "code = app.main(sys.argv[1:])\n"
+        "print(json.dumps({'code': code, 'chromadb': 'chromadb' in sys.modules}))\n"
+    )
+    env = {**os.environ, "RELDOCS_CORPUS_DIR": str(settings.corpus_dir), "RELDOCS_DATA_DIR": str(settings.data_dir)}
+    out = subprocess.run(
+        [sys.executable, "-c", probe, "ask", "--json", QUESTION],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    answer = json.loads(lines[0])
+    assert "OS-assigned free port" in answer["answer"] and answer["citations"]  # answered and cited
+    assert json.loads(lines[-1]) == {"code": 0, "chromadb": False}
