@@ -50,12 +50,11 @@ class ExactVectors:
         chunks: Sequence[Chunk],
         *,
         whole: ChunkStore | None = None,
-        chunk_filter: ChunkFilter | None = None,
     ) -> None:
         _one_blas_thread()
         self.matrix = matrix
         self.ids = [c.id for c in chunks]
-        self.filter = chunk_filter or ChunkFilter(chunks)
+        self.filter = ChunkFilter(chunks)  # the retriever filters its BM25 scores with it too
         self.whole = whole if len(chunks) > EXACT_MAX else None
 
     def query(
@@ -90,7 +89,6 @@ def exact_vectors(
     store: ChunkStore,
     manifest: Manifest,
     chunks: Sequence[Chunk],
-    chunk_filter: ChunkFilter | None = None,
 ) -> ExactVectors | None:
     """The generation's vectors for search in memory: loaded when saved, else fetched from Chroma and saved.
     None above `MATRIX_MAX` chunks, or when they cannot be had (Chroma's own search then serves)."""
@@ -109,7 +107,7 @@ def exact_vectors(
             return None
         matrix = np.stack([stored[c.id] for c in chunks]).astype(np.float32)
         save_vectors(settings, manifest.collection, chunks, matrix)
-    return ExactVectors(matrix, chunks, whole=store, chunk_filter=chunk_filter)
+    return ExactVectors(matrix, chunks, whole=store)
 
 
 def save_vectors(settings: Settings, generation: str, chunks: Sequence[Chunk], matrix: np.ndarray) -> None:

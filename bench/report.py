@@ -335,6 +335,7 @@ def cold_start_section(cold: dict[str, Any], meta: dict[str, Any]) -> list[str]:
                 "embedder",
                 "chunks read",
                 "lexical index loaded",
+                "vectors loaded",
                 "retriever build",
                 "first answer",
                 "total",
@@ -345,22 +346,31 @@ def cold_start_section(cold: dict[str, Any], meta: dict[str, Any]) -> list[str]:
                     c["label"],
                     *(
                         fmt_ms(c["stages_ms"].get(k))
-                        for k in ("imports", "embedder", "load_chunks", "lexical_load", "retriever_build")
+                        for k in (
+                            "imports",
+                            "embedder",
+                            "load_chunks",
+                            "lexical_load",
+                            "vectors_load",
+                            "retriever_build",
+                        )
                     ),
                     fmt_ms(c["stages_ms"].get("first_answer")),
                     fmt_ms(c["stages_ms"].get("total")),
                     f"{c['stages_ms']['lexical_load'] / c['ask']:.0%}",
                 )
                 if "error" not in c["stages_ms"]
-                else (c["label"], f"**failed**: {c['stages_ms']['error']}", *[""] * 7)
+                else (c["label"], f"**failed**: {c['stages_ms']['error']}", *[""] * 8)
                 for c in rows
             ],
         ),
         "",
         "Stages of one more cold start, in ms, timed in a child that runs `app.open_knowledge_base`'s steps one "
-        "by one: *imports* (CLI, core, chromadb, bm25s, onnxruntime), *embedder* (checksum, ONNX session, probe "
-        "check), *chunks read* back from Chroma, *lexical index loaded* (the BM25 index and term frequencies saved "
-        "with the generation; built and saved only when missing), *retriever build* "
+        "by one: *imports* (CLI, core, bm25s, onnxruntime; chromadb only where the index needs its client), "
+        "*embedder* (checksum, ONNX session, probe check), *chunks read* (from the file saved with the generation, "
+        "else back from Chroma), *lexical index loaded* (the BM25 index and term frequencies saved with the "
+        "generation; built and saved only when missing), *vectors loaded* (the generation's matrix, for search "
+        "in memory), *retriever build* "
         "(`HybridRetriever`: the catalog and term statistics), and the *first answer*; the last column is the "
         "lexical load's share of the median cold ask.",
         "",
