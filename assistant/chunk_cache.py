@@ -19,6 +19,7 @@ from assistant.changes import loads as load_changes
 from assistant.document import dumps, loads
 from assistant.generation_cache import cache_folder, written
 from assistant.models import Chunk
+from assistant.store import META_FIELDS
 
 if TYPE_CHECKING:
     from assistant.manifest_store import Manifest
@@ -28,7 +29,6 @@ logger = logging.getLogger(__name__)
 
 _FILE = "chunks.json"
 _FORMAT = 1
-_TEXT_FIELDS = ("source", "title", "product", "version", "kind", "section", "language", "url")  # Chunk's order
 
 
 def cached_chunks(settings: Settings, manifest: Manifest) -> list[Chunk] | None:
@@ -51,8 +51,7 @@ def cached_chunks(settings: Settings, manifest: Manifest) -> list[Chunk] | None:
 def save_chunks(settings: Settings, generation: str, chunks: Sequence[Chunk]) -> None:
     """Keep a generation's chunks for the next start; a failure only costs reading them from Chroma."""
     rows = [
-        [c.id, c.text, *(getattr(c, f) for f in _TEXT_FIELDS), dumps(c.entries), dump_changes(c.changes)]
-        for c in chunks
+        [c.id, c.text, *(getattr(c, f) for f in META_FIELDS), dumps(c.entries), dump_changes(c.changes)] for c in chunks
     ]
     try:
         with written(cache_folder(settings, "chunks", generation)) as tmp:
@@ -62,23 +61,9 @@ def save_chunks(settings: Settings, generation: str, chunks: Sequence[Chunk]) ->
         logger.warning("could not save the chunks of %s: %s", generation, e)
 
 
-def _chunk(
-    id: str,
-    text: str,
-    source: str,
-    title: str,
-    product: str,
-    version: str,
-    kind: str,
-    section: str,
-    language: str,
-    url: str,
-    entries: str,
-    changes: str,
-) -> Chunk:
-    fields = (id, text, source, title, product, version, kind, section, language, url, entries, changes)
-    if not all(isinstance(f, str) for f in fields):
-        raise TypeError("a chunk field is not text")
-    return Chunk(
-        id, text, source, title, product, version, kind, section, language, url, loads(entries), load_changes(changes)
-    )
+def _chunk(id: str, text: str, *fields: str) -> Chunk:
+    """A saved row: id, text, the text fields in `META_FIELDS` order, then entries and changes as JSON."""
+    if len(fields) != len(META_FIELDS) + 2 or not all(isinstance(f, str) for f in (id, text, *fields)):
+        raise TypeError("a saved chunk row has the wrong shape")
+    *meta, entries, changes = fields
+    return Chunk(id, text, *meta, entries=loads(entries), changes=load_changes(changes))

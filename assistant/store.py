@@ -34,7 +34,7 @@ __all__ = ["MANIFEST", "ChunkStore", "Manifest"]
 logger = logging.getLogger(__name__)
 
 GENERATION_PREFIX = "chunks-"
-_META_FIELDS = ("source", "title", "product", "version", "kind", "section", "language", "url")
+META_FIELDS = ("source", "title", "product", "version", "kind", "section", "language", "url")  # Chunk's text fields
 _ADD_BATCH = 1000
 _PAGE = 5000  # rows per get(): well under SQLite's limit on variables in one statement
 
@@ -131,7 +131,7 @@ class ChunkStore:
             Chunk(
                 id=i,
                 text=doc or "",
-                **{k: str((meta or {}).get(k, "")) for k in _META_FIELDS},
+                **{k: str((meta or {}).get(k, "")) for k in META_FIELDS},
                 entries=loads(str((meta or {}).get("entries", ""))),
                 changes=load_changes(str((meta or {}).get("changes", ""))),
             )
@@ -202,7 +202,7 @@ class ChunkStore:
                     metadatas=[
                         # Entries and changes as JSON strings: Chroma's metadata values are scalars.
                         {
-                            **{k: getattr(c, k) for k in _META_FIELDS},
+                            **{k: getattr(c, k) for k in META_FIELDS},
                             "entries": dumps(c.entries),
                             "changes": dump_changes(c.changes),
                             "ordinal": start + n,

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +13,7 @@ from assistant.knowledge_base import KnowledgeBase
 from assistant.settings import Settings
 from assistant.store import ChunkStore
 from ingest import sync
-from tests.conftest import ROOT
+from tests.test_onnx_embedder import run_probe
 
 QUESTION = "why does torchrun no longer use port 29500?"
 
@@ -68,22 +65,7 @@ def test_a_damaged_or_foreign_chunk_file_is_read_from_chroma_again(
 def test_asking_a_folder_index_never_imports_chromadb(settings: Settings, kb: KnowledgeBase, server_mode) -> None:
     if server_mode is not None:
         pytest.skip("an index on a Chroma server is read through its client")
-    probe = (
-        "import json, sys, app\n"
-        "code = app.main(sys.argv[1:])\n"
-        "print(json.dumps({'code': code, 'chromadb': 'chromadb' in sys.modules}))\n"
-    )
-    env = {**os.environ, "RELDOCS_CORPUS_DIR": str(settings.corpus_dir), "RELDOCS_DATA_DIR": str(settings.data_dir)}
-    out = subprocess.run(
-        [sys.executable, "-c", probe, "ask", "--json", QUESTION],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr
-    lines = out.stdout.splitlines()
+    result, lines = run_probe(settings, ["ask", "--json", QUESTION])
     answer = json.loads(lines[0])
     assert "OS-assigned free port" in answer["answer"] and answer["citations"]  # answered and cited
-    assert json.loads(lines[-1]) == {"code": 0, "chromadb": False}
+    assert (result["code"], result["chromadb"]) == (0, False)

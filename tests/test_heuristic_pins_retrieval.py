@@ -118,6 +118,7 @@ class CannedRetriever(Stats):
 
     def __init__(self, chunks: list[Chunk], joint: list[Chunk], by_release: dict[str, list[Chunk]]) -> None:
         super().__init__(chunks)
+        self.chunks, self.by_id = chunks, {c.id: i for i, c in enumerate(chunks)}  # reading order, as the index's
         self.store = FixedStore([], [])
         self.joint, self.by_release = joint, by_release
 

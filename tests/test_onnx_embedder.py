@@ -184,8 +184,26 @@ elif command == "mcp":  # the stdio server closes stdout when its input ends: st
     import interfaces.mcp_server
     interfaces.mcp_server.serve_stdio = lambda *a, **k: None
 code = app.main(sys.argv[1:])
-print(json.dumps({"code": code, "heavy": sorted({m.split(".")[0] for m in sys.modules} & HEAVY)}))
+loaded = {m.split(".")[0] for m in sys.modules}
+print(json.dumps({"code": code, "heavy": sorted(loaded & HEAVY), "chromadb": "chromadb" in loaded}))
 """
+
+
+def run_probe(settings, args: list[str]) -> tuple[dict, list[str]]:
+    """`args` run through app.main in a fresh interpreter over `settings`' corpus and data folder: what the
+    probe reports, and the command's own output lines before it."""
+    env = {**os.environ, "RELDOCS_CORPUS_DIR": str(settings.corpus_dir), "RELDOCS_DATA_DIR": str(settings.data_dir)}
+    out = subprocess.run(
+        [sys.executable, "-c", _PROBE, *args],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    *lines, last = out.stdout.splitlines()
+    return json.loads(last), lines
 
 
 @pytest.mark.parametrize(
@@ -202,18 +220,8 @@ print(json.dumps({"code": code, "heavy": sorted({m.split(".")[0] for m in sys.mo
 def test_answering_commands_never_import_torch(settings, kb, args) -> None:
     if args[0] not in app.cli.commands:
         pytest.skip(f"no {args[0]} command on this branch")
-    env = {**os.environ, "RELDOCS_CORPUS_DIR": str(settings.corpus_dir), "RELDOCS_DATA_DIR": str(settings.data_dir)}
-    out = subprocess.run(
-        [sys.executable, "-c", _PROBE, *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr
-    result = json.loads(out.stdout.splitlines()[-1])
-    assert result == {"code": 0, "heavy": []}, out.stderr
+    result, _ = run_probe(settings, args)
+    assert (result["code"], result["heavy"]) == (0, [])
 
 
 def test_auto_keeps_other_models_on_sentence_transformers_without_a_warning(tmp_path, caplog) -> None:
