@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -11,8 +11,8 @@ from assistant.instructions import instructs
 from assistant.models import Answer, Chunk, Citation, Passage
 from assistant.query import Query
 from assistant.refusals import TermStats, refusal
-from assistant.text import is_symbol, tokens
-from assistant.units import HEADING_ENTRY, Unit, excerpt, units_of
+from assistant.text import is_identifier, is_symbol, tokens
+from assistant.units import HEADING_ENTRY, SHOWN_CODE_CHARS, Unit, excerpt, units_of
 
 MAX_UNITS = 5
 MAX_GROUPS = 3  # passages quoted in one answer
@@ -26,6 +26,7 @@ NO_TERMS_COVERAGE = 0.5  # a question with no content terms ("what's new in 2.11
 NEIGHBOUR_RATIO = 0.5  # the best passage's further sentences need this share of the best coverage
 GROUP_UNITS = 3  # sentences quoted from the best passage
 FIX_RATIO = 0.6  # a how-question's best instruction is added when it scores this close to the best sentence
+CODE_LINES = 2  # lines of an instruction's example quoted with it, those using the code names asked about
 FIX_UNITS = 3  # ... with the other instructions of its entry that score as well, up to this many in all
 RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches
 BUG_FIX_PENALTY = 0.2  # sentences under a "Bug fixes" heading rank below changes, unless the question is about a bug
@@ -90,9 +91,12 @@ class ExtractiveAnswerer:
 
     mode = "extractive"
 
-    def __init__(self, stats: TermStats, *, max_units: int = MAX_UNITS) -> None:
+    def __init__(
+        self, stats: TermStats, *, max_units: int = MAX_UNITS, following: Callable[[Chunk], Chunk | None] | None = None
+    ) -> None:
         self.stats = stats
         self.max_units = max_units
+        self.following = following  # the chunk after one in its section (where its example may continue)
         # The refusal checks ask for the same question's best coverage over the same passages more than once.
         self._coverage: dict[tuple[object, ...], float] = {}
 
@@ -175,7 +179,45 @@ class ExtractiveAnswerer:
                 group = groups.setdefault(fix.p_idx, [])
                 same = [c for c in fixes if c.p_idx == fix.p_idx and c.unit.entry == fix.unit.entry]
                 group.extend(c for c in same[:FIX_UNITS] if all(s.u_idx != c.u_idx for s in group))
+        for fix in self._named_fix(query, ranked, best) if query.asks_how else ():
+            group = groups.setdefault(fix.p_idx, [])
+            if all(s.u_idx != fix.u_idx for s in group):
+                group.append(fix)
         return [self._with_leads(sorted(g, key=lambda s: s.u_idx), passages) for g in groups.values()]
+
+    def _code_shown(self, group: Sequence[Scored], chunk: Chunk, symbols: frozenset[str]) -> str:
+        """The lines of the example after a quoted instruction that use a code name the question asks about
+        ("… may be used directly …::" then `metadata_obj.create_all(engine)`): a how-question's fix is often
+        only in the example, which may open the section's next chunk."""
+        lines: dict[str, None] = {}
+        for s in group:
+            code = s.unit.code
+            if not code and s.unit.closes and self.following and (nxt := self.following(chunk)) and nxt.entries:
+                code = nxt.entries[0].text if nxt.entries[0].kind == "code" else ""
+            if not code or not _tells(s.unit):
+                continue
+            for line in code.splitlines():
+                line = line.strip()
+                if line and "`" not in line and len(line) <= SHOWN_CODE_CHARS and symbols & set(tokens(line)):
+                    lines[line] = None
+        return " ".join(f"`{c}`" for c in list(lines)[:CODE_LINES])
+
+    def _named_fix(self, query: Query, ranked: Sequence[Scored], best: float) -> list[Scored]:
+        """A how-question's fix from the entry whose own words name what it asks about (the question's rarest
+        term the docs know). Under a heading that names it, every sentence shares that term through the heading,
+        so the entry stating the change can rank below its neighbours; its instructions are what the asker needs.
+        """
+        terms = Terms.of(query.topic, self.stats)
+        known = [t for t in terms.weights if self.stats.knows(t) or terms.spellings.get(t)]
+        if not known:
+            return []
+        key = max(known, key=terms.weights.__getitem__)
+        spelled = {key} | terms.spellings.get(key, frozenset())
+        named = next((c for c in ranked if spelled & c.unit.tokens and c.score >= FIX_RATIO * best), None)
+        if named is None:
+            return []
+        entry = [c for c in ranked if c.p_idx == named.p_idx and c.unit.entry == named.unit.entry]
+        return [c for c in entry if _tells(c.unit)][:FIX_UNITS]
 
     @staticmethod
     def _then_now(best: Scored, passages: Sequence[Passage]) -> Scored | None:
@@ -218,8 +260,11 @@ class ExtractiveAnswerer:
         quotes: dict[int, str] = {}
         lines: list[str] = []
         draft = Answer(question=query.question, text="", found=True, language=query.language, final=False)
+        symbols = _symbols(query) if query.asks_how else frozenset()
         for group in groups:
             said = " ".join(_full_stop(s.unit.text) for s in group)
+            shown = self._code_shown(group, passages[group[0].p_idx].chunk, symbols)
+            said = f"{said} {shown}" if shown else said
             marks = ""
             for p_idx in dict.fromkeys([group[0].p_idx] + [o for s in group for o in s.also]):
                 numbers.setdefault(p_idx, len(numbers) + 1)
@@ -257,6 +302,12 @@ def _tells(unit: Unit) -> bool:
     """The unit says what to do: an instruction, or a row of a table (of removed names and their
     replacements, of old and new spellings)."""
     return unit.kind == "row" or instructs(unit.text)
+
+
+def _symbols(query: Query) -> frozenset[str]:
+    """The code names a question asks about, as the docs may spell them."""
+    names = {t for t in query.terms if is_identifier(t)}
+    return frozenset(names.union(*(alts for t, alts in query.spellings if t in names)))
 
 
 def _similar(a: Unit, b: Unit) -> bool:

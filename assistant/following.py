@@ -22,12 +22,18 @@ def with_following(passages: Sequence[Passage], chunks: Sequence[Chunk], positio
     out = list(passages)
     have = {p.chunk.id for p in passages}
     for passage in passages[:FOLLOWING_FROM]:
-        i = position.get(passage.chunk.id)
-        if i is None or i + 1 >= len(chunks):
-            continue
-        nxt = chunks[i + 1]
-        if nxt.id in have or nxt.source != passage.chunk.source or nxt.section != passage.chunk.section:
+        nxt = next_in_section(passage.chunk, chunks, position)
+        if nxt is None or nxt.id in have:
             continue
         have.add(nxt.id)
         out.append(Passage(nxt, passage.score))
     return out
+
+
+def next_in_section(chunk: Chunk, chunks: Sequence[Chunk], position: Mapping[str, int]) -> Chunk | None:
+    """The chunk after `chunk` when it continues the same section of the same document."""
+    i = position.get(chunk.id)
+    if i is None or i + 1 >= len(chunks):
+        return None
+    nxt = chunks[i + 1]
+    return nxt if nxt.source == chunk.source and nxt.section == chunk.section else None

@@ -15,7 +15,7 @@ from assistant.answering import Answerer, ExtractiveAnswerer
 from assistant.chunk_cache import cached_chunks, save_chunks
 from assistant.embeddings import Embedder, make_embedder
 from assistant.errors import ReldocsError
-from assistant.following import with_following
+from assistant.following import next_in_section, with_following
 from assistant.lexical import LexicalIndex, lexical_index
 from assistant.messages import say
 from assistant.models import Answer, Chunk, Passage
@@ -48,7 +48,7 @@ class KnowledgeBase:
     def __init__(self, settings: Settings, retriever: HybridRetriever, answerer: Answerer | None = None) -> None:
         self.settings = settings
         self.retriever = retriever
-        self.extractive = ExtractiveAnswerer(retriever, max_units=settings.top_k)
+        self.extractive = ExtractiveAnswerer(retriever, max_units=settings.top_k, following=self._next_in_section)
         self.answerer: Answerer = answerer or self.extractive
         self._stamp = retriever.store.stamp()
         self._reload_lock = threading.Lock()
@@ -221,6 +221,9 @@ class KnowledgeBase:
             passages = with_following(passages, self.retriever.chunks, self.retriever.by_id)
         yield from self.answerer.stream(query, passages)
         timings["answer"] = (time.perf_counter() - started) * 1e3
+
+    def _next_in_section(self, chunk: Chunk) -> Chunk | None:
+        return next_in_section(chunk, self.retriever.chunks, self.retriever.by_id)
 
     def _precheck(self, query: Query) -> Answer | None:
         reason = refusals.before_search(query, self.retriever.catalog)

@@ -38,6 +38,8 @@ class Unit:
     # matched against them the same way. Other questions see `tokens`, the sentence's own words.
     glossed: frozenset[str] | None = None
     kind: str = "paragraph"  # the kind of entry it comes from: "paragraph", "item" or "row" (of a table)
+    code: str = ""  # the code block right after its paragraph ("… may be used::" and the example)
+    closes: bool = False  # its paragraph ends the chunk: the code after it may open the next one
 
 
 def entries(chunk: Chunk) -> tuple[Entry, ...]:
@@ -52,15 +54,15 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
     entry = 0
     heading = chunk.section.rsplit(" › ", 1)[-1]
 
-    def unit(text: str, lead: bool, entry: int, kind: str = "paragraph", shown: str = "") -> Unit:
+    def unit(text: str, lead: bool, entry: int, kind: str, shown: str, code: str, closes: bool) -> Unit:
         # Code shown with a sentence is quoted, not matched: the sentence says what it is for.
         words = text.removesuffix(f" `{shown}`") if shown else text
         glossed = frozenset(tokens(translate_french(words))) if chunk.language == "fr" else None
-        return Unit(text, frozenset(tokens(words)), lead, entry, glossed, kind)
+        return Unit(text, frozenset(tokens(words)), lead, entry, glossed, kind, code, closes)
 
     if _HEADLINE.search(heading) and ": " not in heading:
         # Some notes put the whole change in a `###` heading ("…now raises `NotImplementedError`…").
-        out.append(unit(heading, True, HEADING_ENTRY))
+        out.append(unit(heading, True, HEADING_ENTRY, "paragraph", "", "", False))
     parts = entries(chunk)
     for n, part in enumerate(parts):
         if part.kind == "code":
@@ -70,9 +72,12 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
         shown = _one_line_code(parts[n + 1]) if n + 1 < len(parts) and said and said[-1].endswith(":") else ""
         if shown:  # "You can install the tool from PyPI: `pip install bump-pydantic`": the fix is the code
             said[-1] = f"{said[-1]} `{shown}`"
+        code = parts[n + 1].text if not shown and n + 1 < len(parts) and parts[n + 1].kind == "code" else ""
+        closes = n + 1 == len(parts)
         for i, sentence in enumerate(said):
             if len(sentence) >= MIN_SENTENCE_CHARS and not (sentence.endswith(":") and len(sentence) < INTRO_CHARS):
-                out.append(unit(sentence, i == 0, entry, part.kind, shown if i == len(said) - 1 else ""))
+                last = i == len(said) - 1
+                out.append(unit(sentence, i == 0, entry, part.kind, shown if last else "", code, closes))
     return tuple(out)
 
 

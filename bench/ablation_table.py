@@ -118,6 +118,12 @@ ABLATIONS: tuple[Ablation, ...] = (
         "no fix added after choosing (FIX_RATIO=inf)",
         (A, "FIX_RATIO", INFINITE),
     ),
+    _ab(
+        "_named_fix",
+        "a how-question gets no fix from the entry naming its rarest term",
+        (A + ".ExtractiveAnswerer", "_named_fix", lambda self, *args: []),
+    ),
+    _ab("CODE_LINES", "no line of an instruction's example is quoted (0)", (A, "CODE_LINES", 0)),
     _ab("FIX_UNITS", "a how-question's fix is one instruction, without its entry's others (1)", (A, "FIX_UNITS", 1)),
     _ab(
         "FOLLOWING_FROM",

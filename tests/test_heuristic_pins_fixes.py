@@ -66,3 +66,55 @@ def test_a_fix_brings_the_other_instructions_of_its_entry() -> None:
     text = _ask("Can I just delete the copy arguments from my df.rename calls?", passages(chunks), chunks)
     assert "Use `.copy` to trigger an eager copy." in text
     assert "safely removed" in text
+
+
+def test_a_how_question_gets_the_fix_of_the_entry_that_names_what_it_asks_about() -> None:
+    # _named_fix. Under a heading naming `GenericModel`, every entry shares that word through the heading, so
+    # entries with more of the question's other words outrank the one that states the removal; its
+    # instruction ("Instead, …") is the answer, and the other entries' "If you need to …" is not.
+    section = "Changes to `pydantic.generics.GenericModel`"
+    chunks = [
+        make("For example, you should not do `isinstance(my_model, MyGenericModel[int])`.", section=section),
+        make("Mixing of V1 and V2 models is not supported for generic models.", section=section, n=1),
+        make("If you need to perform `isinstance` checks, you can do this by subclassing.", section=section, n=2),
+        make(
+            "The `pydantic.generics.GenericModel` class is no longer necessary, and has been removed. "
+            "Instead, you can now create generic `BaseModel` subclasses by adding `Generic` as a parent class.",
+            section=section,
+            n=3,
+        ),
+    ]
+    # The rest of the guide, where "V2" and "models" are everywhere and `GenericModel` is not.
+    chunks += [make(f"V2 models validate field {i} differently.", section=f"Field {i}", n=4 + i) for i in range(4)]
+    text = _ask("Importing GenericModel fails in V2. How do I write generic models now?", passages(chunks), chunks)
+    assert "as a parent class" in text
+
+
+def test_an_instructions_example_lines_using_the_asked_name_are_quoted() -> None:
+    # CODE_LINES. The instruction says an engine "may still be used directly"; what to write is only in its
+    # example. The lines using `create_all` are quoted with it, the others are not.
+    said = Entry("paragraph", "The `Engine` may still be used directly as the source of connectivity for:")
+    code = Entry("code", "metadata_obj = MetaData()\n\nmetadata_obj.create_all(engine)\nmetadata_obj.reflect(engine)")
+    fix = make(entries=(said, code), section="Bound metadata removed")
+    other = make("Bound metadata is removed.", section="Bound metadata removed", n=1)
+    chunks = [fix, other]
+    text = _ask("MetaData(bind=engine) stopped working. How do I run create_all now?", passages(chunks), chunks)
+    assert "`metadata_obj.create_all(engine)`" in text
+    assert "reflect" not in text
+
+
+def test_an_instructions_example_is_read_from_the_next_chunk_of_its_section() -> None:
+    # CODE_LINES, across a chunk boundary: the instruction closes one chunk and its example opens the next.
+    said = "For backwards compatibility, the following context manager may be used:"
+    intro = make(entries=(Entry("paragraph", said),), section="Session subtransactions removed")
+    code = Entry(
+        "code", "@contextlib.contextmanager\ndef transaction(session):\n    with session.begin():\n        yield"
+    )
+    example = make(entries=(code,), section="Session subtransactions removed", n=1)
+    chunks = [intro, example]
+    query = build_query("How do I replace session.begin(subtransactions=True)?", Catalog.learn(chunks))
+    answerer = ExtractiveAnswerer(Stats(chunks), following=lambda c: example if c.id == intro.id else None)
+    text = list(answerer.stream(query, [Passage(intro, 1.0)]))[-1].text
+    assert "`with session.begin():`" in text
+    alone = list(ExtractiveAnswerer(Stats(chunks)).stream(query, [Passage(intro, 1.0)]))[-1].text
+    assert "session.begin():" not in alone
