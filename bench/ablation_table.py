@@ -56,8 +56,8 @@ def _ab(
 class _UnlimitedAnswerer(ExtractiveAnswerer):
     """The extractive answerer with no cap on quoted sentences (the knowledge base passes `top_k`)."""
 
-    def __init__(self, stats: Any, *, max_units: int = 0) -> None:
-        super().__init__(stats, max_units=UNLIMITED)
+    def __init__(self, stats: Any, *, max_units: int = 0, following: Any = None) -> None:
+        super().__init__(stats, max_units=UNLIMITED, following=following)
 
 
 _terms_of = Terms.of.__func__  # type: ignore[attr-defined]

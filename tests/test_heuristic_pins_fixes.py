@@ -71,7 +71,7 @@ def test_a_fix_brings_the_other_instructions_of_its_entry() -> None:
 def test_a_how_question_gets_the_fix_of_the_entry_that_names_what_it_asks_about() -> None:
     # _named_fix. Under a heading naming `GenericModel`, every entry shares that word through the heading, so
     # entries with more of the question's other words outrank the one that states the removal; its
-    # instruction ("Instead, …") is the answer, and the other entries' "If you need to …" is not.
+    # instruction ("Instead, …") is the answer.
     section = "Changes to `pydantic.generics.GenericModel`"
     chunks = [
         make("For example, you should not do `isinstance(my_model, MyGenericModel[int])`.", section=section),
