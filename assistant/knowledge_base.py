@@ -232,7 +232,9 @@ class KnowledgeBase:
     def _evidence(self, query: Query, passages: Sequence[Passage]) -> refusals.Reason | None:
         best = self.extractive.best_coverage(query, passages)
         topic = self.extractive.best_coverage(query.topic, passages) if query.product_terms else best
-        return refusals.after_search(query, passages, self.retriever, best, topic)
+        # Names are looked for in the docs of the products the question is about, not in every product's.
+        stats = self.retriever.within(query.products or query.prefer_products)
+        return refusals.after_search(query, passages, stats, best, topic)
 
     def _from_release(
         self, query: Query, passages: Sequence[Passage]
@@ -258,7 +260,12 @@ class KnowledgeBase:
     def _release(self, query: Query, passages: Sequence[Passage], own: Sequence[Passage]) -> refusals.Reason | None:
         best = self.extractive.best_coverage
         coverage = (best(query, own) if own else 0.0, best(query, passages))
-        return refusals.release(query, passages, own, bool(own) and self._evidence(query, own) is None, coverage)
+        # What a release did is that release's to say; a fix may come from the release that deprecated the thing
+        # ("fails after upgrading to 3.0: how do I pass it now?"), its version shown beside it.
+        ranked = [] if query.asks_how else self.extractive.scored_units(query, passages)
+        leads = not ranked or query.prefers(passages[ranked[0].p_idx].chunk)
+        ok = bool(own) and self._evidence(query, own) is None
+        return refusals.release(query, passages, own, ok, coverage, leads=leads)
 
     def _truncation_note(self, language: str) -> str:
         return say("truncated", language, n=self.settings.max_question_chars)

@@ -155,6 +155,7 @@ class Query:
     prefer_products: tuple[str, ...] = ()  # products the question names; their passages rank higher
     truncated: bool = False  # the question was longer than `max_chars` and was cut
     product_terms: tuple[str, ...] = ()  # terms that name a product the question names ("pydant", "panda")
+    values: tuple[str, ...] = ()  # the asker's own names, passed to a call in the question (`app=my_app`, `f(x)`)
 
     @property
     def topic(self) -> Query:
@@ -240,6 +241,18 @@ _HOW = re.compile(
     re.IGNORECASE,
 )
 _NOT_NAMES = frozenset(["ok", "okay", "faq", "api", "apis"])
+_CALL_ARGS = re.compile(r"(?<=[\w\]])\(([^()]*)\)")
+_ARG = re.compile(r"\s*(?:\w+\s*=\s*)?(\w+)\s*")
+
+
+def call_values(question: str) -> list[str]:
+    """Bare names passed to a call in a question (`AsyncClient(app=my_asgi_app)`, `F.all_reduce(x)`): the
+    asker's own variables, which no release doc names."""
+    return [
+        m.group(1).lower() for args in _CALL_ARGS.findall(question) for a in args.split(",") if (m := _ARG.fullmatch(a))
+    ]
+
+
 _QUOTED = re.compile(r"[\"“«]\s*([^\"”»]{2,40}?)\s*[\"”»]|\{%-?\s*(\w{2,40})")
 # What a question asks the versions of is a name even in lower case ("the minimum version of polars").
 _VERSIONS_OF = re.compile(r"\bversions?\s+(?:minimale?s?\s+)?(?:of|de|d')\s*([^\W\d_][\w+-]*)", re.IGNORECASE)
@@ -344,6 +357,7 @@ def build_query(
         prefer_products=prefer_products,
         truncated=truncated,
         product_terms=tuple(t for t in terms if t in naming),
+        values=tuple(dict.fromkeys(call_values(question))),
     )
 
 

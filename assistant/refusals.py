@@ -7,6 +7,8 @@ question with no topic), `after_search` (names no document contains, too little 
 
 from __future__ import annotations
 
+import builtins
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
@@ -84,13 +86,20 @@ def after_search(
 
 
 def release(
-    query: Query, passages: Sequence[Passage], own: Sequence[Passage], own_ok: bool, coverage: tuple[float, float]
+    query: Query,
+    passages: Sequence[Passage],
+    own: Sequence[Passage],
+    own_ok: bool,
+    coverage: tuple[float, float],
+    *,
+    leads: bool = True,
 ) -> Reason | None:
     """A question about a release is answered from that release's docs, or not at all: quoting another
     release's notes would read as "yes, in the one you asked about". `own` are the passages of the releases
-    asked about, `own_ok` whether they pass `after_search`, `coverage` their best coverage and the overall best.
+    asked about, `own_ok` whether they pass `after_search`, `coverage` their best coverage and the overall best,
+    `leads` whether the best sentence to quote (the asked release's ranking bonus included) is theirs.
     """
-    if own and own_ok and coverage[0] >= OWN_RELEASE * coverage[1]:
+    if own and own_ok and leads and coverage[0] >= OWN_RELEASE * coverage[1]:
         return None
     others = sort_versions({p.chunk.version for p in passages if p.chunk.version and p not in own})
     return Reason("other_releases", names=query.prefer, others=tuple(others))
@@ -144,7 +153,9 @@ def missing_symbols(query: Query, stats: TermStats) -> list[str]:
     missing = []
     spellings = dict(query.spellings)
     for term in query.terms:
-        if not is_identifier(term) or stats.knows(term) or any(stats.knows(a) for a in spellings.get(term, ())):
+        if term in query.values or not is_identifier(term) or stats.knows(term):
+            continue
+        if any(stats.knows(a) for a in spellings.get(term, ())):
             continue
         parts = [p for p in term.lstrip("@").split(".") if p]  # `@root_validator` where docs say `root_validator`
         # `cfg.max_autotune_x` is known when its distinctive last part is; `torch.made.up` is not. A member used
@@ -156,6 +167,12 @@ def missing_symbols(query: Query, stats: TermStats) -> list[str]:
         if not (is_symbol(last) and stats.knows(last)) and not member and not spelled:
             missing.append(term)
     return missing
+
+
+# Names of the asker's setting, not of what is asked: acronyms ("CI", "LAN", "HMAC", "ASCII") and Python's own
+# exceptions and warnings ("ImportError", "DeprecationWarning"). Release notes leave them unsaid.
+_ACRONYM = re.compile(r"[A-Z]{2,5}s?")
+_BUILTINS = frozenset(dir(builtins))
 
 
 def unknown_names(query: Query, stats: TermStats) -> list[str]:
@@ -170,4 +187,5 @@ def unknown_names(query: Query, stats: TermStats) -> list[str]:
             or (len(token) >= 3 and not token[-1].isalnum() and stats.knows_prefix(token))
         )
 
-    return [n for n in query.names if not all(known(t) for t in tokens(n) or [n.lower()])]
+    hinges = [n for n in query.names if not _ACRONYM.fullmatch(n) and n not in _BUILTINS]
+    return [n for n in hinges if not all(known(t) for t in tokens(n) or [n.lower()])]

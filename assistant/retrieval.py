@@ -15,6 +15,7 @@ from assistant.embeddings import Embedder
 from assistant.lexical import LexicalIndex
 from assistant.models import Chunk, Passage
 from assistant.query import Query
+from assistant.refusals import TermStats
 from assistant.store import ChunkStore, Manifest
 from assistant.text import tokens
 from assistant.vectors import ExactVectors
@@ -107,8 +108,14 @@ class HybridRetriever:
 
     def knows(self, token: str) -> bool:
         """The index holds `token`, or a dotted name that ends with it or starts with it (`finders.find` is in
-        `staticfiles.finders.find`, `django.utils.timezone` in `django.utils.timezone.utc`)."""
-        return token in self._idf or token in self._tails or ("." in token and self.knows_prefix(token + "."))
+        `staticfiles.finders.find`, `django.utils.timezone` in `django.utils.timezone.utc`), or a snake_case
+        name that starts with it (`SECRET_KEY` in `SECRET_KEY_FALLBACKS`)."""
+        return (
+            token in self._idf
+            or token in self._tails
+            or ("." in token and self.knows_prefix(token + "."))
+            or ("_" in token.strip("_") and self.knows_prefix(token.rstrip("_") + "_"))
+        )
 
     def spellings(self, symbol: str) -> list[str]:
         """Other ways the docs write a symbol of a question: through import aliases (`np.float_` ->
@@ -125,6 +132,13 @@ class HybridRetriever:
                 # `model.dict()` is `dict()` in a table of renamed methods, `BaseModel.dict` elsewhere.
                 alts += self._members.get(member, []) + ([member] if member in self._idf else [])
         return list(dict.fromkeys(a for a in alts if a != symbol))
+
+    def within(self, products: Sequence[str]) -> TermStats:
+        """These statistics as the docs of `products` alone know words (all of them when no product is given)."""
+        from assistant.scoped_terms import ScopedTerms
+
+        allowed = self.filter.mask(None, products) if products else None
+        return self if allowed is None else ScopedTerms(self, self.bm25, allowed)
 
     def knows_prefix(self, prefix: str) -> bool:
         """Some indexed token starts with `prefix` ("c++" for "c++20")."""

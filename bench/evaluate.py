@@ -196,7 +196,8 @@ def _score_one(kb: SupportsAsk, question: dict[str, Any]) -> dict[str, Any]:
 
     text = getattr(answer, "text", "") or ""
     found = bool(getattr(answer, "found", False))
-    cited = [str(c.source) for c in getattr(answer, "citations", ()) or ()]
+    citations = getattr(answer, "citations", ()) or ()
+    cited = [str(c.source) for c in citations]
     timings = getattr(answer, "timings_ms", None) or {}
     latency = float(timings.get("total", elapsed_ms))
 
@@ -218,7 +219,11 @@ def _score_one(kb: SupportsAsk, question: dict[str, Any]) -> dict[str, Any]:
         result["missing_phrases"] = missing
         result["expected_sources"] = sorted(expected)
         result["answer_ok"] = error is None and found and not missing
-        result["source_ok"] = error is None and any(source in expected for source in cited)
+        # A changelog holds every release in one file: there the citation must also be of the release asked about.
+        versions = set(question.get("versions") or ())
+        result["source_ok"] = error is None and any(
+            str(c.source) in expected and (not versions or c.version in versions) for c in citations
+        )
         result["false_refusal"] = error is None and not found
         result["ok"] = result["answer_ok"] and result["source_ok"]
     else:

@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 # 8: chunks carry the changes their entries announce (ingest.changes)
 # 9: an entry's further paragraphs and code labels announce no change of their own
 # 10: a paragraph of bold text alone ("**Synopsis**") labels the entries after it
-CHUNKER_VERSION = 10
+# 11: Markdown's setext headings are headings; a bold paragraph over a list names the list's section
+CHUNKER_VERSION = 11
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 
@@ -289,18 +290,26 @@ def _open_fence(text: str) -> str:
 
 def _labels_joined(blocks: list[Block]) -> list[Block]:
     """A paragraph of bold text alone ("**Synopsis**", "**Migration to 2.0**") heads the block after it in its
-    section: joined to it, it is that block's label line (`ingest.entries`), not a sentence of its own."""
+    section: joined to it, it is that block's label line (`ingest.entries`), not a sentence of its own. Before a
+    list ("**Deprecations**" over a release's entries, as changelogs write) it names the list's section."""
     out: list[Block] = []
+    heads: tuple[tuple[str, ...], str] | None = None  # the section a bold label opened, and that label
     for block in blocks:
         before = out[-1] if out else None
-        if (
+        bold = (
             before is not None
             and before.kind == "para"
-            and BOLD_LABEL.fullmatch(before.text.strip())
             and block.section == before.section
-            and block.kind != "item"
-            and not block.label
-        ):
+            and BOLD_LABEL.fullmatch(before.text.strip())
+        )
+        if bold and block.kind == "item":
+            out.pop()
+            heads = (block.section, clean_heading(bold.group(1)))
+        if heads and block.kind == "item" and block.section == heads[0]:
+            out.append(Block((*block.section, heads[1]), block.lines, block.kind, block.label))
+            continue
+        heads = None
+        if bold and not block.label:
             out[-1] = Block(block.section, [*before.lines, *block.lines], block.kind)
         else:
             out.append(block)

@@ -1,8 +1,10 @@
-"""Markdown block syntax beyond CommonMark that release docs use, read as plain structure: MkDocs (Material)
-admonitions and content tabs, and GitHub pipe tables.
+"""Markdown block syntax read as plain structure: setext headings (`Title` over a `===` or `---` line) as `#`
+headings, and beyond CommonMark, MkDocs (Material) admonitions and content tabs, and GitHub pipe tables.
 
-Hand-written line rules: markdown-it-py would parse tables, but its tokens would have to be turned back into the
-Markdown the chunker reads; these few patterns do that directly. Code is set aside before they run.
+Setext headings are found by markdown-it-py, whose block parser knows when a `---` line is a heading's underline
+and when it is a rule, a list's or a code block's. The rest are hand-written line rules: markdown-it-py would
+parse tables, but its tokens would have to be turned back into the Markdown the chunker reads; these few
+patterns do that directly. Code is set aside before they run.
 """
 
 from __future__ import annotations
@@ -13,6 +15,27 @@ import re
 # `=== "Tab"` content tabs. Their markers become plain labels; the indented content under them stays.
 _ADMONITION = re.compile(r'^(\s*)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"([^"]*)")?\s*$', re.MULTILINE)
 _TAB = re.compile(r'^(\s*)===\+?\s+"([^"]+)"\s*$', re.MULTILINE)
+
+
+def atx_headings(body: str) -> str:
+    """`body` with its top-level setext headings written as `#`/`##` headings, the form the chunker and the
+    changelog reader look for (changelogs kept as Markdown often underline their release lines)."""
+    if not _UNDERLINE.search(body):
+        return body
+    from markdown_it import MarkdownIt  # only for a body that may hold one: the import costs 30 ms
+
+    lines = body.split("\n")
+    underlines = set()
+    for token in MarkdownIt("commonmark").parse(body):
+        if token.type == "heading_open" and token.level == 0 and token.markup in ("=", "-") and token.map:
+            start, end = token.map  # the title's lines, then the underline
+            title = " ".join(line.strip() for line in lines[start : end - 1])
+            lines[start : end - 1] = [f"{'#' if token.markup == '=' else '##'} {title}"] + [""] * (end - start - 2)
+            underlines.add(end - 1)
+    return "\n".join(line for i, line in enumerate(lines) if i not in underlines)
+
+
+_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$", re.MULTILINE)
 
 
 def markdown_blocks(text: str) -> str:

