@@ -22,7 +22,7 @@ def atx_headings(body: str) -> str:
     changelog reader look for (changelogs kept as Markdown often underline their release lines)."""
     if not _UNDERLINE.search(body):
         return body
-    from markdown_it import MarkdownIt  # only for a body that may hold one: the import costs 30 ms
+    from markdown_it import MarkdownIt  # imported only for a body that may hold a setext heading
 
     lines = body.split("\n")
     underlines = set()

@@ -88,6 +88,18 @@ def test_ids_are_unique_across_every_set() -> None:
     check_unique_ids({name: load_questions(set_questions(name)) for name in SET_NAMES})
 
 
+def test_the_changelog_set_names_the_release_of_every_answer() -> None:
+    from bench.fetch_changelogs import CHANGELOGS
+
+    questions = load_questions(Path(__file__).resolve().parents[1] / "bench" / "questions-changelogs.jsonl")
+    files = {f"{product}/{Path(inner).name}" for product, (_, inner) in CHANGELOGS.items()}
+    assert len(questions) >= 30 and sum(not q["answerable"] for q in questions) >= 5
+    for q in questions:
+        assert set(q["sources"]) <= files, q["id"]
+        assert bool(q["answerable"]) == bool(q["sources"]) == bool(q["versions"]), q["id"]
+        assert all(not _MARKUP_IN_PHRASE.search(p) for p in q["must_contain"]), q["id"]
+
+
 @needs_docs
 @pytest.mark.parametrize("name", PRODUCT_SETS)
 def test_expected_phrases_occur_in_the_cited_docs(name: str) -> None:
