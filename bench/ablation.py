@@ -57,6 +57,7 @@ FAST_TESTS = (
     "tests/test_heuristic_pins_retrieval.py",
     "tests/test_heuristic_pins_fixes.py",
     "tests/test_heuristic_pins_wording.py",
+    "tests/test_heuristic_pins_names.py",
     "tests/test_refusals.py",
 )
 CHECKS = ("answer", "source", "refusal")
@@ -339,7 +340,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--sets",
         nargs="+",
-        choices=(*SETS, COMBINED),
+        choices=(*SETS, COMBINED, ev.CHANGELOG_SET),
         default=list(SETS),
         help="evaluation sets to score, each over its own index; 'all' adds every set over one combined index",
     )

@@ -12,10 +12,12 @@ from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
+from assistant import refusals
 from assistant.answering import ExtractiveAnswerer, Scored, Terms
 from assistant.instructions import instructs
 from assistant.knowledge_base import KnowledgeBase
 from assistant.models import Passage
+from assistant.retrieval import HybridRetriever
 from assistant.units import excerpt
 
 NEVER = re.compile(r"(?!)()")  # never matches; its group keeps `sub(r"\1", …)` valid
@@ -77,6 +79,17 @@ def _with_leads_off(self: Any, group: list[Scored], passages: Any) -> list[Score
     return sorted(group, key=lambda s: s.u_idx)
 
 
+_release_rule = refusals.release
+
+
+def _release_led_by_any(*args: Any, leads: bool = True) -> Any:
+    return _release_rule(*args)
+
+
+def _knows_no_snake_prefix(self: HybridRetriever, token: str) -> bool:
+    return token in self._idf or token in self._tails or ("." in token and self.knows_prefix(token + "."))
+
+
 ABLATIONS: tuple[Ablation, ...] = (
     # assistant/answering.py: scoring sentences, choosing what to quote
     _ab(
@@ -131,6 +144,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("assistant.following", "FOLLOWING_FROM", 0),
     ),
     _ab(
+        "RELEASE_SPAN",
+        "a how-question reads no other section of a changelog release (0)",
+        ("assistant.following", "RELEASE_SPAN", 0),
+    ),
+    _ab(
         "_with_leads",
         "a sentence does not bring its entry's lead",
         (A + ".ExtractiveAnswerer", "_with_leads", _with_leads_off),
@@ -172,6 +190,13 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("release rule", "never refuse for 'only other releases answer'", (R, "release", lambda *args: None)),
     _ab("missing_symbols", "invented symbols are not refused", (R, "missing_symbols", lambda query, stats: [])),
     _ab("unknown_names", "unknown proper names are not refused", (R, "unknown_names", lambda query, stats: [])),
+    _ab("_ACRONYM", "an acronym of the asker's setting ('CI', 'LAN') must be in the docs", (R, "_ACRONYM", NEVER)),
+    _ab("_BUILTINS", "Python's own exceptions ('ImportError') must be in the docs", (R, "_BUILTINS", frozenset())),
+    _ab(
+        "release rule leads",
+        "a release answers when it covers well enough, whichever release's sentence ranks first",
+        (R, "release", _release_led_by_any),
+    ),
     # assistant/query.py
     _ab("_HOW", "no question is a how-question", (Q, "_HOW", NEVER)),
     _ab("FRENCH_GLOSSARY", "no French-to-English glossary (search and terms)", (Q, "_GLOSSARY_FOLDED", {})),
@@ -179,6 +204,7 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("_VERSIONS_OF", "what a question asks the versions of is no name", (Q, "_VERSIONS_OF", NEVER)),
     _ab("_NOT_NAMES", "'API', 'FAQ' count as names", (Q, "_NOT_NAMES", frozenset())),
     _ab("_MAJOR", "'pandas 3' names no release", (Q, "_MAJOR", NEVER)),
+    _ab("call_values", "names passed in a call (`app=my_app`) must be in the docs", (Q, "call_values", lambda q: [])),
     _ab("is_follow_up", "no question leans on the conversation", (Q, "is_follow_up", lambda terms: False)),
     _ab("with_spellings", "no docs' spellings of symbols", (K, "with_spellings", lambda query, spell: query)),
     _ab("GENERIC (text.py)", "release-doc filler words stay query terms", ("assistant.text", "GENERIC", frozenset())),
@@ -193,6 +219,16 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("SYMBOL_HITS", "no cap on symbol hits and dotted-name tails", (H, "SYMBOL_HITS", UNLIMITED), rebuild=True),
     _ab("PREFERRED_BOOST", "named release/product not boosted (1.0)", (H, "PREFERRED_BOOST", 1.0)),
     _ab("PREFERRED_HITS", "no extra dense search of the named release (0)", (H, "PREFERRED_HITS", 0)),
+    _ab(
+        "HybridRetriever.within",
+        "names are looked for in every product's docs, not the asked product's",
+        (H + ".HybridRetriever", "within", lambda self, products: self),
+    ),
+    _ab(
+        "snake_case prefix (knows)",
+        "`SECRET_KEY` is unknown where the docs only write `SECRET_KEY_FALLBACKS`",
+        (H + ".HybridRetriever", "knows", _knows_no_snake_prefix),
+    ),
     # assistant/knowledge_base.py
     _ab(
         "_from_release narrowing",

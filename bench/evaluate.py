@@ -39,6 +39,8 @@ BENCH_DIR = Path(__file__).resolve().parent
 DEFAULT_QUESTIONS = BENCH_DIR / "questions.jsonl"
 PRODUCT_SETS = ("pandas", "sqlalchemy", "pydantic", "django")  # each: bench/questions-<name>.jsonl
 SET_NAMES = ("pytorch", *PRODUCT_SETS)
+# Asked only by name, never in `all`: its docs are fetched from PyPI by bench/fetch_changelogs.py, not shared.
+CHANGELOG_SET = "changelogs"
 REQUIRED_KEYS = (
     "id",
     "question",
@@ -69,10 +71,15 @@ def default_more_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "corpus-more"
 
 
+def changelogs_dir() -> Path:
+    """Where bench/fetch_changelogs.py puts the changelog set's docs: `<product>/<file>`, no version folders."""
+    return Path(tempfile.gettempdir()) / "reldocs-changelogs"
+
+
 def set_questions(name: str) -> Path:
     """The questions file of one evaluation set."""
-    if name not in SET_NAMES:
-        raise ValueError(f"unknown set {name!r}; choose from {', '.join(SET_NAMES)}")
+    if name not in (*SET_NAMES, CHANGELOG_SET):
+        raise ValueError(f"unknown set {name!r}; choose from {', '.join((*SET_NAMES, CHANGELOG_SET))}")
     return DEFAULT_QUESTIONS if name == "pytorch" else BENCH_DIR / f"questions-{name}.jsonl"
 
 
@@ -383,7 +390,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--questions", type=Path, default=None, help="JSONL file (default: the PyTorch set)")
     parser.add_argument(
         "--set",
-        choices=(*SET_NAMES, "all"),
+        choices=(*SET_NAMES, CHANGELOG_SET, "all"),
         default=None,
         help="evaluation set: its questions over its product's docs alone; 'all' = every set over one index",
     )
@@ -424,6 +431,11 @@ def _plan(args: argparse.Namespace) -> tuple[Path, dict[str, Path]]:
         raise ValueError("--questions cannot be combined with --set (the set names its questions)")
     names = SET_NAMES if args.set == "all" else (args.set,)
     files = {name: set_questions(name) for name in names}
+    if args.set == CHANGELOG_SET:
+        folder = changelogs_dir()
+        if not folder.is_dir():
+            raise FileNotFoundError(f"{folder} not found: fetch the changelogs with python bench/fetch_changelogs.py")
+        return folder, files
     if args.set == "pytorch":
         if not pytorch_corpus.is_dir():
             raise FileNotFoundError(f"corpus folder not found: {pytorch_corpus}")

@@ -2,6 +2,7 @@
 
 Usage:
     python bench/fetch_changelogs.py [--out DIR]
+    python bench/evaluate.py --set changelogs --show-failures      # over the default DIR
     python bench/evaluate.py --corpus DIR --questions bench/questions-changelogs.jsonl --show-failures
 
 Each file is taken from its project's source distribution on PyPI (pinned below, fetched with `pip download`),
@@ -20,6 +21,11 @@ import tarfile
 import tempfile
 from pathlib import Path
 
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+from bench.evaluate import changelogs_dir  # noqa: E402
+
 # product: (requirement, the changelog's path inside the sdist, below its top folder)
 CHANGELOGS = {
     "attrs": ("attrs==24.2.0", "CHANGELOG.md"),
@@ -32,10 +38,6 @@ CHANGELOGS = {
     "urllib3": ("urllib3==2.2.3", "CHANGES.rst"),
     "werkzeug": ("werkzeug==3.1.3", "CHANGES.rst"),
 }
-
-
-def default_dir() -> Path:
-    return Path(tempfile.gettempdir()) / "reldocs-changelogs"
 
 
 def fetch(out: Path) -> list[Path]:
@@ -63,7 +65,7 @@ def fetch(out: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=default_dir(), help="folder to write <product>/<file> into")
+    parser.add_argument("--out", type=Path, default=changelogs_dir(), help="folder to write <product>/<file> into")
     args = parser.parse_args(argv)
     for path in fetch(args.out):
         print(path)
