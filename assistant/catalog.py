@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 
 from assistant.models import Chunk
 from assistant.text import STOPWORDS, fold
 
+MODULE_SHARE = 0.6  # a module name inside the product's name stands for it when it is this much of it
 _IMPORT = re.compile(r"^\s*(?:>>>\s*)?import\s+([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?", re.MULTILINE)
 _FROM = re.compile(r"^\s*(?:>>>\s*)?from\s+([A-Za-z_][\w.]*)\s+import\b", re.MULTILINE)
 _DOTTED = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]*)\.[A-Za-z_]\w*")
@@ -85,7 +86,7 @@ class Catalog:
             )
         products.sort(key=lambda p: p.key)
         naming = {w for p in products for w in p.words}
-        indexed = {version_key(v)[:2] for p in products for v in p.versions}
+        indexed = {p.key: {version_key(v)[:2] for v in p.versions} for p in products}
         return cls(tuple(products), aliases, frozenset(_other_versioned(chunks, naming, indexed)))
 
     @classmethod
@@ -138,21 +139,25 @@ def _aliases(chunks: Sequence[Chunk]) -> dict[str, str]:
 
 
 def _modules(name: str, chunks: Sequence[Chunk]) -> set[str]:
-    """Import names of a product: top-level modules its docs import or use that its name contains (or that
-    contain its name): `torch` for PyTorch, `sqlalchemy` for SQLAlchemy, `django` for Django."""
+    """Import names of a product: top-level modules its docs import or use that contain its name (`django`,
+    `pandas_gbq`), or that its name contains when they are most of it or its docs import them (`torch` for
+    PyTorch, `attr` for attrs). A short name written dotted but never imported is no module of the product's
+    only because its name holds it: `log.info` in structlog's notes is a logger."""
     key = re.sub(r"[^a-z0-9]", "", fold(name))
     counts: Counter[str] = Counter()
+    imported: set[str] = set()
     for text in _code_texts(chunks):
-        for module, _ in _IMPORT.findall(text):
+        for module in [m for m, _ in _IMPORT.findall(text)] + _FROM.findall(text):
             counts[module.split(".")[0]] += 3
-        for module in _FROM.findall(text):
-            counts[module.split(".")[0]] += 3
+            imported.add(module.split(".")[0])
     for c in chunks:
         counts.update(m for m in _DOTTED.findall(c.text) if len(m) > 2)
     out = set()
     for module, n in counts.most_common(50):
         flat = module.replace("_", "").lower()
-        if n >= 2 and len(flat) >= 3 and (flat in key or key in flat):
+        # `attr` holds most of "attrs"; `log` is a small part of "structlog", a module only if imported.
+        part = flat in key and (module in imported or len(flat) >= MODULE_SHARE * len(key))
+        if n >= 2 and len(flat) >= 3 and (key in flat or part):
             out.add(module.lower())
     return out
 
@@ -176,15 +181,19 @@ def display_name(names: Iterable[str]) -> str:
     return max(counts, key=lambda n: (n != n.lower(), counts[n]))
 
 
-def _other_versioned(chunks: Sequence[Chunk], naming: set[str], indexed: set[tuple[int, ...]]) -> set[str]:
+def _other_versioned(
+    chunks: Sequence[Chunk], naming: set[str], indexed: Mapping[str, set[tuple[int, ...]]]
+) -> set[str]:
     """Names that precede version numbers in the docs and name no indexed product ("CUDA 12.6"): mostly
-    followed by numbers that are no indexed release (so "upgrade 2.12" does not make "upgrade" one)."""
+    followed by numbers that are no indexed release of the product whose docs say it (so "upgrade 2.12" does
+    not make "upgrade" one, and "manylinux 2.28" in PyTorch's notes stays one beside requests 2.28)."""
     other: Counter[str] = Counter()
     release: Counter[str] = Counter()
     for c in chunks:
+        own = indexed.get(fold(c.product), set())
         for word, number in _NAMED_VERSION.findall(c.text):
             w = fold(word)
             if w in naming or w in _VERSION_WORDS or w in STOPWORDS or w.isdigit():
                 continue
-            (release if version_key(number)[:2] in indexed else other)[w] += 1
+            (release if version_key(number)[:2] in own else other)[w] += 1
     return {w for w, n in other.items() if n > release[w]}

@@ -232,9 +232,11 @@ class KnowledgeBase:
     def _evidence(self, query: Query, passages: Sequence[Passage]) -> refusals.Reason | None:
         best = self.extractive.best_coverage(query, passages)
         topic = self.extractive.best_coverage(query.topic, passages) if query.product_terms else best
-        # Names are looked for in the docs of the products the question is about, not in every product's.
-        stats = self.retriever.within(query.products or query.prefer_products)
-        return refusals.after_search(query, passages, stats, best, topic)
+        # Proper names are looked for in the docs of the products the question is about, not in every product's
+        # ("JSON Schema" in another product's notes says nothing of this one's). Code names stay whole-index:
+        # a product word in ordinary prose ("requests", "black") must not make a real API unknown.
+        named = self.retriever.within(query.products or query.prefer_products)
+        return refusals.after_search(query, passages, self.retriever, best, topic, named=named)
 
     def _from_release(
         self, query: Query, passages: Sequence[Passage]

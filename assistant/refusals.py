@@ -72,10 +72,13 @@ def after_search(
     stats: TermStats,
     best_coverage: float,
     topic_coverage: float | None = None,
+    *,
+    named: TermStats | None = None,
 ) -> Reason | None:
     """Names the question hinges on that no document contains, or passages too far from the question.
-    `topic_coverage` is the best coverage of the question's terms other than the products it names."""
-    absent = missing_symbols(query, stats) + unknown_names(query, stats)
+    `topic_coverage` is the best coverage of the question's terms other than the products it names; `named`,
+    the statistics of the docs of the products it names, where its proper names must be (all docs' if None)."""
+    absent = missing_symbols(query, stats) + unknown_names(query, named or stats)
     if absent:
         return Reason("unknown_names", names=tuple(dict.fromkeys(absent[:3])))
     similarity = max((p.similarity or 0.0 for p in passages), default=0.0)

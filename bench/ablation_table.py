@@ -187,7 +187,7 @@ ABLATIONS: tuple[Ablation, ...] = (
         (Q + ".Query", "topic", property(lambda self: self)),
     ),
     _ab("OWN_RELEASE", "the named release need not cover as well as the best (0)", (R, "OWN_RELEASE", 0.0)),
-    _ab("release rule", "never refuse for 'only other releases answer'", (R, "release", lambda *args: None)),
+    _ab("release rule", "never refuse for 'only other releases answer'", (R, "release", lambda *args, **kwargs: None)),
     _ab("missing_symbols", "invented symbols are not refused", (R, "missing_symbols", lambda query, stats: [])),
     _ab("unknown_names", "unknown proper names are not refused", (R, "unknown_names", lambda query, stats: [])),
     _ab("_ACRONYM", "an acronym of the asker's setting ('CI', 'LAN') must be in the docs", (R, "_ACRONYM", NEVER)),

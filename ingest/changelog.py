@@ -27,13 +27,24 @@ NAMES = frozenset({"changelog", "changes", "history", "news", "releases"})
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _MONTH = r"[A-Za-z]{3,9}\.?"
-_DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|\d{1,2}\s+M\s+\d{4}|M\s+\d{1,2},?\s+\d{4})".replace("M", _MONTH)
+_DAY = r"\d{1,2}(?:st|nd|rd|th)?"  # "6th December, 2024", "July 8th 2021"
+_DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|D\s+M,?\s+\d{4}|M\s+D,?\s+\d{4})".replace("M", _MONTH).replace(
+    "D", _DAY
+)
 _RELEASE = re.compile(
     rf"""(?:(?:version|release|v(?=\d))\s*|(?P<name>[A-Za-z][\w.+-]*)\s+)?
     \[?(?P<version>v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)\]?
     (?:\s*(?:[-–—:/,]\s*)?(?:\(?{_DATE}\)?|\([^()]{{0,40}}\)|\[[^\[\]]{{0,20}}\]))*""",
     re.IGNORECASE | re.VERBOSE,
 )
+# A version that opens a heading with a date after it, whatever else the heading says: "5.0.0 Penny - July 4,
+# 2020", "4.3.21 - June 25, 2019 - hot fix release". Topics with numbers carry no date.
+_DATED = re.compile(
+    rf"(?:(?:version|release)\s*|(?P<name>[A-Za-z][\w.+-]*)\s+)?\[?(?P<version>v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)\]?"
+    rf"\s.*?(?<![\w.]){_DATE}(?![\w.])",
+    re.IGNORECASE,
+)
+DATED_CHARS = 80  # a heading, not a sentence that starts with a version
 _UNRELEASED = re.compile(r"\[?(?:unreleased|upcoming(?: release)?|in development|not yet released)\]?.{0,40}", re.I)
 _BULLET = re.compile(r"^([ \t]*)[*+•][ \t]+")
 _UNDERLINE = re.compile(r"^([=\-~^*+#])\1{2,}[ \t]*$")
@@ -57,7 +68,7 @@ def heading_version(heading: str, product: str = "") -> str | None:
     text = " ".join(strip_markup(heading, keep_code=False).replace("*", "").split())
     if _UNRELEASED.fullmatch(text):
         return ""
-    match = _RELEASE.fullmatch(text)
+    match = _RELEASE.fullmatch(text) or (_DATED.match(text) if len(text) <= DATED_CHARS else None)
     if not match or (match.group("name") and fold(match.group("name")) != fold(product or "\0")):
         return None
     return safe_version(match.group("version"))
@@ -66,25 +77,27 @@ def heading_version(heading: str, product: str = "") -> str | None:
 def releases(text: str, *, product: str = "", named: bool = False, own_version: str = "") -> list[Release] | None:
     """A Markdown changelog cut at its release headings, or None when `text` is no multi-release document.
 
-    Release headings are those of the level holding the most of them; the document needs two, or one when it
-    is a changelog by name or kind and has no version of its own (a version folder or front matter). A heading
-    at that level or above that is no release ends the release before it; what follows it is `own_version`'s.
-    The release headings themselves are left out, so sections are named by the headings below them."""
+    Every release heading starts a release, at whatever level (an RST changelog whose older releases use
+    another underline nests them one level deeper); the document needs two, or one when it is a changelog by
+    name or kind and has no version of its own (a version folder or front matter). A heading that is no release,
+    at the level of the outermost release headings or above, ends the release before it; what follows it is
+    `own_version`'s. The release headings themselves are left out, so sections are named by the headings below
+    them."""
     lines = text.split("\n")
     headings = list(_headings(lines, product))
     counts = Counter(level for _, level, version in headings if version)
     if not counts:
         return None
-    level = min(lvl for lvl, n in counts.items() if n == max(counts.values()))
-    if counts[level] < 2 and not (named and not own_version):
+    level = min(counts)
+    if sum(counts.values()) < 2 and not (named and not own_version):
         return None
     parts: list[Release] = []
     start, version = 0, own_version
     for i, lvl, found in headings:
-        if lvl > level:
+        if lvl > level and found is None:
             continue
         parts.append(Release(version, "\n".join(lines[start:i])))
-        released = lvl == level and found is not None
+        released = found is not None
         start, version = (i + 1, found or "") if released else (i, own_version)
     parts.append(Release(version, "\n".join(lines[start:])))
     return [p for p in parts if p.text.strip()]

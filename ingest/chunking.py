@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 # 9: an entry's further paragraphs and code labels announce no change of their own
 # 10: a paragraph of bold text alone ("**Synopsis**") labels the entries after it
 # 11: Markdown's setext headings are headings; a bold paragraph over a list names the list's section
-CHUNKER_VERSION = 11
+# 12: every release heading of a changelog starts a release, at any level; a version then a date is one
+CHUNKER_VERSION = 12
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -129,6 +129,21 @@ def test_a_release_in_its_version_folder_keeps_todays_chunks(tmp_path: Path) -> 
     assert changelog.id.split("-", 1)[1] == notes.id.split("-", 1)[1]  # the same digest as any document
 
 
+def test_releases_nested_one_level_deeper_are_releases_too(tmp_path: Path) -> None:
+    # An RST changelog whose older releases use another underline: docutils nests them under a newer one.
+    text = "Changelog\n---------\n\n" + "".join(
+        f"{v} (2024-0{i + 1}-01)\n{'*' if i < 2 else '+'}{'*' if i < 2 else '+'}"
+        + ("*" if i < 2 else "+") * 16
+        + f"\n\nFeatures:\n\n- Added ``acme.{CHANGES[i]}``.\n\n"
+        for i, v in enumerate(VERSIONS[:4])
+    )
+    _write(tmp_path, "acme/CHANGELOG.rst", text)
+    chunks = _chunks(tmp_path, "acme/CHANGELOG.rst")
+    for i, version in enumerate(VERSIONS[:4]):
+        (chunk,) = [c for c in chunks if CHANGES[i] in c.text]
+        assert chunk.version == version
+
+
 def test_topic_headings_with_numbers_are_not_releases(tmp_path: Path) -> None:
     text = "# Guide\n\n## 2.0 Migration - ORM Usage\n\n- a\n\n## Python 3.10 support\n\n- b\n\n## 1.x to 2.x\n\n- c\n"
     assert releases(text) is None
@@ -150,6 +165,13 @@ def test_topic_headings_with_numbers_are_not_releases(tmp_path: Path) -> None:
         ("other 7.0.0", None),
         ("What's new in 3.0.0 (January 21, 2026)", None),
         ("Version v2.12.0 introduces 7 breaking changes.", None),
+        # A version then a date is a release, whatever the heading adds: codenames, notes, ordinal days.
+        ("5.0.0 Penny - July 4, 2020", "5.0.0"),
+        ("4.3.21 - June 25, 2019 - hot fix release", "4.3.21"),
+        ("5.9.2 July 8th 2021", "5.9.2"),
+        ("0.28.1 (6th December, 2024)", "0.28.1"),
+        ("2.0 Migration - ORM Usage", None),
+        ("other 7.0.0 - 2024-05-01", None),
     ],
 )
 def test_release_headings(heading: str, version: str | None) -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.catalog import Catalog
 from assistant.knowledge_base import KnowledgeBase
+from assistant.models import Chunk
 from assistant.settings import Settings
 from ingest import sync
 
@@ -113,3 +115,24 @@ def test_a_release_searched_again_is_not_encoded_again(kb: KnowledgeBase, embedd
     counting.calls = 0
     assert not again.ask("Did acme 2.0 deprecate Widget.resize?").found  # searched twice: all, then acme 2.0
     assert counting.calls == 1
+
+
+def test_module_names_and_other_versioned_names_are_learned_per_product() -> None:
+    # A short name inside a product's name is its module only when imported (`log.info` is structlog's logger,
+    # `torch` is imported); a number after a name is a release only of the product whose docs write it.
+    def chunk(n: int, text: str, product: str, version: str) -> Chunk:
+        return Chunk(f"c{n}", text, f"{product}/{version}/notes.md", "Notes", product, version, "release-notes", "")
+
+    catalog = Catalog.learn(
+        [
+            chunk(0, "Use `log.info()` and `log.bind()`; `structlog.get_logger()` is new.", "structlog", "24.1.0"),
+            chunk(
+                1, "```python\nimport torch\n```\nWheels move to manylinux 2.28; `torch.compile`.", "PyTorch", "2.7.0"
+            ),
+            chunk(2, "```python\nimport torch\n```\nmanylinux 2.28 is required; `torch.cond`.", "PyTorch", "2.8.0"),
+            chunk(3, "Fixed retries.", "requests", "2.28.0"),
+        ]
+    )
+    words = {p.name: p.words for p in catalog.products}
+    assert words["structlog"] == {"structlog"} and words["PyTorch"] == {"pytorch", "torch"}
+    assert "manylinux" in catalog.other_versioned  # 2.28 is a requests release, not PyTorch's
