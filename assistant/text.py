@@ -46,6 +46,11 @@ _FRENCH_HINTS = frozenset(
 _ENGLISH_HINTS = frozenset("the is are what which how does do did why to of in and for with was were".split())
 
 
+# `*emphasis*` outside code: a star run opening before a word and closing after one (`*args`, `a * b` stay).
+_EMPHASIS = re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*\n]*?[^\s*\\])\*(?![\w*])")
+_HELD = re.compile("\ue000(\\d+)\ue001")
+
+
 def strip_markup(text: str, *, keep_code: bool = True, keep_refs: bool = True) -> str:
     """Chunk text (Markdown) to readable text: link targets and emphasis removed; "(#123)" PR refs kept
     unless `keep_refs` is False (the model's few tokens are better spent on words).
@@ -55,9 +60,12 @@ def strip_markup(text: str, *, keep_code: bool = True, keep_refs: bool = True) -
     if not keep_refs:
         text = _PR_REF.sub("", text)
     text = _LINK.sub(r"\1", text)
-    # Bold marks go, but not inside code (`**kwargs`); `__` is left alone: in release notes it is far likelier
-    # `__init__` than bold.
-    text = "".join(p if p.startswith("`") else p.replace("**", "") for p in _CODE_SPAN.split(text))
+    # Bold and emphasis marks go, but not inside code; `__` and `_` are left alone: in release notes they are
+    # far likelier `__init__` and snake_case than emphasis.
+    # Code at odd positions (`**kwargs`, `*args` stay as written), held out by private-use marks.
+    parts = _CODE_SPAN.split(text.replace("\ue000", "").replace("\ue001", ""))
+    held = "".join(p if i % 2 == 0 else f"\ue000{i}\ue001" for i, p in enumerate(parts)).replace("**", "")
+    text = _HELD.sub(lambda m: parts[int(m.group(1))], _EMPHASIS.sub(r"\1", held))
     if not keep_code:
         text = text.replace("`", "")
     return re.sub(r"[ \t]+", " ", text).strip()
@@ -173,5 +181,7 @@ def sentences(text: str) -> list[str]:
 
 
 def index_text(chunk: Chunk) -> str:
-    """What the model and BM25 see: where the chunk sits, then its readable text without code."""
-    return f"{chunk.title}\n{chunk.section}\n{strip_markup(chunk.text, keep_code=False, keep_refs=False)}"
+    """What the model and BM25 see: where the chunk sits, then its readable text without code. A changelog's
+    chunk says its product and release there too, as a release's own notes do in their title."""
+    where = f"{chunk.product} {chunk.version}\n" if chunk.kind == "changelog" and chunk.version else ""
+    return f"{chunk.title}\n{where}{chunk.section}\n{strip_markup(chunk.text, keep_code=False, keep_refs=False)}"

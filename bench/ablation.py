@@ -59,6 +59,7 @@ FAST_TESTS = (
     "tests/test_heuristic_pins_wording.py",
     "tests/test_heuristic_pins_names.py",
     "tests/test_refusals.py",
+    "tests/test_products.py::test_module_names_and_other_versioned_names_are_learned_per_product",
 )
 CHECKS = ("answer", "source", "refusal")
 Outcome = dict[str, frozenset[str]]  # question id -> the checks it fails

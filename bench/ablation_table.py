@@ -225,6 +225,12 @@ ABLATIONS: tuple[Ablation, ...] = (
         (H + ".HybridRetriever", "within", lambda self, products: self),
     ),
     _ab(
+        "MODULE_SHARE",
+        "a name inside a product's name is its module however short (0): `log` for structlog",
+        ("assistant.catalog", "MODULE_SHARE", 0.0),
+        rebuild=True,
+    ),
+    _ab(
         "snake_case prefix (knows)",
         "`SECRET_KEY` is unknown where the docs only write `SECRET_KEY_FALLBACKS`",
         (H + ".HybridRetriever", "knows", _knows_no_snake_prefix),
@@ -274,5 +280,12 @@ NOT_SWITCHED: tuple[tuple[str, str], ...] = (
     ("product vs release halves of `PREFERRED_BOOST`", "one constant, switched together"),
     ("catalog's `other_versioned` ('CUDA 12.6')", "outside the listed modules"),
     ("follow-up carry-over in `build_query`, `is_follow_up`", "no set asks a follow-up: only tests can judge them"),
+    (
+        "ingest's reading of changelogs and Markdown (`ingest.changelog` release headings and `DATED_CHARS`, "
+        "setext headings, bold labels over lists, MyST directives, emphasis in `strip_markup`)",
+        "act when documents are chunked, not per question; each pinned by tests in test_changelog.py, "
+        "test_chunking.py and test_quotes_markup.py, and measured on the changelog set",
+    ),
+    ("other products' release numbers in `_other_versioned`", "a data fix (per product), pinned in test_products.py"),
     ("indented-paragraph continuation and the `': ' not in heading` guard in `units_of`", "inline conditions"),
 )

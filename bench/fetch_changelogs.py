@@ -30,9 +30,13 @@ from bench.evaluate import changelogs_dir  # noqa: E402
 CHANGELOGS = {
     "attrs": ("attrs==24.2.0", "CHANGELOG.md"),
     "black": ("black==24.10.0", "CHANGES.md"),
+    "coverage": ("coverage==7.6.4", "CHANGES.rst"),
     "flask": ("flask==3.1.0", "CHANGES.rst"),
     "httpx": ("httpx==0.28.1", "CHANGELOG.md"),
+    "isort": ("isort==5.13.2", "CHANGELOG.md"),
+    "marshmallow": ("marshmallow==3.23.1", "CHANGELOG.rst"),
     "packaging": ("packaging==24.2", "CHANGELOG.rst"),
+    "pluggy": ("pluggy==1.5.0", "CHANGELOG.rst"),
     "requests": ("requests==2.32.3", "HISTORY.md"),
     "structlog": ("structlog==24.4.0", "CHANGELOG.md"),
     "urllib3": ("urllib3==2.2.3", "CHANGES.rst"),

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from assistant.errors import ReldocsError
 from assistant.untrusted import field_limit, plain_text
-from ingest.changelog import is_changelog_name, news_to_markdown, releases
-from ingest.markdown_blocks import atx_headings
+from ingest.changelog import heading_version, is_changelog_name, news_to_markdown, releases
+from ingest.markdown_blocks import atx_headings, myst_directives
 from ingest.markup import html_to_markdown, markdown_text
 from ingest.metadata import IngestWarning, validate
 
@@ -103,7 +103,11 @@ def extract(source: str, body: str, front: dict[str, str]) -> tuple[str, str, st
             problem = f"not readable as reStructuredText ({type(e).__name__}); indexed as plain text"
     named = is_changelog_name(name) or front.get("kind", "").strip().lower() == "changelog"
     if suffix in (".md", ".markdown") or ((not suffix or named) and _MD_HEADING.search(body)):
-        return markdown_text(atx_headings(body)), "markdown", problem  # a `CHANGELOG.txt` may well be Markdown
+        return (
+            markdown_text(atx_headings(myst_directives(body))),
+            "markdown",
+            problem,
+        )  # a `CHANGELOG.txt` may well be Markdown
     text = markdown_text(body)
     parts = source.split("/")
     news = news_to_markdown(text, product=front.get("product") or (parts[0] if len(parts) > 1 else ""), named=named)
@@ -161,6 +165,10 @@ def read_metadata(source: str, body: str, front: dict[str, str]) -> tuple[dict[s
         "language": lang_match.group(1) if lang_match else "en",
         "url": "",
     }
+    # A changelog's first heading is often its newest release ("Version 3.1.0"): no title for every release's
+    # citations. It is called by its product and file then ("flask CHANGES").
+    if changelog and heading_version(inferred["title"], inferred["product"]) is not None:
+        inferred["title"] = f"{inferred['product']} {stem}"
     return validate(source, {k: v.strip() for k, v in front.items() if v.strip()}, inferred)
 
 

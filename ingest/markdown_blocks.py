@@ -1,5 +1,6 @@
 """Markdown block syntax read as plain structure: setext headings (`Title` over a `===` or `---` line) as `#`
-headings, and beyond CommonMark, MkDocs (Material) admonitions and content tabs, and GitHub pipe tables.
+headings, and beyond CommonMark, MkDocs (Material) admonitions and content tabs, MyST directives (Sphinx's
+Markdown: `:::{warning}` … `:::`, as RST's are read: labelled text, images dropped) and GitHub pipe tables.
 
 Setext headings are found by markdown-it-py, whose block parser knows when a `---` line is a heading's underline
 and when it is a rule, a list's or a code block's. The rest are hand-written line rules: markdown-it-py would
@@ -36,6 +37,49 @@ def atx_headings(body: str) -> str:
 
 
 _UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$", re.MULTILINE)
+
+
+# MyST's directives in colon fences (`:::{note}` … `:::`), and in backtick fences, which would otherwise read as
+# code: an admonition or version note is labelled text; an image or figure leaves nothing.
+_MYST = re.compile(r"^([ \t]*)(:{3,}|`{3,})\{([\w-]+)\}[ \t]*(.*)$")
+_MYST_TEXT = frozenset(
+    "note warning tip hint important caution danger attention error seealso admonition versionadded "
+    "versionchanged deprecated".split()
+)
+_MYST_DROP = frozenset(["image", "figure", "toctree", "contents", "include", "raw"])
+
+
+def myst_directives(body: str) -> str:
+    """`body` with MyST directives as plain structure: "Warning: …" or "Deprecated since 2.0: …" then the
+    directive's text; images and other inserted content gone; any other directive (code, math) left alone."""
+    if "{" not in body:
+        return body
+    lines = body.split("\n")
+    out: list[str] = []
+    fence = ""  # the closing fence of the directive being read
+    drop = False
+    for line in lines:
+        if fence:
+            if line.strip() == fence:
+                fence, drop = "", False
+            elif not drop:
+                out.append(line)
+            continue
+        m = _MYST.match(line)
+        name = m.group(3).lower() if m else ""
+        if m and (name in _MYST_TEXT or name in _MYST_DROP):
+            fence, drop = m.group(2), name in _MYST_DROP
+            if not drop:
+                label = (
+                    name.capitalize() if not name.startswith("version") else name.removeprefix("version").capitalize()
+                )
+                argument = m.group(4).strip()
+                words = {"deprecated": "Deprecated since", "added": "New in", "changed": "Changed in"}
+                shown = words.get(label.lower(), label)
+                out.append(f"{m.group(1)}{shown} {argument}:" if argument else f"{m.group(1)}{shown}:")
+            continue
+        out.append(line)
+    return "\n".join(out)
 
 
 def markdown_blocks(text: str) -> str:

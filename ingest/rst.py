@@ -251,6 +251,9 @@ def _roles_in_text(text: str) -> str:
     return _ROLE_USE.sub(shown, text) if ":`" in text else text
 
 
+_NESTED_LITERAL = re.compile(r"``(\S(?:.*?\S)?)``")
+
+
 def _inline(node: nodes.Element) -> str:
     """A text element's content as Markdown inline text."""
     out: list[str] = []
@@ -260,7 +263,10 @@ def _inline(node: nodes.Element) -> str:
             code, shown = role_text(role.group(1), child.astext())
             out[-1] = out[-1][: role.start()] + (_code(shown) if code else shown)
         elif isinstance(child, nodes.Text):
-            out.append(_roles_in_text(child.astext()))
+            text = child.astext()
+            if "``" in text and isinstance(node, (nodes.strong, nodes.emphasis)):  # RST nests no markup: Sphinx
+                text = _NESTED_LITERAL.sub(lambda m: _code(m.group(1)), text)  # shows it raw, readers mean code
+            out.append(_roles_in_text(text))
         elif isinstance(child, (nodes.literal, nodes.title_reference, nodes.math)):
             out.append(_code(child.astext()))
         elif isinstance(child, nodes.reference):

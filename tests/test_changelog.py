@@ -189,3 +189,17 @@ def test_search_by_version_over_an_indexed_changelog(tmp_path: Path, embedder: o
     hits = kb.search("which function was added?", k=10, version="1.4.0")
     assert hits and {p.chunk.version for p in hits} == {"1.4.0"}
     assert any(f"acme.{CHANGES[VERSIONS.index('1.4.0')]}()" in p.chunk.text for p in hits)
+
+
+def test_a_changelog_is_titled_by_no_release_and_indexed_with_its_release(tmp_path: Path) -> None:
+    from assistant.text import index_text
+
+    rst = "".join(
+        f"Version {v}\n-------------\n\nReleased 2024-0{i + 1}-01\n\n-   Changed ``{CHANGES[i]}``.\n\n"
+        for i, v in enumerate(VERSIONS[:2])
+    )
+    _write(tmp_path, "acme/CHANGES.rst", rst)
+    chunks = _chunks(tmp_path, "acme/CHANGES.rst")
+    assert {c.title for c in chunks} == {"acme CHANGES"}  # not "Version 1.9.0" for the 1.8.0 entries
+    (older,) = [c for c in chunks if CHANGES[1] in c.text]
+    assert index_text(older).startswith("acme CHANGES\nacme 1.8.0\n")

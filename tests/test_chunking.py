@@ -115,6 +115,25 @@ def test_strip_markup_keeps_code_stars() -> None:
     from assistant.text import strip_markup
 
     assert strip_markup("**Removed** the `**kwargs` of `f()`") == "Removed the `**kwargs` of `f()`"
+    # Emphasis goes too, also around code; stars that open or close no word stay (`*args` outside code, a * b).
+    assert strip_markup("Please *do not* upgrade; *use `verify=True` instead*.") == (
+        "Please do not upgrade; use `verify=True` instead."
+    )
+    assert strip_markup("*args, a * b and 2*3*4 stay") == "*args, a * b and 2*3*4 stay"
+
+
+def test_myst_directives_are_labelled_text_and_images_go() -> None:
+    from ingest.markdown_blocks import myst_directives
+
+    body = (
+        "- Hashes changed.\n\n  :::{warning}\n  Do not upgrade blindly!\n  :::\n\n"
+        "```{image} https://x/logo.png\n:alt: logo\n```\n\n```{deprecated} 2.0\nUse `g()`.\n```\n\n"
+        "```{code-block} python\nf()\n```\n"
+    )
+    out = myst_directives(body)
+    assert "  Warning:\n  Do not upgrade blindly!" in out and ":::" not in out
+    assert "logo" not in out and "Deprecated since 2.0:\nUse `g()`." in out
+    assert "```{code-block} python\nf()\n```" in out  # code stays code
 
 
 def test_indented_code_is_code_not_entries() -> None:

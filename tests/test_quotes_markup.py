@@ -23,7 +23,11 @@ MARKUP = {
     "MkDocs block": re.compile(r"^(?:!!!|===) "),
     "table rule": re.compile(r"\|\s*-{3,}"),
     "heading": re.compile(r"^#{1,6} "),
+    "emphasis": re.compile(r"(?<![\w*])\*[^\s*`][^*`]*(?<=[^\s*`])\*(?![\w*])"),  # outside code: see below
 }
+
+
+_CODE = re.compile(r"`[^`]*`")  # code spans, where `*args` is code, not emphasis
 
 
 def quotable(root: Path) -> list[tuple[str, str]]:
@@ -43,5 +47,10 @@ def test_no_quote_holds_markup(root: Path) -> None:
         pytest.skip(f"{root} is not present")
     units = quotable(root)
     assert len(units) > 500
-    found = [(src, name, text[:120]) for src, text in units for name, rx in MARKUP.items() if rx.search(text)]
+    found = [
+        (src, name, text[:120])
+        for src, text in units
+        for name, rx in MARKUP.items()
+        if rx.search(text if name == "RST literal" else _CODE.sub("", text))
+    ]
     assert not found, found[:10]

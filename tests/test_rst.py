@@ -291,3 +291,9 @@ def test_a_bold_paragraph_alone_labels_what_follows(tmp_path: Path) -> None:
         ("code", "", "q = session.query(Us"),  # a block of its own: the label heads the block after it
         ("paragraph", "", "A sentence with some"),
     ]
+
+
+def test_a_literal_inside_bold_is_code_not_double_backticks() -> None:
+    # RST nests no inline markup; Sphinx would show the backticks, the reader means code.
+    out = rst_to_markdown("* Deprecated TLSv1.\n  **Starting in v2.0: a ``DeprecationWarning`` will fail**\n")
+    assert "``" not in out and "`DeprecationWarning`" in out
