@@ -237,7 +237,7 @@ def _scan_versions(text: str, catalog: Catalog) -> tuple[list[str], list[str], s
 _HOW = re.compile(
     r"\b(how|where|instead|replac\w*|migrat\w*|alternative|what should|what do i|should i|can i|do i need|fix|"
     r"recommended|the new (?:method|function|way|name|api|spelling)|"
-    r"comment|où|remplac\w*|par quoi|faut-il)\b",
+    r"comment|où|remplac\w*|par quoi|faut-il|à la place|dois-je|devrais-je|puis-je)\b",
     re.IGNORECASE,
 )
 _NOT_NAMES = frozenset(["ok", "okay", "faq", "api", "apis"])

@@ -76,3 +76,12 @@ def test_a_release_answers_only_when_its_sentence_is_the_best(leads: bool, refus
     own, other = passage("2.2.0"), passage("3.0.0")
     reason = release(query, [own, other], [own], True, (1.0, 1.0), leads=leads)
     assert (reason is not None) == refused
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Que dois-je utiliser à la place ?", "Puis-je garder l'ancien comportement ?", "What should I use instead?"],
+)
+def test_french_asks_how_as_english_does(question: str) -> None:
+    # _HOW: "à la place" is "instead", "dois-je" is "should I".
+    assert build_query(question, Catalog.learn(CHUNKS)).asks_how
