@@ -30,10 +30,11 @@ CODE_LINES = 2  # lines of an instruction's example quoted with it, those using 
 FIX_UNITS = 3  # ... with the other instructions of its entry that score as well, up to this many in all
 RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches
 BUG_FIX_PENALTY = 0.2  # sentences under a "Bug fixes" heading rank below changes, unless the question is about a bug
-# A sentence about how things were ("In V1, …", "Previously …") is half an answer: the next one says how they are.
+# A sentence about how things were ("In V1, …", "Previously …", "… are no longer errors") is half an answer: the
+# next one says how they are.
 _THEN = re.compile(
     r"^(?:(?:previously|formerly|historically|in the past|until now|auparavant|jusqu'ici)\b|"
-    r"before (?:this|now|v?\d)|in (?:[A-Za-z][\w-]* )?v?\d[\w.]*,)|\bused to\b",
+    r"before (?:this|now|v?\d)|in (?:[A-Za-z][\w-]* )?v?\d[\w.]*,)|\bused to\b|\bno longer\b",
     re.IGNORECASE,
 )
 _BUGS = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECASE)

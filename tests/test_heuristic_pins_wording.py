@@ -99,3 +99,11 @@ def test_similarity_alone_is_no_evidence_when_no_word_is_shared() -> None:
     reason = after_search(query, close, stats, best, topic)
     assert reason is not None and reason.kind == "weak_evidence"
     assert after_search(query, passages(chunks), stats, 0.5, 0.5) is None  # sharing words, it answers
+
+
+def test_a_sentence_saying_what_no_longer_happens_brings_what_does() -> None:
+    # _THEN, "no longer". The question's words are in the first sentence; the second says what happens now.
+    said = "Unrecognized options in the configuration file are no longer errors. They are now warnings."
+    chunks = [make(entries=(Entry("paragraph", said),), n=0), make("Configuration files may be TOML.", n=1)]
+    text = answer("Are unrecognized options in my configuration file still errors?", chunks)
+    assert "now warnings" in text
