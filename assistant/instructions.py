@@ -16,9 +16,12 @@ _VERBS = (
     r"subclass|inherit|configure|provide|write|create|annotate"
 )
 _INSTRUCTION = re.compile(
-    # An imperative, maybe after the purpose or condition it serves: "Use X", "To keep Y, set Z",
+    # An imperative, maybe after the purpose or condition it serves: "Use X", "To keep Y, set Z" (the comma
+    # may be missing: "To keep checksums set it to true"),
     # "If you still need it, install it directly", "Therefore, to ensure …, pass …".
-    rf"^(?:(?:therefore|instead|alternatively|otherwise|so),?\s*)?(?:(?:to|if|when|where|for) [^,]{{3,80}},\s*)?"
+    rf"^(?:(?:therefore|instead|alternatively|otherwise|so),?\s*)?"
+    rf"(?:(?:to|if|when|where|for) [^,]{{3,80}},\s*"
+    rf"|to \w+ [^,]{{3,60}}? (?=(?:{_VERBS}) (?:it|them|this|these|the|a|an|`)))?"
     rf"(?:please\s+)?(?:just\s+|simply\s+)?(?:{_VERBS})\b"
     # "The method … is to make use of X", "the recommended approach is to call Y".
     rf"|\b(?:is|are) to (?:{_VERBS})\b"
@@ -29,6 +32,8 @@ _INSTRUCTION = re.compile(
     r"|\b(?:you|users?|applications?|code|callers?|one)(?:'ll| will)?(?: now| still| also| then)? "
     r"(?:should|must|need to|needs to|have to|has to)\b(?!\s+not\b)"
     r"|\bplease\b|\binstead\b(?!\s+of)"
+    # The reader's way to a behaviour: "… only used if you opt-in by setting `[run] sigterm = true`".
+    r"|\bif you (?:[\w-]+ ){0,3}by (?:setting|passing|using|calling|adding)\b"
     # The fix as what may or must be done to the code: "X may be used", "can be safely removed",
     # "may be indicated explicitly", "must be uninstalled"; or where it points: "in favour of Y", "replaced by Y",
     # "Y serves as a replacement for X".

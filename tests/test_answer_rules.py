@@ -60,6 +60,10 @@ def answer(question: str, chunks: list[Chunk]) -> str:
         ("Applications should pass the engine explicitly.", True),
         ("To use them where a `str` is expected you'll now need to convert them with `str(url)`.", True),
         ("This serves as a complete replacement for `parse_obj_as`.", True),
+        ("To keep checksums set it to true.", True),  # a purpose clause without its comma
+        ("The handler is only used if you opt-in by setting `sigterm = true`.", True),
+        ("To support Python 3.12 the build was updated.", False),  # "build" is a noun here
+        ("Fixed a crash by setting the default.", False),
         ("To revert to the behaviour of V1, annotate the union with `Field(mode='smart')`.", True),
         ("You should not do `isinstance(m, Model[int])`.", False),  # forbids, but says nothing to do instead
         ("The `coords()` method is deprecated.", False),
