@@ -42,44 +42,42 @@ _UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*$", re.MULTILINE)
 # MyST's directives in colon fences (`:::{note}` … `:::`), and in backtick fences, which would otherwise read as
 # code: an admonition or version note is labelled text; an image or figure leaves nothing.
 _MYST = re.compile(r"^([ \t]*)(:{3,}|`{3,})\{([\w-]+)\}[ \t]*(.*)$")
-_MYST_TEXT = frozenset(
-    "note warning tip hint important caution danger attention error seealso admonition versionadded "
-    "versionchanged deprecated".split()
-)
+_MYST_OPTION = re.compile(r"^\s*:[\w-]+:")  # `:alt: logo`, `:class: tip` under the directive line
+_MYST_TEXT = frozenset("note warning tip hint important caution danger attention error seealso admonition".split())
+_MYST_VERSIONS = {"deprecated": "Deprecated since", "versionadded": "New in", "versionchanged": "Changed in"}
 _MYST_DROP = frozenset(["image", "figure", "toctree", "contents", "include", "raw"])
 
 
 def myst_directives(body: str) -> str:
     """`body` with MyST directives as plain structure: "Warning: …" or "Deprecated since 2.0: …" then the
-    directive's text; images and other inserted content gone; any other directive (code, math) left alone."""
+    directive's text; images and other inserted content gone; any other directive (code, math) left alone. A
+    directive left open keeps its lines: nothing is lost to a missing fence."""
     if "{" not in body:
         return body
-    lines = body.split("\n")
     out: list[str] = []
     fence = ""  # the closing fence of the directive being read
-    drop = False
-    for line in lines:
+    dropped: list[str] = []  # lines of a directive that shows nothing, until its fence closes
+    for line in body.split("\n"):
         if fence:
             if line.strip() == fence:
-                fence, drop = "", False
-            elif not drop:
+                fence, dropped = "", []
+            elif dropped:
+                dropped.append(line)
+            elif not _MYST_OPTION.match(line):
                 out.append(line)
             continue
         m = _MYST.match(line)
         name = m.group(3).lower() if m else ""
-        if m and (name in _MYST_TEXT or name in _MYST_DROP):
-            fence, drop = m.group(2), name in _MYST_DROP
-            if not drop:
-                label = (
-                    name.capitalize() if not name.startswith("version") else name.removeprefix("version").capitalize()
-                )
-                argument = m.group(4).strip()
-                words = {"deprecated": "Deprecated since", "added": "New in", "changed": "Changed in"}
-                shown = words.get(label.lower(), label)
-                out.append(f"{m.group(1)}{shown} {argument}:" if argument else f"{m.group(1)}{shown}:")
+        if not m or name not in (_MYST_TEXT | _MYST_VERSIONS.keys() | _MYST_DROP):
+            out.append(line)
             continue
-        out.append(line)
-    return "\n".join(out)
+        fence = m.group(2)
+        if name in _MYST_DROP:
+            dropped = [line]
+            continue
+        label, argument = _MYST_VERSIONS.get(name, name.capitalize()), m.group(4).strip()
+        out.append(f"{m.group(1)}{label} {argument}:" if argument else f"{m.group(1)}{label}:")
+    return "\n".join(out + dropped)
 
 
 def markdown_blocks(text: str) -> str:

@@ -134,6 +134,8 @@ def test_myst_directives_are_labelled_text_and_images_go() -> None:
     assert "  Warning:\n  Do not upgrade blindly!" in out and ":::" not in out
     assert "logo" not in out and "Deprecated since 2.0:\nUse `g()`." in out
     assert "```{code-block} python\nf()\n```" in out  # code stays code
+    assert myst_directives(":::{note}\n:class: tip\nHello\n:::") == "Note:\nHello"  # options are no text
+    assert myst_directives("```{image} x.png\nrest of the notes") == "```{image} x.png\nrest of the notes"  # unclosed
 
 
 def test_indented_code_is_code_not_entries() -> None:
