@@ -218,7 +218,7 @@ class KnowledgeBase:
             yield refusal(query, reason)
             return
         if self.answerer is self.extractive:
-            passages = with_following(passages, self.retriever.chunks, self.retriever.by_id, asks_how=query.asks_how)
+            passages = with_following(passages, self.retriever.chunks, self.retriever.by_id)
         yield from self.answerer.stream(query, passages)
         timings["answer"] = (time.perf_counter() - started) * 1e3
 

@@ -144,11 +144,6 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("assistant.following", "FOLLOWING_FROM", 0),
     ),
     _ab(
-        "RELEASE_SPAN",
-        "a how-question reads no other section of a changelog release (0)",
-        ("assistant.following", "RELEASE_SPAN", 0),
-    ),
-    _ab(
         "_with_leads",
         "a sentence does not bring its entry's lead",
         (A + ".ExtractiveAnswerer", "_with_leads", _with_leads_off),
@@ -253,6 +248,11 @@ REMOVED: tuple[tuple[str, str], ...] = (
         "best instruction near the best score is quoted (`FIX_RATIO`)",
     ),
     ("`ENGLISH_SYNONYMS` ('breaks' -> 'incompatible')", "no score changed"),
+    (
+        "`release_fixes` (following)",
+        "a changelog release's other sections read for a how-question's fix; no answer changed once a changelog's "
+        "chunks were indexed with their release",
+    ),
     (
         "`_without_product_names` (query)",
         "a product's name taken out of the question's terms; off gained 1 answer and 2 sources (pandas)",

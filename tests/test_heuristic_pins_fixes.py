@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from assistant.answering import ExtractiveAnswerer
 from assistant.catalog import Catalog
-from assistant.changes import Change
 from assistant.document import Entry
 from assistant.following import with_following
-from assistant.models import Chunk, Passage
+from assistant.models import Passage
 from assistant.query import build_query
 from tests.test_answer_rules import Stats
 from tests.test_heuristic_pins import make, passages
@@ -119,25 +118,3 @@ def test_an_instructions_example_is_read_from_the_next_chunk_of_its_section() ->
     assert "`with session.begin():`" in text
     alone = list(ExtractiveAnswerer(Stats(chunks)).stream(query, [Passage(intro, 1.0)]))[-1].text
     assert "session.begin():" not in alone
-
-
-def test_a_changelog_release_gives_the_fix_from_its_other_sections() -> None:
-    # release_fixes. The deprecation is under "Deprecated", its replacement under "Added" of the same release;
-    # the next release's "Added" names it too, but is another release.
-    def entry(n: int, text: str, section: str, version: str, changes: tuple[Change, ...] = ()) -> Chunk:
-        return Chunk(
-            f"c{n}", text, "httpx/CHANGELOG.md", "Changelog", "httpx", version, "changelog", section, changes=changes
-        )
-
-    deprecated = Change("deprecated", "The `proxies` argument is now deprecated.", ("proxies",))
-    chunks = [
-        entry(0, "Use the `proxies` argument with care.", "Added", "0.27.0"),
-        entry(1, "You should use the `proxy` argument instead of the deprecated `proxies`.", "Added", "0.26.0"),
-        entry(2, "The `proxies` argument is now deprecated.", "Deprecated", "0.26.0", (deprecated,)),
-        entry(3, "Fix escaping of `proxies` URLs.", "Fixed", "0.26.0"),  # names it, tells nothing to do
-    ]
-    position = {c.id: i for i, c in enumerate(chunks)}
-    best = [Passage(chunks[2], 0.9)]
-    read = with_following(best, chunks, position, asks_how=True)
-    assert [p.chunk.id for p in read] == ["c2", "c1"] and read[1].score == 0.9
-    assert with_following(best, chunks, position) == best  # a question that asks no fix
