@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Protocol
 
 from assistant.instructions import instructs
@@ -38,6 +39,11 @@ _THEN = re.compile(
     re.IGNORECASE,
 )
 _BUGS = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)  # a section is asked about at every question its passages answer
+def _about_bugs(section: str) -> bool:
+    return bool(_BUGS.search(section))
 
 
 class Answerer(Protocol):
@@ -110,7 +116,7 @@ class ExtractiveAnswerer:
         own_release = [bool(query.prefer) and query.prefers(p.chunk) for p in passages]
         # A bug fix answers a question about a bug; a user asking why behaviour changed wants the change.
         about_bugs = bool(_BUGS.search(query.question))
-        fixes = [not about_bugs and bool(_BUGS.search(p.chunk.section)) for p in passages]
+        fixes = [not about_bugs and _about_bugs(p.chunk.section) for p in passages]
         out = []
         for p_idx, passage in enumerate(passages):
             context = frozenset(tokens(f"{passage.chunk.title} {passage.chunk.section}"))

@@ -9,6 +9,7 @@ vocabulary.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _VERBS = (
     r"use|call|set|pass|import|migrate|replace|update|install|enable|disable|remove|switch|wrap|add|opt|build|"
@@ -45,6 +46,7 @@ _INSTRUCTION = re.compile(
 )
 
 
+@lru_cache(maxsize=16384)  # the same passages' sentences are judged again and again
 def instructs(sentence: str) -> bool:
     """True when the sentence tells the reader what to do ("Use X instead", "Call .item()")."""
     return bool(_INSTRUCTION.search(sentence))

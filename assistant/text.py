@@ -71,6 +71,7 @@ def strip_markup(text: str, *, keep_code: bool = True, keep_refs: bool = True) -
     return re.sub(r"[ \t]+", " ", text).strip()
 
 
+@lru_cache(maxsize=65536)  # every word of every question is folded several times (products, versions, terms)
 def fold(word: str) -> str:
     """Lowercase without accents, so 'dépréciée' and 'depreciee' meet."""
     decomposed = unicodedata.normalize("NFKD", word.lower())

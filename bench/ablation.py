@@ -40,6 +40,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
+from assistant.instructions import instructs  # noqa: E402
 from assistant.knowledge_base import KnowledgeBase  # noqa: E402
 from assistant.retrieval import HybridRetriever  # noqa: E402
 from assistant.text import _stem  # noqa: E402
@@ -114,13 +115,18 @@ def switched_off(ablation: Ablation | None) -> Iterator[None]:
     with contextlib.ExitStack() as stack:
         for target, attr, value in ablation.patches if ablation else ():
             stack.enter_context(mock.patch.object(_resolve(target), attr, value))
-        units_of.cache_clear()
-        _stem.cache_clear()  # the spelling fold acts inside the cached stemmer
+        _clear_caches()
         try:
             yield
         finally:
-            units_of.cache_clear()
-            _stem.cache_clear()
+            _clear_caches()
+
+
+def _clear_caches() -> None:
+    """The core's caches of what a patched heuristic may decide: sentences, stems, instructions."""
+    units_of.cache_clear()
+    _stem.cache_clear()  # the spelling fold acts inside the cached stemmer
+    instructs.cache_clear()
 
 
 def open_sets(names: Sequence[str]) -> dict[str, tuple[KnowledgeBase, list[dict[str, Any]]]]:
