@@ -104,8 +104,8 @@ class ExtractiveAnswerer:
         self.stats = stats
         self.max_units = max_units
         self.following = following  # the chunk after one in its section (where its example may continue)
-        # The refusal checks ask for the same question's best coverage over the same passages more than once.
-        self._coverage: dict[tuple[object, ...], float] = {}
+        # The refusal checks rank the same question's sentences over the same passages more than once.
+        self._ranked: dict[tuple[object, ...], list[Scored]] = {}
 
     def scored_units(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
         """Every sentence of the passages with its term coverage, best first."""
@@ -135,13 +135,17 @@ class ExtractiveAnswerer:
         out.sort(key=lambda s: s.score, reverse=True)
         return out
 
-    def best_coverage(self, query: Query, passages: Sequence[Passage]) -> float:
+    def ranked(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
+        """`scored_units`, kept for the refusal checks, which ask it of the same passages more than once."""
         key = (id(self.stats), query, tuple((p.chunk.id, p.score) for p in passages))
-        if key not in self._coverage:
-            if len(self._coverage) > 256:
-                self._coverage.clear()
-            self._coverage[key] = max((s.coverage for s in self.scored_units(query, passages)), default=0.0)
-        return self._coverage[key]
+        if key not in self._ranked:
+            if len(self._ranked) > 256:
+                self._ranked.clear()
+            self._ranked[key] = self.scored_units(query, passages)
+        return self._ranked[key]
+
+    def best_coverage(self, query: Query, passages: Sequence[Passage]) -> float:
+        return max((s.coverage for s in self.ranked(query, passages)), default=0.0)
 
     def choose(self, query: Query, passages: Sequence[Passage]) -> list[list[Scored]]:
         """Groups of sentences to quote, one group per passage, best group first."""

@@ -235,7 +235,7 @@ class KnowledgeBase:
         # Proper names are looked for in the docs of the products the question is about, not in every product's
         # ("JSON Schema" in another product's notes says nothing of this one's). Code names stay whole-index:
         # a product word in ordinary prose ("requests", "black") must not make a real API unknown.
-        named = self.retriever.within(query.products or query.prefer_products)
+        named = self.retriever.within(query.products or query.prefer_products) if query.names else None
         return refusals.after_search(query, passages, self.retriever, best, topic, named=named)
 
     def _from_release(
@@ -264,7 +264,7 @@ class KnowledgeBase:
         coverage = (best(query, own) if own else 0.0, best(query, passages))
         # What a release did is that release's to say; a fix may come from the release that deprecated the thing
         # ("fails after upgrading to 3.0: how do I pass it now?"), its version shown beside it.
-        ranked = [] if query.asks_how else self.extractive.scored_units(query, passages)
+        ranked = [] if query.asks_how else self.extractive.ranked(query, passages)
         leads = not ranked or query.prefers(passages[ranked[0].p_idx].chunk)
         ok = bool(own) and self._evidence(query, own) is None
         return refusals.release(query, passages, own, ok, coverage, leads=leads)

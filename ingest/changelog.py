@@ -31,19 +31,18 @@ _DAY = r"\d{1,2}(?:st|nd|rd|th)?"  # "6th December, 2024", "July 8th 2021"
 _DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|D\s+M,?\s+\d{4}|M\s+D,?\s+\d{4})".replace("M", _MONTH).replace(
     "D", _DAY
 )
+# What opens a release heading: "Version", "Release" or the product's name, then the version ("[1.2.0]", "v1.2.0").
+_LEAD = (
+    r"(?:(?:version|release|v(?=\d))\s*|(?P<name>[A-Za-z][\w.+-]*)\s+)?"
+    r"\[?(?P<version>v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)\]?"
+)
+# ... then only dates and short notes in brackets,
 _RELEASE = re.compile(
-    rf"""(?:(?:version|release|v(?=\d))\s*|(?P<name>[A-Za-z][\w.+-]*)\s+)?
-    \[?(?P<version>v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)\]?
-    (?:\s*(?:[-–—:/,]\s*)?(?:\(?{_DATE}\)?|\([^()]{{0,40}}\)|\[[^\[\]]{{0,20}}\]))*""",
-    re.IGNORECASE | re.VERBOSE,
+    rf"{_LEAD}(?:\s*(?:[-–—:/,]\s*)?(?:\(?{_DATE}\)?|\([^()]{{0,40}}\)|\[[^\[\]]{{0,20}}\]))*", re.IGNORECASE
 )
-# A version that opens a heading with a date after it, whatever else the heading says: "5.0.0 Penny - July 4,
-# 2020", "4.3.21 - June 25, 2019 - hot fix release". Topics with numbers carry no date.
-_DATED = re.compile(
-    rf"(?:(?:version|release)\s*|(?P<name>[A-Za-z][\w.+-]*)\s+)?\[?(?P<version>v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)\]?"
-    rf"\s.*?(?<![\w.]){_DATE}(?![\w.])",
-    re.IGNORECASE,
-)
+# ... or a date somewhere after it, whatever else the heading says: "5.0.0 Penny - July 4, 2020", "4.3.21 - June
+# 25, 2019 - hot fix release". Topics with numbers carry no date.
+_DATED = re.compile(rf"{_LEAD}\s.*?(?<![\w.]){_DATE}(?![\w.])", re.IGNORECASE)
 DATED_CHARS = 80  # a heading, not a sentence that starts with a version
 _UNRELEASED = re.compile(r"\[?(?:unreleased|upcoming(?: release)?|in development|not yet released)\]?.{0,40}", re.I)
 _BULLET = re.compile(r"^([ \t]*)[*+•][ \t]+")

@@ -103,11 +103,8 @@ def extract(source: str, body: str, front: dict[str, str]) -> tuple[str, str, st
             problem = f"not readable as reStructuredText ({type(e).__name__}); indexed as plain text"
     named = is_changelog_name(name) or front.get("kind", "").strip().lower() == "changelog"
     if suffix in (".md", ".markdown") or ((not suffix or named) and _MD_HEADING.search(body)):
-        return (
-            markdown_text(atx_headings(myst_directives(body))),
-            "markdown",
-            problem,
-        )  # a `CHANGELOG.txt` may well be Markdown
+        # A `CHANGELOG.txt` may well be Markdown.
+        return markdown_text(atx_headings(myst_directives(body))), "markdown", problem
     text = markdown_text(body)
     parts = source.split("/")
     news = news_to_markdown(text, product=front.get("product") or (parts[0] if len(parts) > 1 else ""), named=named)

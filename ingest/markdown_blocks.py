@@ -46,6 +46,7 @@ _MYST_OPTION = re.compile(r"^\s*:[\w-]+:")  # `:alt: logo`, `:class: tip` under 
 _MYST_TEXT = frozenset("note warning tip hint important caution danger attention error seealso admonition".split())
 _MYST_VERSIONS = {"deprecated": "Deprecated since", "versionadded": "New in", "versionchanged": "Changed in"}
 _MYST_DROP = frozenset(["image", "figure", "toctree", "contents", "include", "raw"])
+_MYST_NAMES = _MYST_TEXT | _MYST_VERSIONS.keys() | _MYST_DROP
 
 
 def myst_directives(body: str) -> str:
@@ -68,7 +69,7 @@ def myst_directives(body: str) -> str:
             continue
         m = _MYST.match(line)
         name = m.group(3).lower() if m else ""
-        if not m or name not in (_MYST_TEXT | _MYST_VERSIONS.keys() | _MYST_DROP):
+        if not m or name not in _MYST_NAMES:
             out.append(line)
             continue
         fence = m.group(2)
