@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Protocol
+from typing import Any, Protocol
 
 from assistant.instructions import instructs
 from assistant.models import Answer, Chunk, Citation, Passage
@@ -24,6 +24,7 @@ PART_WEIGHT = 0.6  # a symbol whose parts alone are there counts this much, pro 
 CONTEXT_WEIGHT = 0.5  # a term in the passage's title or section counts this much for a sentence
 LEAD_CONTEXT_WEIGHT = 1.0  # ... and fully for a lead sentence, which the heading speaks for
 NO_TERMS_COVERAGE = 0.5  # a question with no content terms ("what's new in 2.11?")
+MEMO_SIZE = 8192  # sentence scores and term weights kept (a question's take a few dozen entries)
 NEIGHBOUR_RATIO = 0.5  # the best passage's further sentences need this share of the best coverage
 GROUP_UNITS = 3  # sentences quoted from the best passage
 FIX_RATIO = 0.6  # a how-question's best instruction is added when it scores this close to the best sentence
@@ -101,16 +102,16 @@ class ExtractiveAnswerer:
     def __init__(
         self, stats: TermStats, *, max_units: int = MAX_UNITS, following: Callable[[Chunk], Chunk | None] | None = None
     ) -> None:
+        # The refusal checks and the answer weigh the same question's terms and score the same passages' sentences
+        # more than once (the answer adds only the chunks that follow them): both are kept in `_memo`, a few
+        # hundred questions' worth, until the index is reloaded (`stats` set again).
         self.stats = stats
         self.max_units = max_units
         self.following = following  # the chunk after one in its section (where its example may continue)
-        # The refusal checks rank the same question's sentences over the same passages more than once.
-        self._ranked: dict[tuple[object, ...], list[Scored]] = {}
 
     def scored_units(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
         """Every sentence of the passages with its term coverage, best first."""
-        terms = Terms.of(query, self.stats)
-        fr = query.language == "fr"
+        terms = self._kept(("terms", query.terms, query.spellings), lambda: Terms.of(query, self.stats))
         top = passages[0].score if passages and passages[0].score else 1.0
         # A question naming a release is answered from that release's passages first (all of them when none do).
         own_release = [bool(query.prefer) and query.prefers(p.chunk) for p in passages]
@@ -119,13 +120,10 @@ class ExtractiveAnswerer:
         fixes = [not about_bugs and _about_bugs(p.chunk.section) for p in passages]
         out = []
         for p_idx, passage in enumerate(passages):
-            context = frozenset(tokens(f"{passage.chunk.title} {passage.chunk.section}"))
             prior = passage.score / top
-            for u_idx, unit in enumerate(units_of(passage.chunk)):
-                # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
-                toks = unit.glossed if fr and unit.glossed is not None else unit.tokens
-                weight = LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT
-                cov = coverage(terms, toks, context, weight) if terms.weights else NO_TERMS_COVERAGE
+            units = units_of(passage.chunk)
+            covs = self._coverages(query, terms, passage.chunk, units)
+            for u_idx, (unit, cov) in enumerate(zip(units, covs, strict=True)):
                 score = cov + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
                 if fixes[p_idx]:
                     score -= BUG_FIX_PENALTY
@@ -135,14 +133,41 @@ class ExtractiveAnswerer:
         out.sort(key=lambda s: s.score, reverse=True)
         return out
 
+    @property
+    def stats(self) -> TermStats:
+        return self._stats
+
+    @stats.setter
+    def stats(self, stats: TermStats) -> None:  # a reloaded index weighs terms anew
+        self._stats = stats
+        self._memo: dict[tuple[object, ...], Any] = {}
+
+    def _kept(self, key: tuple[object, ...], make: Callable[[], Any]) -> Any:
+        value = self._memo.get(key)
+        if value is None:  # shared across threads: another may clear the memo meanwhile
+            if len(self._memo) > MEMO_SIZE:
+                self._memo.clear()
+            value = self._memo[key] = make()
+        return value
+
+    def _coverages(self, query: Query, terms: Terms, chunk: Chunk, units: Sequence[Unit]) -> list[float]:
+        """Each sentence's coverage of the question's terms (kept per question and chunk)."""
+        fr = query.language == "fr"
+        context = frozenset(tokens(f"{chunk.title} {chunk.section}"))
+
+        def covered(unit: Unit) -> float:
+            if not terms.weights:
+                return NO_TERMS_COVERAGE
+            # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
+            toks = unit.glossed if fr and unit.glossed is not None else unit.tokens
+            return coverage(terms, toks, context, LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT)
+
+        return self._kept(("coverage", query.terms, query.spellings, fr, chunk.id), lambda: list(map(covered, units)))
+
     def ranked(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
         """`scored_units`, kept for the refusal checks, which ask it of the same passages more than once."""
-        key = (id(self.stats), query, tuple((p.chunk.id, p.score) for p in passages))
-        if key not in self._ranked:
-            if len(self._ranked) > 256:
-                self._ranked.clear()
-            self._ranked[key] = self.scored_units(query, passages)
-        return self._ranked[key]
+        key = ("ranked", query, tuple((p.chunk.id, p.score) for p in passages))
+        return self._kept(key, lambda: self.scored_units(query, passages))
 
     def best_coverage(self, query: Query, passages: Sequence[Passage]) -> float:
         return max((s.coverage for s in self.ranked(query, passages)), default=0.0)

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 ANSWER_PASSAGES = 8  # passages the answerer reads; `top_k` of them at most are cited
+HEAD_PASSAGES = 3  # ... and each ranking's first few, where fusion ranked them lower
 
 
 @runtime_checkable
@@ -209,7 +210,7 @@ class KnowledgeBase:
         if no is not None:
             yield no
             return
-        passages = self.retriever.search(query, ANSWER_PASSAGES, timings)
+        passages = self.retriever.search(query, ANSWER_PASSAGES, timings, heads=HEAD_PASSAGES)
         started = time.perf_counter()
         reason = self._evidence(query, passages)
         if reason is None and query.prefer and not query.versions:
@@ -250,7 +251,7 @@ class KnowledgeBase:
         if reason is None:
             return passages, None
         only = replace(query, versions=query.prefer, products=query.products or query.prefer_products)
-        narrowed = self.retriever.search(only, ANSWER_PASSAGES)
+        narrowed = self.retriever.search(only, ANSWER_PASSAGES, heads=HEAD_PASSAGES)
         if narrowed and self._release(query, [*narrowed, *passages], narrowed) is None:
             return narrowed, None
         return passages, reason

@@ -145,8 +145,9 @@ class HybridRetriever:
         i = bisect.bisect_left(self._vocab, prefix)
         return i < len(self._vocab) and self._vocab[i].startswith(prefix)
 
-    def search(self, query: Query, k: int, timings: dict[str, float] | None = None) -> list[Passage]:
-        """The k best passages for a query, honouring its version filter and preference."""
+    def search(self, query: Query, k: int, timings: dict[str, float] | None = None, *, heads: int = 0) -> list[Passage]:
+        """The k best passages for a query, honouring its version filter and preference; then any of each
+        ranking's first `heads` that fusion ranked below them."""
         timings = timings if timings is not None else {}
         if not self.chunks:
             return []
@@ -168,7 +169,12 @@ class HybridRetriever:
             if query.prefer and query.prefers(chunk):
                 fused[cid] *= PREFERRED_BOOST
         sims, scores = dict(dense), dict(lexical)
-        best = sorted(fused, key=fused.__getitem__, reverse=True)[:k]
+        ranked = sorted(fused, key=fused.__getitem__, reverse=True)
+        best = ranked[:k]
+        # Fusion ranks a passage only one signal is sure of (BM25's best: the one entry naming the removed class)
+        # below passages both find middling; the answerer, which weighs each sentence, may read it all the same.
+        sure = {cid for ranking in (dense, lexical) for cid, _ in ranking[:heads]}
+        best += [cid for cid in ranked[k:] if cid in sure]
         timings.update(embed=(t1 - t0) * 1e3, dense=(t2 - t1) * 1e3, lexical=(t3 - t2) * 1e3)
         return [
             Passage(self.chunks[self.by_id[cid]], fused[cid], similarity=sims.get(cid), bm25=scores.get(cid))

@@ -33,10 +33,11 @@ STOPWORDS = frozenset(
     si lorsque dont chez vers ça cela ceci est-ce qu c j m n t fait faut peut doit avoir combien
     lequel laquelle lesquels""".split()
 )
-# Words so common in release docs that a question is not "about" them.
+# Words so common in release docs that a question is not "about" them. Not "default": "did the default method
+# change?" asks about the default, and the entry that answers says "by default".
 GENERIC = frozenset(
     """version versions release releases change changes changed new now support supports
-    supported feature features default work works working happen happens happened need needs upgrade upgrading
+    supported feature features work works working happen happens happened need needs upgrade upgrading
     move moving doc docs documentation note notes""".split()
 )
 _FRENCH_HINTS = frozenset(

@@ -236,6 +236,7 @@ ABLATIONS: tuple[Ablation, ...] = (
         "a refused release is not searched alone",
         (K + ".KnowledgeBase", "_from_release", _from_release_unnarrowed),
     ),
+    _ab("HEAD_PASSAGES", "the answerer reads fusion's best passages only (0)", (K, "HEAD_PASSAGES", 0)),
 )
 
 # Heuristics an earlier run of this table found to lower the scores or change none, since deleted.

@@ -110,6 +110,22 @@ def test_the_release_a_question_names_outranks_a_slightly_better_match_elsewhere
     assert [p.chunk.version for p in r.search(query, 2)] == ["3.0.0", "2.2.0"]
 
 
+def test_the_one_passage_a_ranking_is_sure_of_is_read_though_fusion_ranks_it_low(tmp_path: Path) -> None:
+    # HEAD_PASSAGES. Nine entries about the `LegacyVersion` class both rankings find middling; only BM25 finds the
+    # one saying it was removed, first ("removed" is common in these notes). Fusion ranks that entry ninth, past
+    # the passages the answerer reads.
+    removed = make("Remove the `LegacyVersion` class.", "22.0", 0)
+    others = [make(f"The `LegacyVersion` class gains `attr{n}`.", f"1{n}.0", n + 1) for n in range(9)]
+    filler = [make(f"Removed the tag number {n}.", f"0.{n}", 20 + n) for n in range(30)]
+    r = retriever([removed, *others, *filler], [0.3] + [0.7 - n / 100 for n in range(9)] + [0.1] * 30)
+    question = "Which release removed the LegacyVersion class?"
+    query = build_query(question, r.catalog)
+    assert removed not in [p.chunk for p in r.search(query, 8)]
+    assert removed in [p.chunk for p in r.search(query, 8, heads=1)]
+    answer = KnowledgeBase(Settings(data_dir=tmp_path), r).ask(question)
+    assert answer.found and "22.0: Remove the `LegacyVersion` class." in answer.text
+
+
 # -- answering about a release ----------------------------------------------------------------------------
 
 
@@ -128,7 +144,7 @@ class CannedRetriever(Stats):
     def within(self, products: object) -> CannedRetriever:
         return self  # one product
 
-    def search(self, query: Query, k: int, timings: dict[str, float] | None = None) -> list[Passage]:
+    def search(self, query: Query, k: int, timings: dict[str, float] | None = None, *, heads: int = 0) -> list[Passage]:
         found = self.by_release[query.versions[0]] if query.versions else self.joint
         return [Passage(c, 1.0 - i / 100, similarity=0.5) for i, c in enumerate(found[:k])]
 
