@@ -213,8 +213,8 @@ class KnowledgeBase:
         passages = self.retriever.search(query, ANSWER_PASSAGES, timings, heads=HEAD_PASSAGES)
         started = time.perf_counter()
         reason = self._evidence(query, passages)
-        if reason is None and query.prefer and not query.versions:
-            passages, reason = self._from_release(query, passages)
+        if query.prefer and not query.versions and (reason is None or reason.kind == "weak_evidence"):
+            passages, reason = self._from_release(query, passages, reason)
         if reason is not None:
             yield refusal(query, reason)
             return
@@ -240,14 +240,14 @@ class KnowledgeBase:
         return refusals.after_search(query, passages, self.retriever, best, topic, named=named)
 
     def _from_release(
-        self, query: Query, passages: Sequence[Passage]
+        self, query: Query, passages: Sequence[Passage], weak: refusals.Reason | None = None
     ) -> tuple[Sequence[Passage], refusals.Reason | None]:
         """The passages to answer a question about a release from, or why that release can't answer it.
 
-        When the top passages hold too little of the release asked about, that release is searched alone: its
-        answer may rank below other releases' near matches.
+        When the top passages hold too little of the release asked about, or too little evidence at all (`weak`),
+        that release is searched alone: its answer may rank below other releases' near matches.
         """
-        reason = self._release(query, passages, self._own(query, passages))
+        reason = weak or self._release(query, passages, self._own(query, passages))
         if reason is None:
             return passages, None
         only = replace(query, versions=query.prefer, products=query.products or query.prefer_products)

@@ -70,9 +70,9 @@ def _terms_without_spellings(cls: type[Terms], query: Any, stats: Any) -> Terms:
 
 
 def _from_release_unnarrowed(
-    self: KnowledgeBase, query: Any, passages: list[Passage]
+    self: KnowledgeBase, query: Any, passages: list[Passage], weak: Any | None = None
 ) -> tuple[list[Passage], Any | None]:
-    return passages, self._release(query, passages, self._own(query, passages))
+    return passages, weak or self._release(query, passages, self._own(query, passages))
 
 
 def _with_leads_off(self: Any, group: list[Scored], passages: Any) -> list[Scored]:
