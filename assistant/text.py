@@ -69,7 +69,11 @@ def strip_markup(text: str, *, keep_code: bool = True, keep_refs: bool = True) -
     text = _HELD.sub(lambda m: parts[int(m.group(1))], _EMPHASIS.sub(r"\1", held))
     if not keep_code:
         text = text.replace("`", "")
+    text = _ESCAPED_HEADING.sub("", text)
     return re.sub(r"[ \t]+", " ", text).strip()
+
+
+_ESCAPED_HEADING = re.compile(r"^\\(?=#)", re.MULTILINE)  # "\# add a tag": a paragraph kept from being a heading
 
 
 @lru_cache(maxsize=65536)  # every word of every question is folded several times (products, versions, terms)

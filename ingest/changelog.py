@@ -28,14 +28,19 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _MONTH = r"[A-Za-z]{3,9}\.?"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"  # "6th December, 2024", "July 8th 2021"
-_DATE = r"(?:\d{4}-\d{2}-\d{2}|\d{4}/\d{2}/\d{2}|D\s+M,?\s+\d{4}|M\s+D,?\s+\d{4})".replace("M", _MONTH).replace(
-    "D", _DAY
+# A month and year alone must name the month ("September, 2026", "October-November, 2003"): not any word and a year.
+_MONTH_NAME = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+_DATE = (
+    rf"(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}/\d{{2}}/\d{{2}}|{_DAY}\s+{_MONTH},?\s+\d{{4}}|{_MONTH}\s+{_DAY},?\s+\d{{4}}"
+    rf"|{_MONTH_NAME}(?:[-/]{_MONTH_NAME})?,?\s+\d{{4}})"
 )
 # What opens a release heading: "Version", "Release" or the product's name, then the version ("[1.2.0]", "v1.2.0").
+# A pre-release may be spelled out after a space ("1.0 beta 1").
 _LEAD = (
     r"(?:(?:version|release|v(?=\d))\s*|(?P<name>[A-Za-z][\w.+-]*)\s+)?"
-    r"\[?(?P<version>v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)\]?"
+    r"\[?(?P<version>v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)(?:\s+(?P<pre>alpha|beta|rc)\s*(?P<n>\d+))?\]?"
 )
+_PRE = {"alpha": "a", "beta": "b", "rc": "rc"}
 # ... then only dates and short notes in brackets,
 _RELEASE = re.compile(
     rf"{_LEAD}(?:\s*(?:[-–—:/,]\s*)?(?:\(?{_DATE}\)?|\([^()]{{0,40}}\)|\[[^\[\]]{{0,20}}\]))*", re.IGNORECASE
@@ -44,7 +49,12 @@ _RELEASE = re.compile(
 # 25, 2019 - hot fix release". Topics with numbers carry no date.
 _DATED = re.compile(rf"{_LEAD}\s.*?(?<![\w.]){_DATE}(?![\w.])", re.IGNORECASE)
 DATED_CHARS = 80  # a heading, not a sentence that starts with a version
-_UNRELEASED = re.compile(r"\[?(?:unreleased|upcoming(?: release)?|in development|not yet released)\]?.{0,40}", re.I)
+# "Unreleased", "[Unreleased] - 2024-05-01", "Upcoming release (main)"; not a topic such as "Upcoming deprecation".
+_UNRELEASED = re.compile(
+    r"\[?(?:unreleased|upcoming|in development|not yet released)(?: changes| release| version)?\]?"
+    r"(?:\s*[-–—:(\[,].{0,40})?",
+    re.I,
+)
 _BULLET = re.compile(r"^([ \t]*)[*+•][ \t]+")
 _UNDERLINE = re.compile(r"^([=\-~^*+#])\1{2,}[ \t]*$")
 
@@ -70,7 +80,8 @@ def heading_version(heading: str, product: str = "") -> str | None:
     match = _RELEASE.fullmatch(text) or (_DATED.match(text) if len(text) <= DATED_CHARS else None)
     if not match or (match.group("name") and fold(match.group("name")) != fold(product or "\0")):
         return None
-    return safe_version(match.group("version"))
+    pre = f"{_PRE[match.group('pre').lower()]}{match.group('n')}" if match.group("pre") else ""
+    return safe_version(match.group("version").rstrip(".") + pre)  # "## 2.2.0. (2007-07-31)"
 
 
 def releases(text: str, *, product: str = "", named: bool = False, own_version: str = "") -> list[Release] | None:
@@ -104,17 +115,41 @@ def releases(text: str, *, product: str = "", named: bool = False, own_version: 
 
 def _headings(lines: list[str], product: str) -> list[tuple[int, int, str | None]]:
     """(line index, level, release version or None) of each ATX heading outside fenced code."""
+    inside = _in_fences(lines)
+    return [
+        (i, len(heading.group(1)), heading_version(heading.group(2), product))
+        for i, line in enumerate(lines)
+        if not inside[i] and (heading := _ATX.match(line))
+    ]
+
+
+def _in_fences(lines: list[str]) -> list[bool]:
+    """Whether each line is part of a fenced code block (its fences included)."""
     out = []
     fence = ""
-    for i, line in enumerate(lines):
+    for line in lines:
         opening = _FENCE.match(line)
         if fence:
+            out.append(True)
             fence = "" if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) else fence
-        elif opening:
-            fence = opening.group(1)
-        elif heading := _ATX.match(line):
-            out.append((i, len(heading.group(1)), heading_version(heading.group(2), product)))
+        else:
+            out.append(bool(opening))
+            fence = opening.group(1) if opening else ""
     return out
+
+
+def release_lines(text: str, product: str = "") -> str:
+    """Markdown with its one-line paragraphs that are release lines ("6.0.4 (2026-11-20)") made headings, at the
+    level of the file's other release headings: a changelog may underline its older releases and not its newer."""
+    lines = text.split("\n")
+    headings = _headings(lines, product)
+    level = min((lvl for _, lvl, version in headings if version is not None), default=2)
+    inside = _in_fences(lines)
+    for i, line in enumerate(lines):
+        alone = (i == 0 or not lines[i - 1].strip()) and (i + 1 == len(lines) or not lines[i + 1].strip())
+        if alone and line[:1].isalnum() and not inside[i] and heading_version(line.strip(), product) is not None:
+            lines[i] = f"{'#' * level} {line.strip()}"
+    return "\n".join(lines)
 
 
 def news_to_markdown(text: str, *, product: str = "", named: bool = False) -> str | None:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from assistant.errors import ReldocsError
 from assistant.untrusted import field_limit, plain_text
-from ingest.changelog import heading_version, is_changelog_name, news_to_markdown, releases
-from ingest.markdown_blocks import atx_headings, myst_directives
+from ingest.changelog import heading_version, is_changelog_name, news_to_markdown, release_lines, releases
+from ingest.markdown_blocks import atx_headings, myst_directives, myst_roles
 from ingest.markup import html_to_markdown, markdown_text
 from ingest.metadata import IngestWarning, validate
 
@@ -96,19 +96,29 @@ def extract(source: str, body: str, front: dict[str, str]) -> tuple[str, str, st
     if suffix in (".html", ".htm"):
         return html_to_markdown(body), "markdown", ""
     problem = ""
+    named = is_changelog_name(name) or front.get("kind", "").strip().lower() == "changelog"
+    parts = source.split("/")
+    product = front.get("product") or (parts[0] if len(parts) > 1 else "")
     if suffix == ".rst" or (suffix in (".txt", "") and looks_like_rst(body)):
         try:
-            return rst_to_markdown(body), "markdown", ""
+            markdown = rst_to_markdown(body)
         except Exception as e:  # docutils raises many kinds on pathological input: index the text anyway
             problem = f"not readable as reStructuredText ({type(e).__name__}); indexed as plain text"
-    named = is_changelog_name(name) or front.get("kind", "").strip().lower() == "changelog"
+        else:
+            # Sphinx pages often only include another file (`.. include:: ../CHANGES.rst`): say it was not followed.
+            included = ", ".join(_INCLUDE.findall(body))
+            problem = f"`.. include::` not followed ({included}): index that file itself" if included else ""
+            return (release_lines(markdown, product) if named else markdown), "markdown", problem
     if suffix in (".md", ".markdown") or ((not suffix or named) and _MD_HEADING.search(body)):
         # A `CHANGELOG.txt` may well be Markdown.
-        return markdown_text(atx_headings(myst_directives(body))), "markdown", problem
+        markdown = markdown_text(atx_headings(myst_roles(myst_directives(body))))
+        return (release_lines(markdown, product) if named else markdown), "markdown", problem
     text = markdown_text(body)
-    parts = source.split("/")
-    news = news_to_markdown(text, product=front.get("product") or (parts[0] if len(parts) > 1 else ""), named=named)
+    news = news_to_markdown(text, product=product, named=named)
     return (news, "markdown", problem) if news is not None else (text, "text", problem)
+
+
+_INCLUDE = re.compile(r"^[ \t]*\.\.[ \t]+include::[ \t]*(\S+)", re.MULTILINE)
 
 
 def split_front_matter(text: str) -> tuple[dict[str, str], str]:

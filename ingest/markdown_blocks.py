@@ -112,3 +112,33 @@ def _pipe_tables(text: str) -> str:
 
 def _cells(row: str) -> list[str]:
     return [c.strip() for c in row.strip().strip("|").split("|")]
+
+
+# MyST's inline roles, Sphinx's `:role:`text`` in Markdown: "{pr}`3805`", "{meth}`Option.get_help_spec`".
+_MYST_ROLE = re.compile(r"(?<![\w`{])\{([A-Za-z][\w+.:-]*)\}`([^`\n]+)`")
+_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+
+
+def myst_roles(body: str) -> str:
+    """`body` with MyST roles outside fenced code shown as RST's are: code names as code, issue and pull
+    request roles as "GH 3805", references as their title."""
+    if "}`" not in body:
+        return body
+    from ingest.rst_roles import role_text  # docutils, imported only for a body with roles
+
+    def shown(m: re.Match[str]) -> str:
+        code, text = role_text(m.group(1), m.group(2))
+        return f"`{text}`" if code else text
+
+    out: list[str] = []
+    fence = ""
+    for line in body.split("\n"):
+        opening = _FENCE_LINE.match(line)
+        if fence:
+            fence = "" if opening and opening.group(1).startswith(fence) else fence
+        elif opening:
+            fence = opening.group(1)
+        else:
+            line = _MYST_ROLE.sub(shown, line)
+        out.append(line)
+    return "\n".join(out)

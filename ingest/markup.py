@@ -106,7 +106,10 @@ def _inline(text: str, saved: list[str]) -> str:
                 text, j + run, block_end.start() if block_end else len(text)
             )
             i = closing.end() if closing else j + run
-            out.append(_hold(saved, text[j:i]) if closing else text[j:i])
+            span = text[j:i]
+            if closing and run > 1 and "`" not in span[run:-run]:  # ``x`` (RST's literal) reads as `x`
+                span = f"`{span[run:-run].strip()}`"
+            out.append(_hold(saved, span) if closing else span)
         elif auto := _AUTOLINK.match(text, j):
             url = safe_url(auto.group(1))
             out.append(_hold(saved, f"<{url}>") if url else "")  # `<javascript:…>` is dropped whole

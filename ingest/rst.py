@@ -77,7 +77,7 @@ _DIRECTIVE_LINE = re.compile(r"^\.\.[ \t]+(?:[A-Za-z][\w+.:-]*[ \t]*::|_[^:\n]+:
 _ROLE_USE = re.compile(r"(?<![\w`]):([A-Za-z][\w+.:-]*):`([^`\n]+)`")
 _ROLE_BEFORE = re.compile(r"(?<![\w`]):([A-Za-z][\w+.:-]*):$")
 _OVERLINED = re.compile(r"^([=\-~^\"'`#*+])\1{2,}[ \t]*\n[ \t]*\S[^\n]*\n\1{3,}[ \t]*$", re.MULTILINE)
-_UNDERLINED = re.compile(r"^(\w[^\n]*)\n([=\-~^\"'`#*+])\2{2,}[ \t]*$", re.MULTILINE)
+_UNDERLINED = re.compile(r"^(\w[^\n]*)\n(([=\-~^\"'`#*+])\3{2,})[ \t]*$", re.MULTILINE)
 
 # -- the writer -----------------------------------------------------------------------------------------------
 _SKIP = (nodes.comment, nodes.target, nodes.substitution_definition, nodes.pending, nodes.raw, nodes.docinfo,
@@ -102,7 +102,9 @@ def _block(node: nodes.Node, depth: int) -> list[str]:
     if isinstance(node, nodes.paragraph) and _bold_only(node):
         return [f"**{_one_line(_inline(node))}**"]  # "**Synopsis**": a label for what follows (ingest.entries)
     if isinstance(node, (nodes.paragraph, nodes.rubric, nodes.caption)):
-        return [_one_line(_inline(node))]
+        # A paragraph that opens like a Markdown heading ("# add a tag", a comment in an example indented as a
+        # block quote) is escaped, or it would cut the document there.
+        return [re.sub(r"^(?=#{1,6}(?: |$))", r"\\", _one_line(_inline(node)))]
     if isinstance(node, (nodes.literal_block, nodes.doctest_block, nodes.math_block)):
         language = node.get("language") or next((c for c in node.get("classes", []) if c != "code"), "")
         language = "python" if isinstance(node, nodes.doctest_block) else language
@@ -168,19 +170,25 @@ def _entry(name: list[str], body: nodes.Element, depth: int) -> str:
     lead = " ".join(name)
     if not parts and not lead:
         return ""
-    if not parts or _starts_block(parts[0]):
+    # An item that holds only a list ("* Updates" over an indented list is a definition list inside a bullet) is
+    # that list: an empty "- " above it would be an entry with no text.
+    bare = not lead and parts[0].startswith("- ")
+    if not bare and (not parts or _starts_block(parts[0])):
         parts.insert(0, lead)
     elif lead:
         parts[0] = f"{lead}: {parts[0]}"
     first, *rest = parts
-    lines = ["- " + first.replace("\n", "\n  ")]
+    lines = [first if bare else "- " + first.replace("\n", "\n  ")]
     for part in rest:  # a nested list follows its lead line directly; other blocks after a blank line
         lines.append(("" if part.startswith("- ") else "\n") + _indent(part))
     return "\n".join(lines)
 
 
 def _starts_block(text: str) -> bool:
-    return text.startswith(("- ", "```", "~~~", "#"))
+    return text.startswith(("- ", "```", "~~~")) or _HEADING.match(text) is not None
+
+
+_HEADING = re.compile(r"#{1,6}(?: |$)")  # not "#3948: Removed …", an issue number leading an entry
 
 
 def _indent(text: str, n: int = 2) -> str:

@@ -172,6 +172,16 @@ def test_topic_headings_with_numbers_are_not_releases(tmp_path: Path) -> None:
         ("0.28.1 (6th December, 2024)", "0.28.1"),
         ("2.0 Migration - ORM Usage", None),
         ("other 7.0.0 - 2024-05-01", None),
+        # A month and year alone, a pre-release spelled out, a stray dot after the version.
+        ("Version 3.3.3 - September, 2026", "3.3.3"),
+        ("Version 1.0 - October-November, 2003", "1.0"),
+        ("1.0 beta 1", "1.0b1"),
+        ("2.2.0. (2007-07-31)", "2.2.0"),
+        ("4.0 Released 2020", None),
+        # "Upcoming" is an unreleased section only by itself, not as a topic.
+        ("Upcoming release", ""),
+        ("[Unreleased] - 2024-05-01", ""),
+        ("Upcoming deprecation", None),
     ],
 )
 def test_release_headings(heading: str, version: str | None) -> None:
@@ -203,3 +213,41 @@ def test_a_changelog_is_titled_by_no_release_and_indexed_with_its_release(tmp_pa
     assert {c.title for c in chunks} == {"acme CHANGES"}  # not "Version 1.9.0" for the 1.8.0 entries
     (older,) = [c for c in chunks if CHANGES[1] in c.text]
     assert index_text(older).startswith("acme CHANGES\nacme 1.8.0\n")
+
+
+def test_a_changelog_underlining_only_its_older_releases_and_an_rst_news_file(tmp_path: Path) -> None:
+    # RST found by its underlines alone (no directive, no role): `NEWS` is docutils', literals and all. Newer
+    # releases on bare lines ("1.9.0 (2024-02-01)"), older ones underlined, are all releases.
+    news = "".join(
+        f"Version {v} (2024-0{i + 1}-01)\n{'=' * 26}\n\nBugfixes\n--------\n\n- Fixed ``acme.{CHANGES[i]}``.\n\n"
+        for i, v in enumerate(VERSIONS[:3])
+    )
+    mixed = "For the full list, see the commits.\n\n" + "".join(
+        f"{v} (2024-0{i + 1}-01)\n" + ("-" * 18 + "\n" if i > 1 else "") + f"\n* Fixed acme.{CHANGES[i]}.\n\n"
+        for i, v in enumerate(VERSIONS[:4])
+    )
+    _write(tmp_path, "acme/NEWS", news)
+    _write(tmp_path, "acme/CHANGES", mixed)
+    for rel, count, section in (("acme/NEWS", 3, "Bugfixes"), ("acme/CHANGES", 4, "")):
+        chunks = _chunks(tmp_path, rel)
+        for i, version in enumerate(VERSIONS[:count]):
+            (chunk,) = [c for c in chunks if CHANGES[i] in c.text]
+            assert (chunk.version, chunk.section) == (version, section), rel
+            assert "``" not in chunk.text and "---" not in chunk.text and "* " not in chunk.text
+
+
+def test_an_issue_number_or_a_list_opening_an_rst_entry_is_no_heading(tmp_path: Path) -> None:
+    # towncrier's "* #3948: Removed …" and "* Updates" over an indented list (a definition list in the bullet).
+    text = "v1.1.0\n======\n\n* #3948: Removed the frobnicate flag.\n\n* Updates\n    * The glorp is faster.\n"
+    text += "\nv1.0.0\n======\n\n* First.\n"
+    _write(tmp_path, "acme/NEWS.rst", text)
+    chunks = _chunks(tmp_path, "acme/NEWS.rst")
+    (chunk,) = [c for c in chunks if c.version == "1.1.0"]
+    lines = [line for line in chunk.text.split("\n") if line.strip()]
+    assert lines == ["- #3948: Removed the frobnicate flag.", "- Updates", "  - The glorp is faster."]
+
+
+def test_a_sphinx_page_that_only_includes_the_changelog_says_so(tmp_path: Path) -> None:
+    _write(tmp_path, "acme/changes.rst", "Changes\n=======\n\n.. include:: ../CHANGES.rst\n")
+    (warning,) = load_document(tmp_path / "acme/changes.rst", tmp_path).warnings
+    assert "../CHANGES.rst" in warning["problem"]

@@ -138,6 +138,26 @@ def test_myst_directives_are_labelled_text_and_images_go() -> None:
     assert myst_directives("```{image} x.png\nrest of the notes") == "```{image} x.png\nrest of the notes"  # unclosed
 
 
+def test_myst_roles_read_as_rst_roles_do() -> None:
+    from ingest.markdown_blocks import myst_roles
+
+    body = "- Fix help. {pr}`3805` {meth}`~click.Option.get_help_spec` {ref}`the guide <guide>`\n```\n{pr}`1`\n```"
+    assert myst_roles(body) == "- Fix help. GH 3805 `click.Option.get_help_spec()` the guide\n```\n{pr}`1`\n```"
+
+
+def test_double_backtick_code_reads_as_code_and_escaped_hashes_as_text() -> None:
+    from assistant.text import strip_markup
+    from ingest.markup import markdown_text
+    from ingest.rst import rst_to_markdown
+
+    # RST's ``literal`` in a plain-text or Markdown changelog is the same code span as `literal`.
+    assert markdown_text("Use ``default()`` or `` `x` ``.") == "Use `default()` or `` `x` ``."
+    # A comment opening an example indented as a block quote is a paragraph, not a heading that cuts the notes.
+    markdown = rst_to_markdown("Example:\n\n        # add a tag\n        x = 1\n")
+    assert not any(line.startswith("#") for line in markdown.split("\n"))
+    assert strip_markup(markdown) == "Example:\n\n# add a tag x = 1"
+
+
 def test_indented_code_is_code_not_entries() -> None:
     text = (
         "If your project is:\n\n    * repo_folder\n        * my_package\n\n"

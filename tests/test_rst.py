@@ -191,6 +191,9 @@ def test_rst_detection() -> None:
     assert looks_like_rst("Notes\n\n.. note::\n\n   x\n") and looks_like_rst("Use :func:`x` now.")
     assert looks_like_rst("=====\nTitle\n=====\n\nText\n") and looks_like_rst("A\n===\n\nx\n\nB\n---\n\ny\n")
     assert not looks_like_rst("Title\n=====\n\nOnly one underlined title, then text... with dots.\n")
+    # Titles of any length, each underline at least as long as its title.
+    assert looks_like_rst("Version 4.0.0\n=============\n\nx\n\nBugfixes\n--------\n\ny\n")
+    assert not looks_like_rst("Version 4.0.0\n===\n\nx\n\nBugfixes\n---\n\ny\n")
     assert not looks_like_rst("Migrating\nVersion v2.12.0 introduces changes.\n●Issue #1\n✓Solution\n")
 
 
