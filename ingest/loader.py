@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from assistant.errors import ReldocsError
+from assistant.text import fold
 from assistant.untrusted import field_limit, plain_text
 from ingest.changelog import heading_version, is_changelog_name, news_to_markdown, release_lines, releases
 from ingest.markdown_blocks import atx_headings, myst_directives, myst_roles
@@ -173,9 +174,13 @@ def read_metadata(source: str, body: str, front: dict[str, str]) -> tuple[dict[s
         "url": "",
     }
     # A changelog's first heading is often its newest release ("Version 3.1.0"): no title for every release's
-    # citations. It is called by its product and file then ("flask CHANGES").
-    if changelog and heading_version(inferred["title"], inferred["product"]) is not None:
-        inferred["title"] = f"{inferred['product']} {stem}"
+    # citations. It is called by its product and file then ("flask CHANGES"); a title that does not name the
+    # product ("Changelog", "History") gets it in front ("idna History").
+    product = inferred["product"]
+    if changelog and heading_version(inferred["title"], product) is not None:
+        inferred["title"] = f"{product} {stem}"
+    elif changelog and product and fold(product) not in fold(inferred["title"]):
+        inferred["title"] = f"{product} {inferred['title']}"
     return validate(source, {k: v.strip() for k, v in front.items() if v.strip()}, inferred)
 
 

@@ -213,6 +213,11 @@ def test_a_changelog_is_titled_by_no_release_and_indexed_with_its_release(tmp_pa
     assert {c.title for c in chunks} == {"acme CHANGES"}  # not "Version 1.9.0" for the 1.8.0 entries
     (older,) = [c for c in chunks if CHANGES[1] in c.text]
     assert index_text(older).startswith("acme CHANGES\nacme 1.8.0\n")
+    # A title that does not name the product names it first; one that does stays.
+    _write(tmp_path, "acme/HISTORY.md", "# History\n\n## 1.1.0\n\n- b\n\n## 1.0.0\n\n- a\n")
+    _write(tmp_path, "acme/NEWS.md", "# Acme release history\n\n## 1.1.0\n\n- b\n\n## 1.0.0\n\n- a\n")
+    assert {c.title for c in _chunks(tmp_path, "acme/HISTORY.md")} == {"acme History"}
+    assert {c.title for c in _chunks(tmp_path, "acme/NEWS.md")} == {"Acme release history"}
 
 
 def test_a_changelog_underlining_only_its_older_releases_and_an_rst_news_file(tmp_path: Path) -> None:
