@@ -54,7 +54,8 @@ class DenseBaseline(_Baseline):
             create_collection_if_not_exists=False,
         )
 
-    def search(self, query: Query, k: int, timings: dict[str, float] | None = None) -> list[Passage]:
+    def search(self, query: Query, k: int, timings: dict[str, float] | None = None, *, heads: int = 0) -> list[Passage]:
+        """The k nearest chunks; `heads` adds nothing: one ranking's first passages are among its k best."""
         started = time.perf_counter()
         where: dict[str, Any] | None = None
         if query.versions:
@@ -80,7 +81,8 @@ class BM25Baseline(_Baseline):
         self.bm25.index([tokens(index_text(c)) for c in self.chunks], show_progress=False)
         self._version_of = np.array([c.version for c in self.chunks], dtype=object)
 
-    def search(self, query: Query, k: int, timings: dict[str, float] | None = None) -> list[Passage]:
+    def search(self, query: Query, k: int, timings: dict[str, float] | None = None, *, heads: int = 0) -> list[Passage]:
+        """The k best BM25 chunks; `heads` adds nothing, as for the dense baseline."""
         started = time.perf_counter()
         toks = tokens(query.question)
         if not toks or not self.chunks:
