@@ -24,7 +24,7 @@ PART_WEIGHT = 0.6  # a symbol whose parts alone are there counts this much, pro 
 CONTEXT_WEIGHT = 0.5  # a term in the passage's title or section counts this much for a sentence
 LEAD_CONTEXT_WEIGHT = 1.0  # ... and fully for a lead sentence, which the heading speaks for
 NO_TERMS_COVERAGE = 0.5  # a question with no content terms ("what's new in 2.11?")
-MEMO_SIZE = 8192  # sentence scores and term weights kept (a question's take a few dozen entries)
+MEMO_SIZE = 8192  # sentence scores and term weights kept; one question takes a few dozen entries
 NEIGHBOUR_RATIO = 0.5  # the best passage's further sentences need this share of the best coverage
 GROUP_UNITS = 3  # sentences quoted from the best passage
 FIX_RATIO = 0.6  # a how-question's best instruction is added when it scores this close to the best sentence
@@ -153,16 +153,19 @@ class ExtractiveAnswerer:
     def _coverages(self, query: Query, terms: Terms, chunk: Chunk, units: Sequence[Unit]) -> list[float]:
         """Each sentence's coverage of the question's terms (kept per question and chunk)."""
         fr = query.language == "fr"
-        context = frozenset(tokens(f"{chunk.title} {chunk.section}"))
 
-        def covered(unit: Unit) -> float:
+        def covered() -> list[float]:
             if not terms.weights:
-                return NO_TERMS_COVERAGE
-            # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
-            toks = unit.glossed if fr and unit.glossed is not None else unit.tokens
-            return coverage(terms, toks, context, LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT)
+                return [NO_TERMS_COVERAGE] * len(units)
+            context = frozenset(tokens(f"{chunk.title} {chunk.section}"))
+            out = []
+            for unit in units:
+                # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
+                toks = unit.glossed if fr and unit.glossed is not None else unit.tokens
+                out.append(coverage(terms, toks, context, LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT))
+            return out
 
-        return self._kept(("coverage", query.terms, query.spellings, fr, chunk.id), lambda: list(map(covered, units)))
+        return self._kept(("coverage", query.terms, query.spellings, fr, chunk.id), covered)
 
     def ranked(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
         """`scored_units`, kept for the refusal checks, which ask it of the same passages more than once."""

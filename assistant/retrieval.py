@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import time
 from collections.abc import Sequence
@@ -173,13 +174,20 @@ class HybridRetriever:
         best = ranked[:k]
         # Fusion ranks a passage only one signal is sure of (BM25's best: the one entry naming the removed class)
         # below passages both find middling; the answerer, which weighs each sentence, may read it all the same.
-        sure = {cid for ranking in (dense, lexical) for cid, _ in ranking[:heads]}
+        # Only the named product's: another product's best match is no evidence for this one.
+        sure = {cid for ranking in (dense, lexical) for cid in self._heads(ranking, query, heads)}
         best += [cid for cid in ranked[k:] if cid in sure]
         timings.update(embed=(t1 - t0) * 1e3, dense=(t2 - t1) * 1e3, lexical=(t3 - t2) * 1e3)
         return [
             Passage(self.chunks[self.by_id[cid]], fused[cid], similarity=sims.get(cid), bm25=scores.get(cid))
             for cid in best
         ]
+
+    def _heads(self, ranking: list[tuple[str, float]], query: Query, n: int) -> list[str]:
+        """The first `n` chunks of a ranking, of the products the question names if it names any."""
+        named = query.prefer_products
+        chunks = (cid for cid, _ in ranking if not named or self.chunks[self.by_id[cid]].product in named)
+        return list(itertools.islice(chunks, n))
 
     def _within_versions(self, scores: np.ndarray, query: Query) -> np.ndarray:
         """BM25 scores with chunks outside the query's version and product filters zeroed."""

@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 # 12: every release heading of a changelog starts a release, at any level; a version then a date is one
 # 13: `*emphasis*` is plain text in entries; MyST directives are labelled text; RST literals nested in bold
 # 14: a changelog's chunks are indexed with their product and release; its title is no release heading
+# 15: RST known by its underlines alone; bare release lines in RST and Markdown changelogs; MyST roles; ``x``
+# 16: a changelog's title names its product
 CHUNKER_VERSION = 16
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut

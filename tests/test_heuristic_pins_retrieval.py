@@ -124,6 +124,11 @@ def test_the_one_passage_a_ranking_is_sure_of_is_read_though_fusion_ranks_it_low
     assert removed in [p.chunk for p in r.search(query, 8, heads=1)]
     answer = KnowledgeBase(Settings(data_dir=tmp_path), r).ask(question)
     assert answer.found and "22.0: Remove the `LegacyVersion` class." in answer.text
+    # Another product's best match is no evidence for the product a question names.
+    acme = Chunk("a0", "Remove the `LegacyVersion` class.", "acme/NEWS.md", "acme NEWS", "acme", "22.0", "changelog", "")
+    r = retriever([acme, *others, *filler], [0.3] + [0.7 - n / 100 for n in range(9)] + [0.1] * 30)
+    query = build_query("Which pandas release removed the LegacyVersion class?", r.catalog)
+    assert query.prefer_products == ("pandas",) and acme not in [p.chunk for p in r.search(query, 8, heads=1)]
 
 
 # -- answering about a release ----------------------------------------------------------------------------
