@@ -8,6 +8,7 @@ not what these rules are about); BM25 is the real one, built in memory over the 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -125,7 +126,7 @@ def test_the_one_passage_a_ranking_is_sure_of_is_read_though_fusion_ranks_it_low
     answer = KnowledgeBase(Settings(data_dir=tmp_path), r).ask(question)
     assert answer.found and "22.0: Remove the `LegacyVersion` class." in answer.text
     # Another product's best match is no evidence for the product a question names.
-    acme = Chunk("a0", "Remove the `LegacyVersion` class.", "acme/NEWS.md", "acme NEWS", "acme", "22.0", "changelog", "")
+    acme = replace(removed, id="a0", product="acme", source="acme/NEWS.md")
     r = retriever([acme, *others, *filler], [0.3] + [0.7 - n / 100 for n in range(9)] + [0.1] * 30)
     query = build_query("Which pandas release removed the LegacyVersion class?", r.catalog)
     assert query.prefer_products == ("pandas",) and acme not in [p.chunk for p in r.search(query, 8, heads=1)]
