@@ -206,7 +206,7 @@ class ExtractiveAnswerer:
                 continue
             groups.setdefault(cand.p_idx, []).append(cand)
             taken.append(cand)
-        now = self._then_now(ranked[0], passages)
+        now = self._then_now(ranked[0], passages, why=query.asks_why)
         if now is not None and all(s.u_idx != now.u_idx for s in groups[now.p_idx]):
             groups[now.p_idx].append(now)
         if query.asks_how and not any(_tells(s.unit) for s in taken):
@@ -259,9 +259,10 @@ class ExtractiveAnswerer:
         return [c for c in entry if _tells(c.unit)][:FIX_UNITS]
 
     @staticmethod
-    def _then_now(best: Scored, passages: Sequence[Passage]) -> Scored | None:
-        """The sentence after the best one when the best says how things were: it says how they are."""
-        if not _THEN.search(best.unit.text):
+    def _then_now(best: Scored, passages: Sequence[Passage], *, why: bool = False) -> Scored | None:
+        """The sentence after the best one in its entry when the best says how things were (the next says how
+        they are), or when the question asks why (the next gives the reason: "… were removed. Reason: …")."""
+        if not why and not _THEN.search(best.unit.text):
             return None
         units = units_of(passages[best.p_idx].chunk)
         nxt = best.u_idx + 1

@@ -148,6 +148,7 @@ class Query:
     unknown_versions: tuple[str, ...] = ()  # "PyTorch 1.13" when 1.13 is not indexed
     names: tuple[str, ...] = ()  # proper names and literals the question hinges on ("TensorFlow", "hyperdrive")
     asks_how: bool = False  # wants a fix or replacement ("how do I…", "what instead"), not just a fact
+    asks_why: bool = False  # wants the reason for a change
     # A symbol term and the other ways the docs write it (`np.float_` -> `numpy.float_`, `df.append` ->
     # `DataFrame.append`): filled in by the knowledge base from its index, see `with_spellings`.
     spellings: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -240,6 +241,8 @@ _HOW = re.compile(
     r"comment|où|remplac\w*|par quoi|faut-il|à la place|dois-je|devrais-je|puis-je)\b",
     re.IGNORECASE,
 )
+# Asks for the reason of a change, which release notes give after the change, in the same entry.
+_WHY = re.compile(r"\b(?:why|how come|pourquoi)\b", re.IGNORECASE)
 _NOT_NAMES = frozenset(["ok", "okay", "faq", "api", "apis"])
 _CALL_ARGS = re.compile(r"(?<=[\w\]])\(([^()]*)\)")
 _ARG = re.compile(r"\s*(?:\w+\s*=\s*)?(\w+)\s*")
@@ -353,6 +356,7 @@ def build_query(
         unknown_versions=tuple(unknown),
         names=tuple(proper_names(question)),
         asks_how=bool(_HOW.search(question)),
+        asks_why=bool(_WHY.search(question)),
         products=products,
         prefer_products=prefer_products,
         truncated=truncated,

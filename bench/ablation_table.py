@@ -157,6 +157,7 @@ ABLATIONS: tuple[Ablation, ...] = (
     ),
     _ab("_full_stop", "list titles are not given a full stop", (A, "_full_stop", lambda sentence: sentence)),
     _ab("_THEN", "a sentence about how things were does not bring the next one", (A, "_THEN", NEVER)),
+    _ab("_WHY", "a why-question does not bring the sentence after the change (the reason)", (Q, "_WHY", NEVER)),
     # assistant/units.py: what a sentence is
     _ab("glossed units", "French sentences are matched by their own words", (U, "translate_french", lambda text: text)),
     # `excerpt`'s default limit is bound at import: the answerer's reference is patched instead.

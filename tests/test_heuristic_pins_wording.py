@@ -107,3 +107,15 @@ def test_a_sentence_saying_what_no_longer_happens_brings_what_does() -> None:
     chunks = [make(entries=(Entry("paragraph", said),), n=0), make("Configuration files may be TOML.", n=1)]
     text = answer("Are unrecognized options in my configuration file still errors?", chunks)
     assert "now warnings" in text
+
+
+def test_a_why_question_brings_the_reason_after_the_change() -> None:
+    # _WHY. The change is the best sentence; the reason after it in the same entry shares none of the question's
+    # words, and without it "why?" is answered by restating what changed.
+    said = (
+        "`maxfile` and `maxpath` fields were removed from the namedtuple returned by `disk_partitions()`. "
+        "Reason: on network filesystems this can potentially take a very long time to complete."
+    )
+    chunks = [make(entries=(Entry("item", said),), n=0), make("`cpu_freq()` is faster.", n=1)]
+    assert "network filesystems" in answer("Why were maxfile and maxpath dropped from disk_partitions()?", chunks)
+    assert "network filesystems" not in answer("Were maxfile and maxpath dropped from disk_partitions()?", chunks)
