@@ -347,7 +347,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--sets",
         nargs="+",
-        choices=(*SETS, COMBINED, ev.CHANGELOG_SET),
+        choices=(*SETS, COMBINED, *ev.CHANGELOG_SETS),
         default=list(SETS),
         help="evaluation sets to score, each over its own index; 'all' adds every set over one combined index",
     )

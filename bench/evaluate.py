@@ -39,8 +39,9 @@ BENCH_DIR = Path(__file__).resolve().parent
 DEFAULT_QUESTIONS = BENCH_DIR / "questions.jsonl"
 PRODUCT_SETS = ("pandas", "sqlalchemy", "pydantic", "django")  # each: bench/questions-<name>.jsonl
 SET_NAMES = ("pytorch", *PRODUCT_SETS)
-# Asked only by name, never in `all`: its docs are fetched from PyPI by bench/fetch_changelogs.py, not shared.
+# Asked only by name, never in `all`: their docs are fetched from PyPI by bench/fetch_changelogs.py, not shared.
 CHANGELOG_SET = "changelogs"
+CHANGELOG_SETS = (CHANGELOG_SET, "changelogs-more")
 REQUIRED_KEYS = (
     "id",
     "question",
@@ -71,15 +72,15 @@ def default_more_dir() -> Path:
     return Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "corpus-more"
 
 
-def changelogs_dir() -> Path:
-    """Where bench/fetch_changelogs.py puts the changelog set's docs: `<product>/<file>`, no version folders."""
-    return Path(tempfile.gettempdir()) / "reldocs-changelogs"
+def changelogs_dir(name: str = CHANGELOG_SET) -> Path:
+    """Where bench/fetch_changelogs.py puts a changelog set's docs: `<product>/<file>`, no version folders."""
+    return Path(tempfile.gettempdir()) / f"reldocs-{name}"
 
 
 def set_questions(name: str) -> Path:
     """The questions file of one evaluation set."""
-    if name not in (*SET_NAMES, CHANGELOG_SET):
-        raise ValueError(f"unknown set {name!r}; choose from {', '.join((*SET_NAMES, CHANGELOG_SET))}")
+    if name not in (*SET_NAMES, *CHANGELOG_SETS):
+        raise ValueError(f"unknown set {name!r}; choose from {', '.join((*SET_NAMES, *CHANGELOG_SETS))}")
     return DEFAULT_QUESTIONS if name == "pytorch" else BENCH_DIR / f"questions-{name}.jsonl"
 
 
@@ -390,7 +391,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--questions", type=Path, default=None, help="JSONL file (default: the PyTorch set)")
     parser.add_argument(
         "--set",
-        choices=(*SET_NAMES, CHANGELOG_SET, "all"),
+        choices=(*SET_NAMES, *CHANGELOG_SETS, "all"),
         default=None,
         help="evaluation set: its questions over its product's docs alone; 'all' = every set over one index",
     )
@@ -431,8 +432,8 @@ def _plan(args: argparse.Namespace) -> tuple[Path, dict[str, Path]]:
         raise ValueError("--questions cannot be combined with --set (the set names its questions)")
     names = SET_NAMES if args.set == "all" else (args.set,)
     files = {name: set_questions(name) for name in names}
-    if args.set == CHANGELOG_SET:
-        folder = changelogs_dir()
+    if args.set in CHANGELOG_SETS:
+        folder = changelogs_dir(args.set)
         if not folder.is_dir():
             raise FileNotFoundError(f"{folder} not found: fetch the changelogs with python bench/fetch_changelogs.py")
         return folder, files

@@ -1,8 +1,10 @@
-"""Real multi-release changelogs for the changelog evaluation set (bench/questions-changelogs.jsonl).
+"""Real multi-release changelogs for the changelog evaluation sets (bench/questions-changelogs.jsonl and
+bench/questions-changelogs-more.jsonl).
 
 Usage:
-    python bench/fetch_changelogs.py [--out DIR]
+    python bench/fetch_changelogs.py [--set NAME --out DIR]   # every set, each into its default DIR
     python bench/evaluate.py --set changelogs --show-failures      # over the default DIR
+    python bench/evaluate.py --set changelogs-more --show-failures
     python bench/evaluate.py --corpus DIR --questions bench/questions-changelogs.jsonl --show-failures
 
 Each file is taken from its project's source distribution on PyPI (pinned below, fetched with `pip download`),
@@ -24,7 +26,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from bench.evaluate import changelogs_dir  # noqa: E402
+from bench.evaluate import CHANGELOG_SETS, changelogs_dir  # noqa: E402
 
 # product: (requirement, the changelog's path inside the sdist, below its top folder)
 CHANGELOGS = {
@@ -42,23 +44,40 @@ CHANGELOGS = {
     "urllib3": ("urllib3==2.2.3", "CHANGES.rst"),
     "werkzeug": ("werkzeug==3.1.3", "CHANGES.rst"),
 }
+# A second set, its questions written blind (before reldocs was run on these files): more changelog dialects,
+# towncrier NEWS.rst, plain-text CHANGES, RST without directives, MyST roles in Markdown.
+MORE_CHANGELOGS = {
+    "babel": ("babel==2.19.0", "CHANGES.rst"),
+    "click": ("click==8.5.1", "CHANGES.md"),
+    "dateutil": ("python-dateutil==4.0.0", "NEWS"),
+    "idna": ("idna==3.20", "HISTORY.md"),
+    "more-itertools": ("more-itertools==11.2.1", "docs/versions.rst"),
+    "pip": ("pip==26.3", "NEWS.rst"),
+    "psutil": ("psutil==7.2.2", "HISTORY.rst"),
+    "pyparsing": ("pyparsing==3.3.3", "CHANGES"),
+    "setuptools": ("setuptools==84.2.1", "NEWS.rst"),
+    "simplejson": ("simplejson==4.3.0", "CHANGES.txt"),
+    "six": ("six==1.17.0", "CHANGES"),
+    "zipp": ("zipp==4.1.2", "NEWS.rst"),
+}
+SETS = dict(zip(CHANGELOG_SETS, (CHANGELOGS, MORE_CHANGELOGS), strict=True))
 
 
-def fetch(out: Path) -> list[Path]:
+def fetch(out: Path, changelogs: dict[str, tuple[str, str]] = CHANGELOGS) -> list[Path]:
     """Download each pinned sdist (no dependencies, nothing built) and copy its changelog into `out`."""
     written = []
     with tempfile.TemporaryDirectory() as tmp:
-        for product, (requirement, inner) in CHANGELOGS.items():
+        for product, (requirement, inner) in changelogs.items():
             target = out / product / Path(inner).name
             if target.is_file():
                 written.append(target)
                 continue
-            cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", tmp]
+            folder = Path(tmp) / product  # one each: the sdist's name is normalised ("python_dateutil-4.0.0")
+            cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", folder]
             subprocess.run([*cmd, requirement], check=True, stdout=subprocess.DEVNULL)
-            name, version = requirement.split("==")
-            (sdist,) = Path(tmp).glob(f"{name}-{version}.tar.gz")
+            (sdist,) = folder.glob("*.tar.gz")
             with tarfile.open(sdist) as archive:
-                member = archive.extractfile(f"{name}-{version}/{inner}")
+                member = archive.extractfile(f"{sdist.name.removesuffix('.tar.gz')}/{inner}")
                 if member is None:
                     raise FileNotFoundError(f"{inner} not in {sdist.name}")
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -69,10 +88,14 @@ def fetch(out: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=changelogs_dir(), help="folder to write <product>/<file> into")
+    parser.add_argument("--set", choices=CHANGELOG_SETS, help="one set only (default: every set)")
+    parser.add_argument("--out", type=Path, help="with --set: folder to write <product>/<file> into")
     args = parser.parse_args(argv)
-    for path in fetch(args.out):
-        print(path)
+    if args.out and not args.set:
+        parser.error("--out needs --set")
+    for name in [args.set] if args.set else CHANGELOG_SETS:
+        for path in fetch(args.out or changelogs_dir(name), SETS[name]):
+            print(path)
     return 0
 
 

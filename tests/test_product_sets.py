@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from bench.evaluate import (
+    CHANGELOG_SETS,
     PRODUCT_SETS,
     SET_NAMES,
     check_unique_ids,
@@ -85,14 +86,15 @@ def test_product_set_items_are_well_formed(name: str) -> None:
 
 
 def test_ids_are_unique_across_every_set() -> None:
-    check_unique_ids({name: load_questions(set_questions(name)) for name in SET_NAMES})
+    check_unique_ids({name: load_questions(set_questions(name)) for name in (*SET_NAMES, *CHANGELOG_SETS)})
 
 
-def test_the_changelog_set_names_the_release_of_every_answer() -> None:
-    from bench.fetch_changelogs import CHANGELOGS
+@pytest.mark.parametrize("name", CHANGELOG_SETS)
+def test_the_changelog_sets_name_the_release_of_every_answer(name: str) -> None:
+    from bench.fetch_changelogs import SETS
 
-    questions = load_questions(Path(__file__).resolve().parents[1] / "bench" / "questions-changelogs.jsonl")
-    files = {f"{product}/{Path(inner).name}" for product, (_, inner) in CHANGELOGS.items()}
+    questions = load_questions(set_questions(name))
+    files = {f"{product}/{Path(inner).name}" for product, (_, inner) in SETS[name].items()}
     assert len(questions) >= 30 and sum(not q["answerable"] for q in questions) >= 5
     for q in questions:
         assert set(q["sources"]) <= files, q["id"]
