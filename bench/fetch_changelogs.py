@@ -44,7 +44,7 @@ CHANGELOGS = {
     "urllib3": ("urllib3==2.2.3", "CHANGES.rst"),
     "werkzeug": ("werkzeug==3.1.3", "CHANGES.rst"),
 }
-# A second set, its questions written blind (before reldocs was run on these files): more changelog dialects,
+# A second set, its questions written by someone who had not run reldocs on these files: more changelog dialects,
 # towncrier NEWS.rst, plain-text CHANGES, RST without directives, MyST roles in Markdown.
 MORE_CHANGELOGS = {
     "babel": ("babel==2.19.0", "CHANGES.rst"),
