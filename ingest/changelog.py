@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 from assistant.text import fold, strip_markup
 from assistant.untrusted import safe_version
+from ingest.markdown_blocks import in_fences
 
 NAMES = frozenset({"changelog", "changes", "history", "news", "releases"})
 _ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 _MONTH = r"[A-Za-z]{3,9}\.?"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"  # "6th December, 2024", "July 8th 2021"
 # A month and year alone must name the month ("September, 2026", "October-November, 2003"): not any word and a year.
@@ -113,9 +113,10 @@ def releases(text: str, *, product: str = "", named: bool = False, own_version: 
     return [p for p in parts if p.text.strip()]
 
 
-def _headings(lines: list[str], product: str) -> list[tuple[int, int, str | None]]:
-    """(line index, level, release version or None) of each ATX heading outside fenced code."""
-    inside = _in_fences(lines)
+def _headings(lines: list[str], product: str, inside: list[bool] | None = None) -> list[tuple[int, int, str | None]]:
+    """(line index, level, release version or None) of each ATX heading outside fenced code (`inside`, when the
+    caller has it already)."""
+    inside = in_fences(lines) if inside is None else inside
     return [
         (i, len(heading.group(1)), heading_version(heading.group(2), product))
         for i, line in enumerate(lines)
@@ -123,28 +124,13 @@ def _headings(lines: list[str], product: str) -> list[tuple[int, int, str | None
     ]
 
 
-def _in_fences(lines: list[str]) -> list[bool]:
-    """Whether each line is part of a fenced code block (its fences included)."""
-    out = []
-    fence = ""
-    for line in lines:
-        opening = _FENCE.match(line)
-        if fence:
-            out.append(True)
-            fence = "" if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) else fence
-        else:
-            out.append(bool(opening))
-            fence = opening.group(1) if opening else ""
-    return out
-
-
 def release_lines(text: str, product: str = "") -> str:
     """Markdown with its one-line paragraphs that are release lines ("6.0.4 (2026-11-20)") made headings, at the
     level of the file's other release headings: a changelog may underline its older releases and not its newer."""
     lines = text.split("\n")
-    headings = _headings(lines, product)
+    inside = in_fences(lines)
+    headings = _headings(lines, product, inside)
     level = min((lvl for _, lvl, version in headings if version is not None), default=2)
-    inside = _in_fences(lines)
     for i, line in enumerate(lines):
         alone = (i == 0 or not lines[i - 1].strip()) and (i + 1 == len(lines) or not lines[i + 1].strip())
         if alone and line[:1].isalnum() and not inside[i] and heading_version(line.strip(), product) is not None:

@@ -116,7 +116,22 @@ def _cells(row: str) -> list[str]:
 
 # MyST's inline roles, Sphinx's `:role:`text`` in Markdown: "{pr}`3805`", "{meth}`Option.get_help_spec`".
 _MYST_ROLE = re.compile(r"(?<![\w`{])\{([A-Za-z][\w+.:-]*)\}`([^`\n]+)`")
-_FENCE_LINE = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+def in_fences(lines: list[str]) -> list[bool]:
+    """Whether each line is part of a fenced code block (its fences included)."""
+    out = []
+    fence = ""
+    for line in lines:
+        opening = _FENCE.match(line)
+        if fence:
+            out.append(True)
+            fence = "" if opening and opening.group(1)[0] == fence[0] and len(opening.group(1)) >= len(fence) else fence
+        else:
+            out.append(bool(opening))
+            fence = opening.group(1) if opening else ""
+    return out
 
 
 def myst_roles(body: str) -> str:
@@ -130,15 +145,6 @@ def myst_roles(body: str) -> str:
         code, text = role_text(m.group(1), m.group(2))
         return f"`{text}`" if code else text
 
-    out: list[str] = []
-    fence = ""
-    for line in body.split("\n"):
-        opening = _FENCE_LINE.match(line)
-        if fence:
-            fence = "" if opening and opening.group(1).startswith(fence) else fence
-        elif opening:
-            fence = opening.group(1)
-        else:
-            line = _MYST_ROLE.sub(shown, line)
-        out.append(line)
-    return "\n".join(out)
+    lines = body.split("\n")
+    fenced = in_fences(lines)
+    return "\n".join(line if code else _MYST_ROLE.sub(shown, line) for line, code in zip(lines, fenced, strict=True))
