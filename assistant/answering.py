@@ -8,11 +8,12 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Protocol
 
+from assistant.coverage import Terms, coverage
 from assistant.instructions import instructs
 from assistant.models import Answer, Chunk, Citation, Passage
 from assistant.query import Query
 from assistant.refusals import TermStats, refusal
-from assistant.text import is_identifier, is_symbol, tokens
+from assistant.text import is_identifier, tokens
 from assistant.units import HEADING_ENTRY, SHOWN_CODE_CHARS, Unit, excerpt, units_of
 
 MAX_UNITS = 5
@@ -20,7 +21,6 @@ MAX_GROUPS = 3  # passages quoted in one answer
 GROUP_RATIO = 0.8  # a further passage joins when its best sentence scores this close to the best
 PRIOR_WEIGHT = 0.25  # how much the passage's retrieval rank lifts its sentences
 LEAD_BONUS = 0.05
-PART_WEIGHT = 0.6  # a symbol whose parts alone are there counts this much, pro rata
 CONTEXT_WEIGHT = 0.5  # a term in the passage's title or section counts this much for a sentence
 LEAD_CONTEXT_WEIGHT = 1.0  # ... and fully for a lead sentence, which the heading speaks for
 NO_TERMS_COVERAGE = 0.5  # a question with no content terms ("what's new in 2.11?")
@@ -32,11 +32,23 @@ CODE_LINES = 2  # lines of an instruction's example quoted with it, those using 
 FIX_UNITS = 3  # ... with the other instructions of its entry that score as well, up to this many in all
 RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches
 BUG_FIX_PENALTY = 0.2  # sentences under a "Bug fixes" heading rank below changes, unless the question is about a bug
+# A changelog entry is one change: its sentences rank by what the whole entry covers, by this share ("New
+# `array_hook` parameter …" then "Called with each decoded JSON array …" answer a question together).
+ENTRY_WEIGHT = 0.9
+GONE_BONUS = 0.1  # a removal's entry ranks above other mentions for a question saying something is gone
+ENTRY_NEIGHBOURS = True  # ... and a further changelog passage quoted brings the rest of its entry's change
 # A sentence about how things were ("In V1, …", "Previously …", "… are no longer errors") is half an answer: the
 # next one says how they are.
 _THEN = re.compile(
     r"^(?:(?:previously|formerly|historically|in the past|until now|auparavant|jusqu'ici)\b|"
     r"before (?:this|now|v?\d)|in (?:[A-Za-z][\w-]* )?v?\d[\w.]*,)|\bused to\b|\bno longer\b",
+    re.IGNORECASE,
+)
+# A sentence saying something was removed, for a question saying something is gone.
+_REMOVES = re.compile(
+    r"\b(?:remov(?:ed|es|al|ing)|drop(?:ped|s)|deleted|(?:is|are|was|were|has been|have been) taken out|"
+    r"no longer (?:exists?|available|supported|accepted|accepts?|supports?|provided|included)|"
+    r"supprim\w*|retir\w*)\b",
     re.IGNORECASE,
 )
 _BUGS = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECASE)
@@ -47,46 +59,18 @@ def _about_bugs(section: str) -> bool:
     return bool(_BUGS.search(section))
 
 
+@lru_cache(maxsize=8192)
+def _removals(chunk: Chunk) -> frozenset[int]:
+    """The chunk's entries that say something was removed (the whole entry: its fix often follows)."""
+    return frozenset(u.entry for u in units_of(chunk) if _REMOVES.search(u.text))
+
+
 class Answerer(Protocol):
     """Writes an answer from retrieved passages, yielding growing drafts; the last one is final."""
 
     mode: str
 
     def stream(self, query: Query, passages: Sequence[Passage]) -> Iterator[Answer]: ...
-
-
-@dataclass(frozen=True)
-class Terms:
-    """A question's terms weighed by rarity, with the parts of its code symbols, computed once per question."""
-
-    weights: dict[str, float]
-    parts: dict[str, frozenset[str]]
-    spellings: dict[str, frozenset[str]] = field(default_factory=dict)  # `np.float_` -> {`numpy.float_`}
-
-    @classmethod
-    def of(cls, query: Query, stats: TermStats) -> Terms:
-        parts = {t: frozenset(tokens(t)) - {t} for t in query.terms if is_symbol(t)}
-        spellings = {t: frozenset(alts) for t, alts in query.spellings}
-        # A symbol weighs as rare as its rarest spelling the docs use.
-        weights = {t: min([stats.idf(t), *(stats.idf(a) for a in spellings.get(t, ()))]) for t in query.terms}
-        return cls(weights, {t: p for t, p in parts.items() if p}, spellings)
-
-
-def coverage(terms: Terms, toks: frozenset[str], context: frozenset[str], context_weight: float) -> float:
-    """Weighted share of query terms found; symbols count partly when only their parts are there."""
-    total = sum(terms.weights.values())
-    if not total:
-        return 0.0
-    got = 0.0
-    for term, w in terms.weights.items():
-        if term in toks or (term in terms.spellings and terms.spellings[term] & toks):
-            got += w
-        elif term in context:
-            got += context_weight * w
-        elif term in terms.parts:
-            parts = terms.parts[term]
-            got += PART_WEIGHT * w * len(parts & toks) / len(parts)
-    return got / total
 
 
 def citation(n: int, passage: Passage, quote: str) -> Citation:
@@ -123,12 +107,17 @@ class ExtractiveAnswerer:
             prior = passage.score / top
             units = units_of(passage.chunk)
             covs = self._coverages(query, terms, passage.chunk, units)
-            for u_idx, (unit, cov) in enumerate(zip(units, covs, strict=True)):
-                score = cov + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
+            removing = _removals(passage.chunk) if query.asks_gone else frozenset()
+            ranks = self._entry_coverages(query, terms, passage.chunk, units) if ENTRY_WEIGHT else covs
+            for u_idx, (unit, cov, whole) in enumerate(zip(units, covs, ranks, strict=True)):
+                rank = cov + ENTRY_WEIGHT * (whole - cov)
+                score = rank + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
                 if fixes[p_idx]:
                     score -= BUG_FIX_PENALTY
                 if own_release[p_idx]:
                     score += RELEASE_BONUS
+                if query.asks_gone and unit.entry in removing:
+                    score += GONE_BONUS
                 out.append(Scored(score, cov, p_idx, u_idx, unit))
         out.sort(key=lambda s: s.score, reverse=True)
         return out
@@ -167,6 +156,27 @@ class ExtractiveAnswerer:
 
         return self._kept(("coverage", query.terms, query.spellings, fr, chunk.id), covered)
 
+    def _entry_coverages(self, query: Query, terms: Terms, chunk: Chunk, units: Sequence[Unit]) -> list[float]:
+        """A changelog sentence's coverage counted over its whole entry; other documents' sentences keep their
+        own, because a release note's paragraph or list item may discuss several changes."""
+        if chunk.kind != "changelog":
+            return self._coverages(query, terms, chunk, units)
+        fr = query.language == "fr"
+
+        def covered() -> list[float]:
+            if not terms.weights:
+                return [NO_TERMS_COVERAGE] * len(units)
+            context = frozenset(tokens(f"{chunk.title} {chunk.section}"))
+            words: dict[int, set[str]] = {}
+            for unit in units:
+                words.setdefault(unit.entry, set()).update(
+                    unit.glossed if fr and unit.glossed is not None else unit.tokens
+                )
+            whole = {e: coverage(terms, frozenset(w), context, CONTEXT_WEIGHT) for e, w in words.items()}
+            return [whole[u.entry] for u in units]
+
+        return self._kept(("entry coverage", query.terms, query.spellings, fr, chunk.id), covered)
+
     def ranked(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
         """`scored_units`, kept for the refusal checks, which ask it of the same passages more than once."""
         key = ("ranked", query, tuple((p.chunk.id, p.score) for p in passages))
@@ -196,6 +206,11 @@ class ExtractiveAnswerer:
             if group is not None and cand.p_idx == ranked[0].p_idx:
                 fix = query.asks_how and _tells(cand.unit) and cand.unit.entry == ranked[0].unit.entry
                 keep = (cand.coverage >= NEIGHBOUR_RATIO * ranked[0].coverage or fix) and len(group) < GROUP_UNITS
+            elif ENTRY_NEIGHBOURS and group is not None and passages[cand.p_idx].chunk.kind == "changelog":
+                # Another changelog entry that answers brings the rest of its change, as the best passage does.
+                lead = group[0]
+                keep = cand.unit.entry == lead.unit.entry and cand.coverage >= NEIGHBOUR_RATIO * lead.coverage
+                keep = keep and len(group) < GROUP_UNITS
             else:
                 keep = cand.score >= GROUP_RATIO * best and len(groups) < MAX_GROUPS and group is None
             if not keep:

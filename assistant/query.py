@@ -149,6 +149,7 @@ class Query:
     names: tuple[str, ...] = ()  # proper names and literals the question hinges on ("TensorFlow", "hyperdrive")
     asks_how: bool = False  # wants a fix or replacement ("how do I…", "what instead"), not just a fact
     asks_why: bool = False  # wants the reason for a change
+    asks_gone: bool = False  # says something is gone ("disappeared", "no longer exists", "ModuleNotFoundError")
     # A symbol term and the other ways the docs write it (`np.float_` -> `numpy.float_`, `df.append` ->
     # `DataFrame.append`): filled in by the knowledge base from its index, see `with_spellings`.
     spellings: tuple[tuple[str, tuple[str, ...]], ...] = ()
@@ -237,12 +238,20 @@ def _scan_versions(text: str, catalog: Catalog) -> tuple[list[str], list[str], s
 
 _HOW = re.compile(
     r"\b(how|where|instead|replac\w*|migrat\w*|alternative|what should|what do i|should i|can i|do i need|fix|"
-    r"recommended|the new (?:method|function|way|name|api|spelling)|"
-    r"comment|où|remplac\w*|par quoi|faut-il|à la place|dois-je|devrais-je|puis-je)\b",
+    r"recommend\w*|advi[cs]\w*|suggest\w*|the new (?:method|function|way|name|api|spelling)|"
+    r"comment|conseill\w*|recommand\w*|où|remplac\w*|par quoi|faut-il|à la place|dois-je|devrais-je|puis-je)\b",
     re.IGNORECASE,
 )
 # Asks for the reason of a change, which release notes give after the change, in the same entry.
 _WHY = re.compile(r"\b(?:why|how come|pourquoi)\b", re.IGNORECASE)
+# Says a name, option or platform went away: the user wants the entry that removed it, not one that changed it.
+_GONE = re.compile(
+    r"\b(?:disappear\w*|gone|(?:no longer|not) (?:exists?|there|available|supported|accepted)|"
+    r"(?:took|taken|take|taking) (?:it |them )?out|stopp?(?:ed|s)? (?:supporting|accepting|working)|"
+    r"drop(?:ped|s)? (?:support|it|them)|remov(?:ed|es|al)|deleted|ModuleNotFoundError|ImportError|AttributeError|"
+    r"n'existe plus|disparu\w*|supprim\w*|retir\w*|n'est plus)\b",
+    re.IGNORECASE,
+)
 _NOT_NAMES = frozenset(["ok", "okay", "faq", "api", "apis"])
 _CALL_ARGS = re.compile(r"(?<=[\w\]])\(([^()]*)\)")
 _ARG = re.compile(r"\s*(?:\w+\s*=\s*)?(\w+)\s*")
@@ -357,6 +366,7 @@ def build_query(
         names=tuple(proper_names(question)),
         asks_how=bool(_HOW.search(question)),
         asks_why=bool(_WHY.search(question)),
+        asks_gone=bool(_GONE.search(question)),
         products=products,
         prefer_products=prefer_products,
         truncated=truncated,

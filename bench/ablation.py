@@ -59,6 +59,7 @@ FAST_TESTS = (
     "tests/test_heuristic_pins_fixes.py",
     "tests/test_heuristic_pins_wording.py",
     "tests/test_heuristic_pins_names.py",
+    "tests/test_heuristic_pins_changelogs.py",
     "tests/test_refusals.py",
     "tests/test_products.py::test_module_names_and_other_versioned_names_are_learned_per_product",
 )

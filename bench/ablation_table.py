@@ -13,7 +13,8 @@ from functools import partial
 from typing import Any
 
 from assistant import refusals
-from assistant.answering import ExtractiveAnswerer, Scored, Terms
+from assistant.answering import ExtractiveAnswerer, Scored
+from assistant.coverage import Terms
 from assistant.instructions import instructs
 from assistant.knowledge_base import KnowledgeBase
 from assistant.models import Passage
@@ -26,8 +27,9 @@ _TOKEN_NO_AT = re.compile(r"c\+\+\d*|[^\W_][\w]*(?:[.\-][\w]+)*|_[\w]+(?:\.[\w]+
 UNLIMITED = 10**9
 INFINITE = float("inf")
 
-A, U, R, Q, H, K, T = (
+A, C, U, R, Q, H, K, T = (
     "assistant.answering",
+    "assistant.coverage",
     "assistant.units",
     "assistant.refusals",
     "assistant.query",
@@ -103,7 +105,7 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("GROUP_RATIO=1", "no further passage joins (own-language only on a tie)", (A, "GROUP_RATIO", 1.0)),
     _ab("PRIOR_WEIGHT", "retrieval rank does not lift sentences (0)", (A, "PRIOR_WEIGHT", 0.0)),
     _ab("LEAD_BONUS", "no bonus for lead sentences (0)", (A, "LEAD_BONUS", 0.0)),
-    _ab("PART_WEIGHT", "a symbol's parts earn no partial coverage (0)", (A, "PART_WEIGHT", 0.0)),
+    _ab("PART_WEIGHT", "a symbol's parts earn no partial coverage (0)", (C, "PART_WEIGHT", 0.0)),
     _ab("CONTEXT_WEIGHT", "title/section terms count nothing for non-lead sentences (0)", (A, "CONTEXT_WEIGHT", 0.0)),
     _ab(
         "LEAD_CONTEXT_WEIGHT",
@@ -114,13 +116,26 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab(
         "coverage spellings",
         "the docs' spellings of a symbol neither match nor set its weight in coverage",
-        (A + ".Terms", "of", classmethod(_terms_without_spellings)),
+        (C + ".Terms", "of", classmethod(_terms_without_spellings)),
     ),
     _ab("NEIGHBOUR_RATIO", "any sentence of the best passage may join it (0)", (A, "NEIGHBOUR_RATIO", 0.0)),
     _ab("GROUP_UNITS", "no cap on sentences from the best passage", (A, "GROUP_UNITS", UNLIMITED)),
     _ab("FIX_RATIO", "a how-question's fix needs no score (0)", (A, "FIX_RATIO", 0.0)),
     _ab("RELEASE_BONUS", "the named release's sentences rank as any other (0)", (A, "RELEASE_BONUS", 0.0)),
     _ab("BUG_FIX_PENALTY", "bug-fix sentences rank as changes (0)", (A, "BUG_FIX_PENALTY", 0.0)),
+    _ab(
+        "ENTRY_WEIGHT", "a changelog sentence ranks by its own coverage, not its entry's (0)", (A, "ENTRY_WEIGHT", 0.0)
+    ),
+    _ab(
+        "ENTRY_NEIGHBOURS",
+        "a further changelog passage gives one sentence, not the rest of its entry",
+        (A, "ENTRY_NEIGHBOURS", False),
+    ),
+    _ab(
+        "GONE_BONUS",
+        "a removal's entry ranks as any other for a question saying a name is gone (0)",
+        (A, "GONE_BONUS", 0.0),
+    ),
     _ab(
         "rows as instructions",
         "a table row is no instruction unless its words are",
@@ -158,6 +173,7 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("_full_stop", "list titles are not given a full stop", (A, "_full_stop", lambda sentence: sentence)),
     _ab("_THEN", "a sentence about how things were does not bring the next one", (A, "_THEN", NEVER)),
     _ab("_WHY", "a why-question does not bring the sentence after the change (the reason)", (Q, "_WHY", NEVER)),
+    _ab("_GONE", "no question says a name is gone", (Q, "_GONE", NEVER)),
     # assistant/units.py: what a sentence is
     _ab("glossed units", "French sentences are matched by their own words", (U, "translate_french", lambda text: text)),
     # `excerpt`'s default limit is bound at import: the answerer's reference is patched instead.

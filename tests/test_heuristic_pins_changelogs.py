@@ -1,0 +1,93 @@
+"""Pins for the heuristics that read a changelog's entries, one change each, and questions about removals:
+each test is a case one heuristic decides, and fails when `bench/ablation.py --pytest NAME` switches it off
+(no model, no index).
+
+Expected values are written out, not imported: the ablation patches the constants before this module loads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from assistant.catalog import Catalog
+from assistant.document import Entry
+from assistant.models import Chunk
+from assistant.query import build_query
+from tests.test_heuristic_pins import answer, make, ranked
+
+
+def logged(*items: str, version: str = "4.0.0", n: int = 0) -> Chunk:
+    """A chunk of a many-release changelog: each item one change."""
+    return replace(make(entries=tuple(Entry("item", i) for i in items), version=version, n=n), kind="changelog")
+
+
+def test_a_changelog_sentence_ranks_by_what_its_whole_entry_covers() -> None:
+    # ENTRY_WEIGHT. The entry that answers says "callback" in one sentence and "decoded array" in the next;
+    # a look-alike entry holds as many of the question's words in one sentence, and opens its entry.
+    chunks = [
+        logged("Encoding a tuple as an array is now faster.", n=0),
+        logged("Added the `on_array` callback. It receives each decoded array and returns its replacement.", n=1),
+    ]
+    best = ranked("Can a callback turn each decoded array into a tuple?", chunks)[0]
+    assert best in ("Added the `on_array` callback.", "It receives each decoded array and returns its replacement.")
+
+
+def test_a_release_notes_sentence_keeps_its_own_coverage() -> None:
+    # ENTRY_WEIGHT applies to changelogs only: a release note's paragraph may discuss several changes.
+    said = "Added the `on_array` callback. It receives each decoded array and returns its replacement."
+    chunks = [make("Encoding a tuple as an array is now faster.", n=0), make(entries=(Entry("item", said),), n=1)]
+    assert ranked("Can a callback turn each decoded array into a tuple?", chunks)[0].startswith("Encoding a tuple")
+
+
+def test_a_further_changelog_entry_brings_the_rest_of_its_change() -> None:
+    # ENTRY_NEIGHBOURS. The older entry answers best; the newer one, quoted second, says in its second
+    # sentence what happens now. Without the rule a further passage gives one sentence only.
+    chunks = [
+        logged(
+            "The `mix_stderr` option of the test runner no longer raises when no stderr output was collected.",
+            version="7.1",
+        ),
+        logged(
+            "The test runner keeps the stderr stream apart. It always collects stderr output and never raises. "
+            "Removed the `mix_stderr` option.",
+            version="8.2.0",
+            n=1,
+        ),
+    ]
+    text = answer("What happened to the mix_stderr option, and how does the test runner collect stderr output?", chunks)
+    assert "7.1" in text and "always collects stderr output" in text
+
+
+def test_a_question_about_something_gone_ranks_the_entry_that_removed_it_first() -> None:
+    # GONE_BONUS. Both entries name the function as often; the question says it disappeared, and only one
+    # entry removed it. The bonus is the entry's, so its fix keeps its place after the removal.
+    chunks = [
+        logged("`frobnicate()` is twice as fast on large inputs.", n=0),
+        logged("`frobnicate()` was removed. Call `frob()` instead.", version="5.0.0", n=1),
+    ]
+    first = ranked("frobnicate() disappeared after the upgrade. Which release was it?", chunks)[0]
+    assert first == "`frobnicate()` was removed."
+    assert (
+        ranked("Is frobnicate() fast on large inputs?", chunks)[0] == "`frobnicate()` is twice as fast on large inputs."
+    )
+
+
+def test_which_questions_say_something_is_gone() -> None:
+    # _GONE: the ways users say a name went away, in English and French; a plain question about it is not.
+    catalog = Catalog.learn([logged("`frobnicate()` was removed.")])
+    for question in (
+        "frobnicate() no longer exists, what now?",
+        "Which release took it out?",
+        "Which release stopped supporting Python 3.9?",
+        "import frobnicate fails with ModuleNotFoundError",
+        "La fonction frobnicate() n'existe plus.",
+    ):
+        assert build_query(question, catalog).asks_gone, question
+    assert not build_query("Is frobnicate() fast?", catalog).asks_gone
+
+
+def test_asking_what_the_maintainers_advise_asks_for_the_fix() -> None:
+    # _HOW's advice words: "what do they recommend / advise / suggest" wants the instruction, as "how" does.
+    catalog = Catalog.learn([logged("Dot-prefixed names are rejected. Users should strip the dot first.")])
+    for question in ("Is it intentional, and what do the maintainers recommend?", "What do they advise?"):
+        assert build_query(question, catalog).asks_how, question
