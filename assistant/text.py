@@ -95,9 +95,15 @@ def _stemmer():
 _BRITISH = re.compile(r"(?<=[a-z]{3})our(?=s?$|ed$|ing$|ite$|ites$)|(?<=[a-z]{4})is(?=e$|ed$|es$|ing$|ations?$)")
 
 
+# What can be done meets doing it ("pickleable" and "pickle", "hashable" and "hash"): Snowball keeps "-able"
+# when the word is short before it.
+_ABLE = re.compile(r"(?<=[a-z]{4})e?ab(?:le|ility)$")
+
+
 @lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    return _stemmer().stemWord(_BRITISH.sub(lambda m: "or" if m.group(0) == "our" else "iz", word))
+    word = _ABLE.sub("", _BRITISH.sub(lambda m: "or" if m.group(0) == "our" else "iz", word))
+    return _stemmer().stemWord(word)
 
 
 def raw_tokens(text: str) -> list[str]:

@@ -221,6 +221,7 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("with_spellings", "no docs' spellings of symbols", (K, "with_spellings", lambda query, spell: query)),
     _ab("GENERIC (text.py)", "release-doc filler words stay query terms", ("assistant.text", "GENERIC", frozenset())),
     _ab("_BRITISH (text.py)", "British spellings do not meet American ones", (T, "_BRITISH", NEVER), rebuild=True),
+    _ab("_ABLE (text.py)", "'pickleable' does not meet 'pickle'", (T, "_ABLE", NEVER), rebuild=True),
     _ab(
         "decorator tokens (text.py)", "`@validator` is the word 'validator'", (T, "_TOKEN", _TOKEN_NO_AT), rebuild=True
     ),
