@@ -35,8 +35,8 @@ BUG_FIX_PENALTY = 0.2  # sentences under a "Bug fixes" heading rank below change
 # A changelog entry is one change: its sentences rank by what the whole entry covers, by this share ("New
 # `array_hook` parameter …" then "Called with each decoded JSON array …" answer a question together).
 ENTRY_WEIGHT = 0.9
-GONE_BONUS = 0.1  # a removal's entry ranks above other mentions for a question saying something is gone
 ENTRY_NEIGHBOURS = True  # ... and a further changelog passage quoted brings the rest of its entry's change
+GONE_BONUS = 0.1  # a removal's entry ranks above other mentions for a question saying something is gone
 # A sentence about how things were ("In V1, …", "Previously …", "… are no longer errors") is half an answer: the
 # next one says how they are.
 _THEN = re.compile(
