@@ -46,7 +46,7 @@ _THEN = re.compile(
 )
 # A sentence saying something was removed, for a question saying something is gone.
 _REMOVES = re.compile(
-    r"\b(?:remov(?:ed|es|al|ing)|drop(?:ped|s)|deleted|(?:is|are|was|were|has been|have been) taken out|"
+    r"\b(?:remov(?:e|ed|es|al|ing)|drop(?:ped|s)?|delet(?:e|ed|es)|(?:is|are|was|were|has been|have been) taken out|"
     r"no longer (?:exists?|available|supported|accepted|accepts?|supports?|provided|included)|"
     r"supprim\w*|retir\w*)\b",
     re.IGNORECASE,

@@ -24,6 +24,7 @@ MODULE_SHARE = 0.6  # a module name inside the product's name stands for it when
 _IMPORT = re.compile(r"^\s*(?:>>>\s*)?import\s+([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?", re.MULTILINE)
 _FROM = re.compile(r"^\s*(?:>>>\s*)?from\s+([A-Za-z_][\w.]*)\s+import\b", re.MULTILINE)
 _DOTTED = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]*)\.[A-Za-z_]\w*")
+_PROSE_NAME = re.compile(r"\b[A-Z][A-Za-z]*(?:[ -][A-Z][A-Za-z]*){0,2}\b")
 _NAMED_VERSION = re.compile(r"\b([A-Za-z][\w+-]*)\s+v?(\d{1,3}\.\d{1,3})\b")
 # Words before a number that say "this is a version" rather than naming what it is a version of.
 _VERSION_WORDS = frozenset(
@@ -52,6 +53,7 @@ class Product:
     modules: frozenset[str] = frozenset()  # import names: "torch", "pandas"
     words: frozenset[str] = frozenset()  # folded words naming it in a question: name, modules, aliases
     main: str = ""  # the module its users import it as, for names the docs leave unqualified ("torch")
+    phrases: frozenset[str] = frozenset()  # folded names of more than one word its docs call it ("beautiful soup")
 
     @property
     def key(self) -> str:
@@ -77,13 +79,15 @@ class Catalog:
         for own in by_product.values():
             name = display_name(c.product for c in own)
             modules = _modules(name, own)
+            prose = _prose_names(name, own)
             words = {fold(name), *modules, *(a for a, m in aliases.items() if m.lower() in modules)}
+            words |= {p for p in prose if " " not in p}
             versions = tuple(sort_versions(c.version for c in own if c.version))
             spelled = frozenset(c.product for c in own)
             folded = frozenset(fold(w) for w in words)
-            products.append(
-                Product(name, versions, spelled, frozenset(modules), folded, _main_module(name, modules, own))
-            )
+            main = _main_module(name, modules, own)
+            phrases = frozenset(p for p in prose if " " in p)
+            products.append(Product(name, versions, spelled, frozenset(modules), folded, main, phrases))
         products.sort(key=lambda p: p.key)
         naming = {w for p in products for w in p.words}
         indexed = {p.key: {version_key(v)[:2] for v in p.versions} for p in products}
@@ -112,8 +116,9 @@ class Catalog:
 
     def named_products(self, text: str) -> list[Product]:
         """Products a question names by name, module or alias (`pandas`, `torch.compile`, `pd.concat`)."""
-        words = {fold(w) for w in re.findall(r"[A-Za-z_][\w+-]*", text)}
-        return [p for p in self.products if p.words & words]
+        found = [fold(w) for w in re.findall(r"[A-Za-z_][\w+-]*", text)]
+        words, joined = set(found), f" {' '.join(found)} "
+        return [p for p in self.products if p.words & words or any(f" {x} " in joined for x in p.phrases)]
 
     def spellings(self, symbol: str) -> list[str]:
         """`symbol` as the docs may spell it: through import aliases (`np.float_` -> `numpy.float_`)."""
@@ -160,6 +165,21 @@ def _modules(name: str, chunks: Sequence[Chunk]) -> set[str]:
         if n >= 2 and len(flat) >= 3 and (key in flat or part):
             out.add(module.lower())
     return out
+
+
+def _prose_names(name: str, chunks: Sequence[Chunk]) -> set[str]:
+    """The names a product's docs write it by in prose when its package name differs: "Beautiful Soup" for
+    beautifulsoup4, "Python-Markdown" for markdown. A phrase of capitalised words is one when its letters are the
+    name's (a trailing number aside), or it ends with the name after a hyphen; it must recur."""
+    key = re.sub(r"[^a-z0-9]", "", fold(name))
+    base = key.rstrip("0123456789") or key
+    counts: Counter[str] = Counter()
+    for c in chunks:
+        for phrase in _PROSE_NAME.findall(c.text):
+            flat = re.sub(r"[^a-z0-9]", "", fold(phrase))
+            if flat != key and (flat == base or fold(phrase).endswith(f"-{base}")):
+                counts[fold(phrase)] += 1
+    return {p for p, n in counts.items() if n >= 2}
 
 
 def _main_module(name: str, modules: set[str], chunks: Sequence[Chunk]) -> str:

@@ -275,6 +275,7 @@ def proper_names(question: str) -> list[str]:
     # Quoted literals and template tag names (`{% partialdef … %}`) are names the docs must contain;
     # a `{{ var }}` names the user's own data.
     names = [m.group(1) or m.group(2) for m in _QUOTED.finditer(question)]
+    names = [n for n in names if re.search(r"\w", n)]  # `align="..."` quotes a placeholder, not a name
     names += [w for w in _VERSIONS_OF.findall(question) if fold(w) not in STOPWORDS | GENERIC]
     sentence_start = True
     for m in re.finditer(r"[A-Za-z][\w+]*(?:\.\w+)*|[.?!:;]", question):

@@ -190,5 +190,6 @@ def unknown_names(query: Query, stats: TermStats) -> list[str]:
             or (len(token) >= 3 and not token[-1].isalnum() and stats.knows_prefix(token))
         )
 
-    hinges = [n for n in query.names if not _ACRONYM.fullmatch(n) and n not in _BUILTINS]
+    # Python's own names are no product's ("DeprecationWarning", or "DeprecationWarnings" as users write it).
+    hinges = [n for n in query.names if not _ACRONYM.fullmatch(n) and n not in _BUILTINS and n[:-1] not in _BUILTINS]
     return [n for n in hinges if not all(known(t) for t in tokens(n) or [n.lower()])]

@@ -244,6 +244,12 @@ ABLATIONS: tuple[Ablation, ...] = (
         rebuild=True,
     ),
     _ab(
+        "_prose_names",
+        "a product is named only by its package name, not as its docs write it (`Beautiful Soup`)",
+        ("assistant.catalog", "_prose_names", lambda name, chunks: set()),
+        rebuild=True,
+    ),
+    _ab(
         "snake_case prefix (knows)",
         "`SECRET_KEY` is unknown where the docs only write `SECRET_KEY_FALLBACKS`",
         (H + ".HybridRetriever", "knows", _knows_no_snake_prefix),

@@ -41,7 +41,7 @@ PRODUCT_SETS = ("pandas", "sqlalchemy", "pydantic", "django")  # each: bench/que
 SET_NAMES = ("pytorch", *PRODUCT_SETS)
 # Asked only by name, never in `all`: their docs are fetched from PyPI by bench/fetch_changelogs.py, not shared.
 CHANGELOG_SET = "changelogs"
-CHANGELOG_SETS = (CHANGELOG_SET, "changelogs-more")
+CHANGELOG_SETS = (CHANGELOG_SET, "changelogs-more", "changelogs-blind")
 REQUIRED_KEYS = (
     "id",
     "question",

@@ -1,10 +1,11 @@
-"""Real multi-release changelogs for the changelog evaluation sets (bench/questions-changelogs.jsonl and
-bench/questions-changelogs-more.jsonl).
+"""Real multi-release changelogs for the changelog evaluation sets (bench/questions-changelogs.jsonl,
+bench/questions-changelogs-more.jsonl and bench/questions-changelogs-blind.jsonl).
 
 Usage:
     python bench/fetch_changelogs.py [--set NAME --out DIR]   # every set, each into its default DIR
     python bench/evaluate.py --set changelogs --show-failures      # over the default DIR
     python bench/evaluate.py --set changelogs-more --show-failures
+    python bench/evaluate.py --set changelogs-blind --show-failures
     python bench/evaluate.py --corpus DIR --questions bench/questions-changelogs.jsonl --show-failures
 
 Each file is taken from its project's source distribution on PyPI (pinned below, fetched with `pip download`),
@@ -60,7 +61,21 @@ MORE_CHANGELOGS = {
     "six": ("six==1.17.0", "CHANGES"),
     "zipp": ("zipp==4.1.2", "NEWS.rst"),
 }
-SETS = dict(zip(CHANGELOG_SETS, (CHANGELOGS, MORE_CHANGELOGS), strict=True))
+# A third, also written blind, and scored once before anything was changed for it: the measurement of reldocs on
+# changelogs it was never tuned on (plain text with `= 4.13.0 =` headings, RST in CHANGES/.txt, Keep a Changelog).
+BLIND_CHANGELOGS = {
+    "arrow": ("arrow==1.4.0", "CHANGELOG.rst"),
+    "beautifulsoup4": ("beautifulsoup4==4.15.0", "CHANGELOG"),
+    "bleach": ("bleach==6.4.0", "CHANGES"),
+    "cachetools": ("cachetools==8.0.2", "CHANGELOG.rst"),
+    "itsdangerous": ("itsdangerous==2.2.0", "CHANGES.rst"),
+    "jsonschema": ("jsonschema==4.26.0", "CHANGELOG.rst"),
+    "lxml": ("lxml==6.1.3", "CHANGES.txt"),
+    "pymysql": ("pymysql==1.2.4", "CHANGELOG.md"),
+    "tomlkit": ("tomlkit==0.15.2", "CHANGELOG.md"),
+    "markdown": ("markdown==3.11.3", "docs/changelog.md"),
+}
+SETS = dict(zip(CHANGELOG_SETS, (CHANGELOGS, MORE_CHANGELOGS, BLIND_CHANGELOGS), strict=True))
 
 
 def fetch(out: Path, changelogs: dict[str, tuple[str, str]] = CHANGELOGS) -> list[Path]:

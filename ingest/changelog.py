@@ -30,9 +30,11 @@ _MONTH = r"[A-Za-z]{3,9}\.?"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"  # "6th December, 2024", "July 8th 2021"
 # A month and year alone must name the month ("September, 2026", "October-November, 2003"): not any word and a year.
 _MONTH_NAME = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+# "4.3.0 (20130812)": a date written without separators must be a plausible one.
+_COMPACT_DATE = r"(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])"
 _DATE = (
     rf"(?:\d{{4}}-\d{{2}}-\d{{2}}|\d{{4}}/\d{{2}}/\d{{2}}|{_DAY}\s+{_MONTH},?\s+\d{{4}}|{_MONTH}\s+{_DAY},?\s+\d{{4}}"
-    rf"|{_MONTH_NAME}(?:[-/]{_MONTH_NAME})?,?\s+\d{{4}})"
+    rf"|{_MONTH_NAME}(?:[-/]{_MONTH_NAME})?,?\s+\d{{4}}|{_COMPACT_DATE})"
 )
 # What opens a release heading: "Version", "Release" or the product's name, then the version ("[1.2.0]", "v1.2.0").
 # A pre-release may be spelled out after a space ("1.0 beta 1").
@@ -55,6 +57,8 @@ _UNRELEASED = re.compile(
     r"(?:\s*[-–—:(\[,].{0,40})?",
     re.I,
 )
+# A heading marked as a wiki writes it: "= 4.3.0 (20130812) =".
+_WIKI_HEADING = re.compile(r"^=+\s+|\s+=+$")
 _BULLET = re.compile(r"^([ \t]*)[*+•][ \t]+")
 _UNDERLINE = re.compile(r"^([=\-~^*+#])\1{2,}[ \t]*$")
 
@@ -74,7 +78,7 @@ def is_changelog_name(name: str) -> bool:
 
 def heading_version(heading: str, product: str = "") -> str | None:
     """The version a release heading names, '' for an unreleased section, None for any other heading."""
-    text = " ".join(strip_markup(heading, keep_code=False).replace("*", "").split())
+    text = _WIKI_HEADING.sub("", " ".join(strip_markup(heading, keep_code=False).replace("*", "").split()))
     if _UNRELEASED.fullmatch(text):
         return ""
     match = _RELEASE.fullmatch(text) or (_DATED.match(text) if len(text) <= DATED_CHARS else None)
@@ -131,9 +135,16 @@ def release_lines(text: str, product: str = "") -> str:
     inside = in_fences(lines)
     headings = _headings(lines, product, inside)
     level = min((lvl for _, lvl, version in headings if version is not None), default=2)
+    if level == 2 and not any(version is not None for _, _, version in headings):
+        # No heading is a release: the release lines are the file's top level, and its headings ("# New
+        # features") go one level below them, or they would end the release they are in.
+        level = 1
+        for i, lvl, _ in headings:
+            lines[i] = "#" * min(lvl + 1, 6) + lines[i].lstrip()[lvl:]
     for i, line in enumerate(lines):
         alone = (i == 0 or not lines[i - 1].strip()) and (i + 1 == len(lines) or not lines[i + 1].strip())
-        if alone and line[:1].isalnum() and not inside[i] and heading_version(line.strip(), product) is not None:
+        opens = line[:1].isalnum() or _WIKI_HEADING.match(line)
+        if alone and opens and not inside[i] and heading_version(line.strip(), product) is not None:
             lines[i] = f"{'#' * level} {line.strip()}"
     return "\n".join(lines)
 

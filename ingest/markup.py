@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from html.parser import HTMLParser
+from typing import Any
 
 from assistant.untrusted import BLOCKS, DROP, ELEMENTS, HEADINGS, is_word_in_brackets, safe_url, without_controls
 from ingest.markdown_blocks import markdown_blocks
@@ -45,6 +46,10 @@ _OPEN_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})(.*)$")
 _BLOCK_START = re.compile(r"\n[ \t]*(?:\n|$|[-*+][ \t]|\d{1,9}[.)][ \t]|#{1,6}(?:[ \t]|$)|>|\|)")
 _SPECIAL = re.compile(r"[\\`<]")
 _RUN = re.compile("`+")
+_PARAGRAPH_END = re.compile(r"\n[ \t]*\n")
+# Elements whose text the converter reads in a frame of their own, up to their end tag, which HTML requires
+# (`<li>`, `<tr>` and `<td>` end where the next begins).
+_FRAMED = frozenset({"a", "code", "pre", "ul", "ol", "menu", "table", *HEADINGS})
 _PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)>")
 # CommonMark's raw HTML; possessive quantifiers, so a long unclosed tag costs linear time.
@@ -221,6 +226,7 @@ class _Converter(HTMLParser):
         self._line_starts = [0] + [m.end() for m in re.finditer("\n", source)]
         self.frames = [_Frame("", inline=False)]
         self.dropping: list[str] = []  # open elements whose content is being discarded
+        self.prose_tag = False  # a <script> or <style> never closed: its tag goes, the text after it stays
         self.unknown: list[str] = []  # unknown names opened as elements (they had attribute values)
         self.row: list[str] | None = None
         self.lists = 0
@@ -253,22 +259,41 @@ class _Converter(HTMLParser):
         if not self.top.inline:
             self.top.parts.append(_GONE)
 
+    def set_cdata_mode(self, *args: Any, **kwargs: Any) -> None:
+        """Called after `handle_starttag` for `<script>` and `<style>`; skipped when they are never closed."""
+        if self.prose_tag:
+            self.prose_tag = False
+            return
+        super().set_cdata_mode(*args, **kwargs)
+
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if is_word_in_brackets(tag, attrs) and not self.dropping:
             return self.emit(self.get_starttag_text() or "")
         self.mark()
         if self.dropping:
-            self.dropping += [tag] if tag in DROP else []
+            self.dropping += [tag] if tag in DROP and (self.html or tag not in self.dropping) else []
         elif tag in DROP:
             # Never closed (`List<object>` in prose): only the tag goes, not the rest of the document.
-            line, col = self.getpos()
-            closing = re.compile(rf"</{tag}\s*>", re.IGNORECASE)
-            if tag in ("script", "style") or closing.search(self.source, self._line_starts[line - 1] + col):
+            # In a text an element ends with its paragraph, as CommonMark reads raw HTML, but for `<script>` and
+            # `<style>`, which run to their end tag.
+            if self._closed(tag, paragraph=not self.html and tag not in ("script", "style")):
                 self.dropping.append(tag)
+            elif tag in ("script", "style"):  # "tags like <script>, <style>" in prose: the parser would read the
+                self.prose_tag = True  # rest of the document as the script's content (see `set_cdata_mode`)
         elif tag not in ELEMENTS:
             self.unknown.append(tag)
+        elif not self.html and tag in _FRAMED and not self._closed(tag, paragraph=True):
+            pass  # a tag shown in a text's prose (`<a href="url1">` in a changelog) opens nothing: its text stays
         else:
             self._open(tag, dict(attrs))
+
+    def _closed(self, tag: str, *, paragraph: bool = False) -> bool:
+        """Whether the source closes `tag` after the tag being read (before the paragraph ends, if asked)."""
+        line, col = self.getpos()
+        start = self._line_starts[line - 1] + col
+        end = _PARAGRAPH_END.search(self.source, start) if paragraph else None
+        closing = re.compile(rf"</{tag}\s*>", re.IGNORECASE)
+        return bool(closing.search(self.source, start, end.start() if end else len(self.source)))
 
     def _open(self, tag: str, attrs: dict[str, str | None]) -> None:
         if tag in ("img", "image"):

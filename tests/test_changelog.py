@@ -178,6 +178,12 @@ def test_topic_headings_with_numbers_are_not_releases(tmp_path: Path) -> None:
         ("1.0 beta 1", "1.0b1"),
         ("2.2.0. (2007-07-31)", "2.2.0"),
         ("4.0 Released 2020", None),
+        # Wiki-style heading marks, a date without separators, a quoted release name.
+        ("= 4.15.0 (20260607)", "4.15.0"),
+        ('= 3.0.0 "Who would not give all else" (20060528) =', "3.0.0"),
+        ("= 3.2.0 =", "3.2.0"),
+        ("== Notes ==", None),
+        ("4.1 notes 20261399", None),
         # "Upcoming" is an unreleased section only by itself, not as a topic.
         ("Upcoming release", ""),
         ("[Unreleased] - 2024-05-01", ""),
@@ -256,3 +262,20 @@ def test_a_sphinx_page_that_only_includes_the_changelog_says_so(tmp_path: Path) 
     _write(tmp_path, "acme/changes.rst", "Changes\n=======\n\n.. include:: ../CHANGES.rst\n")
     (warning,) = load_document(tmp_path / "acme/changes.rst", tmp_path).warnings
     assert "../CHANGES.rst" in warning["problem"]
+
+
+def test_wiki_marked_release_lines_keep_the_topic_headings_below_them(tmp_path: Path) -> None:
+    # beautifulsoup4's CHANGELOG: `= 4.13.0 (20250202)` lines, a release with `# New features` inside, and older
+    # releases after it. The topic heading is read one level below the releases, so it ends none of them.
+    text = (
+        "= 4.14.0 (20250927)\n\n* Added `new_tag()` on tags.\n\n"
+        "= 4.13.0 (20250202)\n\n# New features\n\n* Added `ElementFilter`.\n\n# Bug fixes\n\n* Fixed a crash.\n\n"
+        "= 4.12.3 (20240117) =\n\n* Fixed a regression.\n"
+    )
+    _write(tmp_path, "soup/CHANGELOG", text)
+    chunks = chunk_document(load_document(tmp_path / "soup/CHANGELOG", tmp_path))
+    by_text = {c.text.strip(): (c.version, c.section) for c in chunks}
+    assert by_text["* Added `new_tag()` on tags."] == ("4.14.0", "")
+    assert by_text["* Added `ElementFilter`."] == ("4.13.0", "New features")
+    assert by_text["* Fixed a crash."] == ("4.13.0", "Bug fixes")
+    assert by_text["* Fixed a regression."] == ("4.12.3", "")

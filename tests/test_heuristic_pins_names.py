@@ -35,6 +35,8 @@ def retriever() -> HybridRetriever:
     [
         # _ACRONYM, _BUILTINS: the asker's setting, which release notes leave unsaid.
         ("The debugger fails on my LAN IP in CI with an ImportError and a DeprecationWarning. Why?", []),
+        ("I get DeprecationWarnings about it.", []),  # a builtin's plural, as users write it
+        ('Cells lost align="...": can I get it back?', []),  # a quoted placeholder
         ("Does the validator support Kubernetes?", ["Kubernetes"]),  # a name the question hinges on
     ],
 )
@@ -85,3 +87,17 @@ def test_a_release_answers_only_when_its_sentence_is_the_best(leads: bool, refus
 def test_french_asks_how_as_english_does(question: str) -> None:
     # _HOW: "à la place" is "instead", "dois-je" is "should I".
     assert build_query(question, Catalog.learn(CHUNKS)).asks_how
+
+
+def test_a_product_is_named_as_its_docs_write_it_in_prose() -> None:
+    # _prose_names (catalog.py): "Beautiful Soup" is beautifulsoup4, "Python-Markdown" is markdown, as their own
+    # changelogs call them; a phrase said once, or not spelling the name, names nothing.
+    chunks = [
+        make("This is the last Beautiful Soup release for Python 3.7. Beautiful Soup now warns.", "beautifulsoup4", 10),
+        make("Python-Markdown now requires Python 3.9. Thanks to Python-Markdown users.", "markdown", 11),
+        make("Sqlite Backend is faster. Nothing Else changed.", "flask", 12),
+    ]
+    catalog = Catalog.learn(chunks)
+    assert [p.name for p in catalog.named_products("Why does Beautiful Soup stop on huge files?")] == ["beautifulsoup4"]
+    assert [p.name for p in catalog.named_products("After a Python-Markdown upgrade, tables changed")] == ["markdown"]
+    assert catalog.named_products("Is the soup beautiful?") == []

@@ -62,7 +62,6 @@ def test_british_and_american_spellings_meet() -> None:
     assert ranked("What changed in the behaviour of unions?", chunks)[0].startswith("The behavior of unions")
 
 
-
 def test_what_can_be_done_meets_doing_it() -> None:
     # _ABLE (text.py). The asker wants to pickle; the docs say "pickleable", which Snowball keeps whole.
     chunks = [
@@ -70,6 +69,7 @@ def test_what_can_be_done_meets_doing_it() -> None:
         make("`Path` objects are now pickleable.", n=1),
     ]
     assert ranked("Can I pickle a Path?", chunks)[0] == "`Path` objects are now pickleable."
+
 
 def test_a_decorator_is_not_the_word_it_spells() -> None:
     # _TOKEN's "@" (text.py). `@validator` is neither "validate" nor `@root_validator`: the passage about the

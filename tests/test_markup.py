@@ -80,6 +80,25 @@ def test_an_element_that_is_never_closed_does_not_swallow_the_rest() -> None:
     assert "still here" in markdown_text("Returns Array<object> still here\n\nand here")
 
 
+def test_tags_named_in_a_changelogs_prose_do_not_swallow_the_rest() -> None:
+    # Real changelog lines: tags named as words, examples shown, an `<a>` closed only pages later.
+    text = (
+        "* The behavior now differs for tags like <script>, <style>, and <template>.\n\n"
+        '* Fixed a crash on markup like\n  <a href="url1" href="url2"> [bug=1878209]\n\n'
+        "CDATA is kept only within tags like <svg> and <math>:\n\n <svg><![CDATA[foo]]></svg> => <p>foo</p>\n\n"
+        '= 4.6.3 (20180812)\n\n* Exactly the same as 4.6.2.\n\nSee <a href="https://example.org/">the docs</a>.'
+    )
+    out = markdown_text(text)
+    assert "\n\n= 4.6.3 (20180812)\n\n* Exactly the same as 4.6.2." in out  # lines and paragraphs intact
+    assert "[bug=1878209]" in out and "[the docs](https://example.org/)" in out
+
+
+def test_a_script_block_runs_to_its_end_tag_across_blank_lines() -> None:
+    # CommonMark's HTML block for `<script>` and `<style>` ends at the end tag, not at a blank line.
+    out = markdown_text("<script>\nalert(1)\n\nmore(2)\n</script>\nafter")
+    assert "alert" not in out and "more" not in out and out.strip() == "after"
+
+
 def test_comments_and_declarations_are_dropped() -> None:
     assert markdown_text("a <!-- hidden --> b <!channel> c <?php x ?> d").split() == ["a", "b", "c", "d"]
 
