@@ -215,7 +215,7 @@ class ExtractiveAnswerer:
                 keep = cand.score >= GROUP_RATIO * best and len(groups) < MAX_GROUPS and group is None
             if not keep:
                 continue
-            same = next((t for t in taken if _similar(t.unit, cand.unit)), None)
+            same = next((t for t in taken if t.p_idx != cand.p_idx and _similar(t.unit, cand.unit)), None)
             if same is not None:  # another passage saying the same: cite it, don't repeat it
                 same.also.append(cand.p_idx)
                 continue

@@ -91,3 +91,19 @@ def test_asking_what_the_maintainers_advise_asks_for_the_fix() -> None:
     catalog = Catalog.learn([logged("Dot-prefixed names are rejected. Users should strip the dot first.")])
     for question in ("Is it intentional, and what do the maintainers recommend?", "What do they advise?"):
         assert build_query(question, catalog).asks_how, question
+
+
+def test_an_entrys_old_and_new_spelling_are_both_quoted() -> None:
+    # `_similar` merges only what another passage says again: in one entry, two near-identical lines are the
+    # old import and the new one (cachetools' changelog shows each on a line of its own), and the new one answers.
+    parts = (
+        "The submodules were deleted: statements like",
+        "`from cachetools.ttl import TTLCache`",
+        "will no longer work. Use",
+        "`from cachetools import TTLCache`",
+        "instead.",
+    )
+    entries = (Entry("item", "Remove deprecated submodules."), *(Entry("item", p, continues=True) for p in parts))
+    chunks = [replace(make(entries=entries), kind="changelog"), logged("`TTLCache` is faster.", n=1)]
+    text = answer("`from cachetools.ttl import TTLCache` fails now. How am I supposed to import it?", chunks)
+    assert "`from cachetools import TTLCache`" in text
