@@ -38,7 +38,8 @@ from docutils import nodes
 from docutils.core import publish_doctree
 
 from assistant.untrusted import safe_url, without_controls
-from ingest.markup import check_links, protect, restore
+from ingest.markdown_links import check_links
+from ingest.markup import protect, restore
 from ingest.rst_roles import CODE_ROLES, labelled, resolve_refs, role_text, sphinx_names
 
 __all__ = ["CODE_ROLES", "labelled", "looks_like_rst", "role_text", "rst_to_markdown"]
