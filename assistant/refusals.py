@@ -191,5 +191,6 @@ def unknown_names(query: Query, stats: TermStats) -> list[str]:
         )
 
     # Python's own names are no product's ("DeprecationWarning", or "DeprecationWarnings" as users write it).
-    hinges = [n for n in query.names if not _ACRONYM.fullmatch(n) and n not in _BUILTINS and n[:-1] not in _BUILTINS]
+    builtin = [n for n in query.names if n in _BUILTINS or (n.endswith("s") and n[:-1] in _BUILTINS)]
+    hinges = [n for n in query.names if not _ACRONYM.fullmatch(n) and n not in builtin]
     return [n for n in hinges if not all(known(t) for t in tokens(n) or [n.lower()])]

@@ -134,19 +134,27 @@ def release_lines(text: str, product: str = "") -> str:
     lines = text.split("\n")
     inside = in_fences(lines)
     headings = _headings(lines, product, inside)
-    level = min((lvl for _, lvl, version in headings if version is not None), default=2)
-    if level == 2 and not any(version is not None for _, _, version in headings):
+    found = [i for i, line in enumerate(lines) if not inside[i] and _release_line(lines, i, product)]
+    if not found:
+        return text
+    level = min((lvl for _, lvl, version in headings if version is not None), default=0)
+    if not level:
         # No heading is a release: the release lines are the file's top level, and its headings ("# New
         # features") go one level below them, or they would end the release they are in.
         level = 1
         for i, lvl, _ in headings:
             lines[i] = "#" * min(lvl + 1, 6) + lines[i].lstrip()[lvl:]
-    for i, line in enumerate(lines):
-        alone = (i == 0 or not lines[i - 1].strip()) and (i + 1 == len(lines) or not lines[i + 1].strip())
-        opens = line[:1].isalnum() or _WIKI_HEADING.match(line)
-        if alone and opens and not inside[i] and heading_version(line.strip(), product) is not None:
-            lines[i] = f"{'#' * level} {line.strip()}"
+    for i in found:
+        lines[i] = f"{'#' * level} {lines[i].strip()}"
     return "\n".join(lines)
+
+
+def _release_line(lines: list[str], i: int, product: str) -> bool:
+    """A paragraph of one line that is a release heading ("6.0.4 (2026-11-20)", "= 4.3.0 (20130812) =")."""
+    line = lines[i]
+    alone = (i == 0 or not lines[i - 1].strip()) and (i + 1 == len(lines) or not lines[i + 1].strip())
+    opens = line[:1].isalnum() or bool(_WIKI_HEADING.match(line))
+    return alone and opens and heading_version(line.strip(), product) is not None
 
 
 def news_to_markdown(text: str, *, product: str = "", named: bool = False) -> str | None:
