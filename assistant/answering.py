@@ -59,6 +59,16 @@ def _about_bugs(section: str) -> bool:
     return bool(_BUGS.search(section))
 
 
+def _words(unit: Unit, fr: bool) -> frozenset[str]:
+    """The words a sentence is matched by: a French question's are matched against its English gloss."""
+    return unit.glossed if fr and unit.glossed is not None else unit.tokens
+
+
+def _context(chunk: Chunk) -> frozenset[str]:
+    """The words of where a chunk sits (its title and section), which count partly for its sentences."""
+    return frozenset(tokens(f"{chunk.title} {chunk.section}"))
+
+
 @lru_cache(maxsize=8192)
 def _removals(chunk: Chunk) -> frozenset[int]:
     """The chunk's entries that say something was removed (the whole entry: its fix often follows)."""
@@ -116,7 +126,7 @@ class ExtractiveAnswerer:
                     score -= BUG_FIX_PENALTY
                 if own_release[p_idx]:
                     score += RELEASE_BONUS
-                if query.asks_gone and unit.entry in removing:
+                if unit.entry in removing:
                     score += GONE_BONUS
                 out.append(Scored(score, cov, p_idx, u_idx, unit))
         out.sort(key=lambda s: s.score, reverse=True)
@@ -146,13 +156,12 @@ class ExtractiveAnswerer:
         def covered() -> list[float]:
             if not terms.weights:
                 return [NO_TERMS_COVERAGE] * len(units)
-            context = frozenset(tokens(f"{chunk.title} {chunk.section}"))
-            out = []
-            for unit in units:
-                # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
-                toks = unit.glossed if fr and unit.glossed is not None else unit.tokens
-                out.append(coverage(terms, toks, context, LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT))
-            return out
+            context = _context(chunk)
+            # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
+            return [
+                coverage(terms, _words(unit, fr), context, LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT)
+                for unit in units
+            ]
 
         return self._kept(("coverage", query.terms, query.spellings, fr, chunk.id), covered)
 
@@ -166,12 +175,10 @@ class ExtractiveAnswerer:
         def covered() -> list[float]:
             if not terms.weights:
                 return [NO_TERMS_COVERAGE] * len(units)
-            context = frozenset(tokens(f"{chunk.title} {chunk.section}"))
+            context = _context(chunk)
             words: dict[int, set[str]] = {}
             for unit in units:
-                words.setdefault(unit.entry, set()).update(
-                    unit.glossed if fr and unit.glossed is not None else unit.tokens
-                )
+                words.setdefault(unit.entry, set()).update(_words(unit, fr))
             whole = {e: coverage(terms, frozenset(w), context, CONTEXT_WEIGHT) for e, w in words.items()}
             return [whole[u.entry] for u in units]
 

@@ -133,10 +133,10 @@ def release_lines(text: str, product: str = "") -> str:
     level of the file's other release headings: a changelog may underline its older releases and not its newer."""
     lines = text.split("\n")
     inside = in_fences(lines)
-    headings = _headings(lines, product, inside)
-    found = [i for i, line in enumerate(lines) if not inside[i] and _release_line(lines, i, product)]
+    found = [i for i in range(len(lines)) if not inside[i] and _release_line(lines, i, product)]
     if not found:
         return text
+    headings = _headings(lines, product, inside)
     level = min((lvl for _, lvl, version in headings if version is not None), default=0)
     if not level:
         # No heading is a release: the release lines are the file's top level, and its headings ("# New

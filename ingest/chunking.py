@@ -40,6 +40,7 @@ if TYPE_CHECKING:
 # 14: a changelog's chunks are indexed with their product and release; its title is no release heading
 # 15: RST known by its underlines alone; bare release lines in RST and Markdown changelogs; MyST roles; ``x``
 # 16: a changelog's title names its product
+# 17: wiki-marked release lines (`= 4.13.0 (20250202)`); tags named in a text's prose end with their paragraph
 CHUNKER_VERSION = 17
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
