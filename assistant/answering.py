@@ -13,6 +13,7 @@ from assistant.instructions import instructs
 from assistant.models import Answer, Chunk, Citation, Passage
 from assistant.query import Query
 from assistant.refusals import TermStats, refusal
+from assistant.removals import removals
 from assistant.text import is_identifier, tokens
 from assistant.units import HEADING_ENTRY, SHOWN_CODE_CHARS, Unit, excerpt, units_of
 
@@ -44,13 +45,6 @@ _THEN = re.compile(
     r"before (?:this|now|v?\d)|in (?:[A-Za-z][\w-]* )?v?\d[\w.]*,)|\bused to\b|\bno longer\b",
     re.IGNORECASE,
 )
-# A sentence saying something was removed, for a question saying something is gone.
-_REMOVES = re.compile(
-    r"\b(?:remov(?:e|ed|es|al|ing)|drop(?:ped|s)?|delet(?:e|ed|es)|(?:is|are|was|were|has been|have been) taken out|"
-    r"no longer (?:exists?|available|supported|accepted|accepts?|supports?|provided|included)|"
-    r"supprim\w*|retir\w*)\b",
-    re.IGNORECASE,
-)
 _BUGS = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECASE)
 
 
@@ -67,12 +61,6 @@ def _words(unit: Unit, fr: bool) -> frozenset[str]:
 def _context(chunk: Chunk) -> frozenset[str]:
     """The words of where a chunk sits (its title and section), which count partly for its sentences."""
     return frozenset(tokens(f"{chunk.title} {chunk.section}"))
-
-
-@lru_cache(maxsize=8192)
-def _removals(chunk: Chunk) -> frozenset[int]:
-    """The chunk's entries that say something was removed (the whole entry: its fix often follows)."""
-    return frozenset(u.entry for u in units_of(chunk) if _REMOVES.search(u.text))
 
 
 class Answerer(Protocol):
@@ -117,7 +105,7 @@ class ExtractiveAnswerer:
             prior = passage.score / top
             units = units_of(passage.chunk)
             covs = self._coverages(query, terms, passage.chunk, units)
-            removing = _removals(passage.chunk) if query.asks_gone else frozenset()
+            removing = removals(passage.chunk) if query.asks_gone else frozenset()
             ranks = self._entry_coverages(query, terms, passage.chunk, units) if ENTRY_WEIGHT else covs
             for u_idx, (unit, cov, whole) in enumerate(zip(units, covs, ranks, strict=True)):
                 rank = cov + ENTRY_WEIGHT * (whole - cov)

@@ -35,6 +35,9 @@ _INSTRUCTION = re.compile(
     r"|\bplease\b|\binstead\b(?!\s+of)"
     # The reader's way to a behaviour: "… only used if you opt-in by setting `[run] sigterm = true`".
     r"|\bif you (?:[\w-]+ ){0,3}by (?:setting|passing|using|calling|adding)\b"
+    # ... or how it is had: "The former behavior is available by setting `use_align_attribute`".
+    r"|\b(?:is|are|remains?) (?:still |now |also )?(?:available|possible|restored|kept|retained|preserved|obtained) "
+    r"(?:by|via|through|with) (?:setting|passing|using|calling|adding|enabling|disabling)\b"
     # The fix as what may or must be done to the code: "X may be used", "can be safely removed",
     # "may be indicated explicitly", "must be uninstalled"; or where it points: "in favour of Y", "replaced by Y",
     # "Y serves as a replacement for X".

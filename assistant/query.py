@@ -7,132 +7,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from assistant.catalog import Catalog, version_key
+from assistant.french import expand_french, translate_french
 from assistant.models import Chunk
 from assistant.text import GENERIC, STOPWORDS, content_terms, detect_language, fold, is_identifier
 
 _MAJOR = re.compile(r"(?<![\w.])[vV]?(\d{1,2})(?![\w.]|\.\d)")
 _VERSION = re.compile(r"(?<![\w.])v?(\d{1,2})\.(\d{1,2})(?:\.(\d{1,2}))?(?![\w]|\.\d)")
-
-# Release-doc vocabulary, French to English, so a French question reaches English passages lexically too.
-FRENCH_GLOSSARY = {
-    "optimiseur": "optimizer",
-    "optimiseurs": "optimizers",
-    "compiler": "build compile",
-    "construire": "build",
-    "compilation": "build compile",
-    "source": "source",
-    "minimale": "minimum",
-    "minimum": "minimum",
-    "requise": "required",
-    "requis": "required",
-    "exige": "requires",
-    "nécessite": "requires",
-    "obsolète": "deprecated",
-    "obsolètes": "deprecated",
-    "déprécié": "deprecated",
-    "dépréciée": "deprecated",
-    "dépréciation": "deprecation deprecated",
-    "supprimé": "removed",
-    "supprimée": "removed",
-    "retiré": "removed",
-    "changements": "changes",
-    "incompatibles": "incompatible breaking",
-    "cassant": "breaking",
-    "casse": "breaks breaking",
-    "cassé": "broken breaking",
-    "mémoire": "memory",
-    "unifiée": "unified",
-    "rapide": "faster",
-    "vitesse": "speed faster",
-    "nouvelle": "new",
-    "nouveau": "new",
-    "nouvel": "new",
-    "nouveaux": "new",
-    "nouvelles": "new",
-    "nouveautés": "new features",
-    "fonctionnalité": "feature",
-    "fonctionnalités": "features",
-    "graphe": "graph",
-    "graphes": "graphs",
-    "capture": "capture",
-    "rejouer": "replay",
-    "sauvegarder": "save",
-    "enregistrer": "save",
-    "défaut": "default",
-    "entraînement": "training",
-    "distribué": "distributed",
-    "distribuée": "distributed",
-    "noyau": "kernel",
-    "noyaux": "kernels",
-    "avertissement": "warning",
-    "erreur": "error",
-    "lève": "raises",
-    "prise": "support",
-    "supporte": "supports",
-    "prend": "supports",
-    "charge": "support",
-    "précision": "precision",
-    "quantification": "quantization",
-    "compilateur": "compiler",
-    "publié": "released",
-    "publiée": "released",
-    "sortie": "release released",
-    "migrer": "migrate",
-    "remplace": "replaces replacement",
-    "remplacer": "replace",
-    "plateforme": "platform",
-    "désormais": "now",
-    "numérique": "numerical",
-    "parité": "parity",
-    "lent": "slow",
-    "valeur": "value",
-    "paramètre": "parameter argument",
-    "fichier": "file",
-    "libre": "free",
-    "utilise": "uses",
-    # Everyday programming words, as any release notes write them.
-    "ligne": "row line",
-    "lignes": "rows lines",
-    "colonne": "column",
-    "colonnes": "columns",
-    "dictionnaire": "dictionary dict",
-    "dictionnaires": "dictionaries dicts",
-    "obtenir": "get",
-    "objet": "object",
-    "objets": "objects",
-    "résultat": "result",
-    "résultats": "results",
-    "requête": "query",
-    "requêtes": "queries",
-    "tableau": "array table",
-    "chaîne": "string",
-    "chaînes": "strings",
-    "entier": "integer int",
-    "entiers": "integers",
-    "liste": "list",
-    "clé": "key",
-    "clés": "keys",
-    "méthode": "method",
-    "méthodes": "methods",
-    "fonction": "function",
-    "fonctions": "functions",
-    "classe": "class",
-    "modèle": "model",
-    "modèles": "models",
-    "champ": "field",
-    "champs": "fields",
-    "fuseau": "timezone",
-    "horaire": "timezone",
-    "dépendance": "dependency",
-    "dépendances": "dependencies",
-    "connexion": "connection",
-    "valider": "validate",
-    "vide": "empty",
-    "nom": "name",
-    "renommé": "renamed",
-    "renommée": "renamed",
-}
-_GLOSSARY_FOLDED = {fold(k): v for k, v in FRENCH_GLOSSARY.items()}
 
 
 @dataclass(frozen=True)
@@ -238,7 +118,7 @@ def _scan_versions(text: str, catalog: Catalog) -> tuple[list[str], list[str], s
 
 _HOW = re.compile(
     r"\b(how|where|instead|replac\w*|migrat\w*|alternative|what should|what do i|should i|can i|do i need|fix|"
-    r"recommend\w*|advi[cs]\w*|suggest\w*|the new (?:method|function|way|name|api|spelling)|"
+    r"supposed to|recommend\w*|advi[cs]\w*|suggest\w*|the new (?:method|function|way|name|api|spelling)|"
     r"comment|conseill\w*|recommand\w*|où|remplac\w*|par quoi|faut-il|à la place|dois-je|devrais-je|puis-je)\b",
     re.IGNORECASE,
 )
@@ -292,17 +172,6 @@ def proper_names(question: str) -> list[str]:
             names.append(word)
         sentence_start = False
     return list(dict.fromkeys(names))
-
-
-def translate_french(text: str) -> str:
-    """Known French release-doc words replaced by their English equivalents (for term matching)."""
-    return re.sub(r"[^\W\d_]+", lambda m: _GLOSSARY_FOLDED.get(fold(m.group(0)), m.group(0)), text)
-
-
-def expand_french(text: str) -> str:
-    """Append English equivalents of known French release-doc words (for search: both languages match)."""
-    extra = [_GLOSSARY_FOLDED[w] for w in (fold(t) for t in re.findall(r"[^\W\d_]+", text)) if w in _GLOSSARY_FOLDED]
-    return f"{text} {' '.join(extra)}" if extra else text
 
 
 def is_follow_up(terms: Sequence[str]) -> bool:

@@ -17,6 +17,7 @@ from assistant.lexical import LexicalIndex
 from assistant.models import Chunk, Passage
 from assistant.query import Query
 from assistant.refusals import TermStats
+from assistant.removals import gone_names, removes
 from assistant.store import ChunkStore, Manifest
 from assistant.text import tokens
 from assistant.vectors import ExactVectors
@@ -28,6 +29,7 @@ CANDIDATES = 40  # taken from each ranking before fusion
 SYMBOL_HITS = 20  # a symbol found in more chunks than this is too common to single any out
 PREFERRED_BOOST = 1.6  # a version the question names outranks a slightly better match elsewhere
 PREFERRED_HITS = 10  # dense candidates of the named release/product that make a search of their own unneeded
+REMOVAL_HEADS = 2  # lexical candidates whose entries remove a name the question says is gone, added after fusion
 
 
 def fuse(dense: list[tuple[str, float]], lexical: list[tuple[str, float]]) -> dict[str, float]:
@@ -177,11 +179,27 @@ class HybridRetriever:
         # Only the named product's: another product's best match is no evidence for this one.
         sure = {cid for ranking in (dense, lexical) for cid in self._heads(ranking, query, heads)}
         best += [cid for cid in ranked[k:] if cid in sure]
+        top = fused[best[0]] if best else 0.0
+        for cid in self._removing(lexical, query, set(best)):
+            fused[cid] = top  # the entry asked about, as sure as the best match: sure of what fusion is not
+            best.append(cid)
         timings.update(embed=(t1 - t0) * 1e3, dense=(t2 - t1) * 1e3, lexical=(t3 - t2) * 1e3)
         return [
             Passage(self.chunks[self.by_id[cid]], fused[cid], similarity=sims.get(cid), bm25=scores.get(cid))
             for cid in best
         ]
+
+    def _removing(self, ranking: list[tuple[str, float]], query: Query, taken: set[str]) -> list[str]:
+        """For a question saying a name is gone, the best lexical matches whose entries remove that name: the
+        removal shares few words with "it disappeared after I upgraded", and fusion ranks it below the entries
+        that added or deprecated the name."""
+        names = gone_names(query)
+        if not names or not REMOVAL_HEADS:
+            return []
+        named = query.prefer_products
+        candidates = (self.chunks[self.by_id[cid]] for cid, _ in ranking if cid not in taken)
+        found = (c.id for c in candidates if (not named or c.product in named) and removes(c, names))
+        return list(itertools.islice(found, REMOVAL_HEADS))
 
     def _heads(self, ranking: list[tuple[str, float]], query: Query, n: int) -> list[str]:
         """The first `n` chunks of a ranking, of the products the question names if it names any."""

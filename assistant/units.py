@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from assistant.document import Entry
+from assistant.french import translate_french
 from assistant.models import Chunk
-from assistant.query import translate_french
 from assistant.text import sentences, strip_markup, tokens
 
 QUOTE_CHARS = 600

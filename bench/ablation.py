@@ -40,9 +40,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from assistant.answering import _removals  # noqa: E402
 from assistant.instructions import instructs  # noqa: E402
 from assistant.knowledge_base import KnowledgeBase  # noqa: E402
+from assistant.removals import removals  # noqa: E402
 from assistant.retrieval import HybridRetriever  # noqa: E402
 from assistant.text import _short_tokens, _stem  # noqa: E402
 from assistant.units import units_of  # noqa: E402
@@ -131,7 +131,7 @@ def _clear_caches() -> None:
     _stem.cache_clear()  # the spelling fold acts inside the cached stemmer
     _short_tokens.cache_clear()  # ... and a question's or a sentence's tokens keep its stems
     instructs.cache_clear()
-    _removals.cache_clear()
+    removals.cache_clear()
 
 
 def open_sets(names: Sequence[str]) -> dict[str, tuple[KnowledgeBase, list[dict[str, Any]]]]:

@@ -106,6 +106,11 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("PRIOR_WEIGHT", "retrieval rank does not lift sentences (0)", (A, "PRIOR_WEIGHT", 0.0)),
     _ab("LEAD_BONUS", "no bonus for lead sentences (0)", (A, "LEAD_BONUS", 0.0)),
     _ab("PART_WEIGHT", "a symbol's parts earn no partial coverage (0)", (C, "PART_WEIGHT", 0.0)),
+    _ab(
+        "_release_spellings",
+        "'TOML 1.1' in a question does not meet 'v1.1.0' in the docs",
+        (C, "_release_spellings", lambda number: frozenset()),
+    ),
     _ab("CONTEXT_WEIGHT", "title/section terms count nothing for non-lead sentences (0)", (A, "CONTEXT_WEIGHT", 0.0)),
     _ab(
         "LEAD_CONTEXT_WEIGHT",
@@ -211,7 +216,11 @@ ABLATIONS: tuple[Ablation, ...] = (
     ),
     # assistant/query.py
     _ab("_HOW", "no question is a how-question", (Q, "_HOW", NEVER)),
-    _ab("FRENCH_GLOSSARY", "no French-to-English glossary (search and terms)", (Q, "_GLOSSARY_FOLDED", {})),
+    _ab(
+        "FRENCH_GLOSSARY (french.py)",
+        "no French-to-English glossary (search and terms)",
+        ("assistant.french", "_GLOSSARY_FOLDED", {}),
+    ),
     _ab("_QUOTED", "quoted literals are not names", (Q, "_QUOTED", NEVER)),
     _ab("_VERSIONS_OF", "what a question asks the versions of is no name", (Q, "_VERSIONS_OF", NEVER)),
     _ab("_NOT_NAMES", "'API', 'FAQ' count as names", (Q, "_NOT_NAMES", frozenset())),
@@ -232,6 +241,11 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("SYMBOL_HITS", "no cap on symbol hits and dotted-name tails", (H, "SYMBOL_HITS", UNLIMITED), rebuild=True),
     _ab("PREFERRED_BOOST", "named release/product not boosted (1.0)", (H, "PREFERRED_BOOST", 1.0)),
     _ab("PREFERRED_HITS", "no extra dense search of the named release (0)", (H, "PREFERRED_HITS", 0)),
+    _ab(
+        "REMOVAL_HEADS",
+        "no lexical match that removes a name the question says is gone is added after fusion (0)",
+        (H, "REMOVAL_HEADS", 0),
+    ),
     _ab(
         "HybridRetriever.within",
         "names are looked for in every product's docs, not the asked product's",

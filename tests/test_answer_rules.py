@@ -64,6 +64,9 @@ def answer(question: str, chunks: list[Chunk]) -> str:
         ("The handler is only used if you opt-in by setting `sigterm = true`.", True),
         ("To support Python 3.12 the build was updated.", False),  # "build" is a noun here
         ("Fixed a crash by setting the default.", False),
+        ("The former behavior is available by setting the `use_align_attribute` option to `True`.", True),
+        ("The old output is restored by passing `legacy=True`.", True),
+        ("The speed-up is available by default on every platform.", False),  # says how things are, not what to do
         ("To revert to the behaviour of V1, annotate the union with `Field(mode='smart')`.", True),
         ("You should not do `isinstance(m, Model[int])`.", False),  # forbids, but says nothing to do instead
         ("The `coords()` method is deprecated.", False),

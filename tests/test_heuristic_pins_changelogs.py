@@ -107,3 +107,16 @@ def test_an_entrys_old_and_new_spelling_are_both_quoted() -> None:
     chunks = [replace(make(entries=entries), kind="changelog"), logged("`TTLCache` is faster.", n=1)]
     text = answer("`from cachetools.ttl import TTLCache` fails now. How am I supposed to import it?", chunks)
     assert "`from cachetools import TTLCache`" in text
+
+
+def test_a_release_number_meets_the_docs_way_of_writing_it() -> None:
+    # _release_spellings. The question says "TOML 1.1"; the entry that added it says "v1.1.0", and another
+    # entry says "1.1" in passing.
+    chunks = [
+        logged("Write tabs as `\\t`, which only TOML 1.1 reads, so older readers keep working.", n=0),
+        logged("Support the TOML spec v1.1.0 in the parser.", version="0.15.0", n=1),
+        logged("The parser is faster.", version="0.14.0", n=2),
+    ]
+    assert ranked("Which release added parser support for TOML 1.1?", chunks)[0] == (
+        "Support the TOML spec v1.1.0 in the parser."
+    )

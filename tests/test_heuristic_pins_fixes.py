@@ -50,6 +50,7 @@ def test_asking_whether_one_may_do_something_is_a_how_question() -> None:
     # _HOW ("can i"). "Can I just delete X?" wants the docs' instruction ("it can be safely removed").
     catalog = Catalog.learn([make("x")])
     assert build_query("Can I just delete the copy=False arguments from my calls?", catalog).asks_how
+    assert build_query("It is gone now. What am I supposed to use for tokens?", catalog).asks_how
     assert not build_query("Which Python versions are supported?", catalog).asks_how
 
 

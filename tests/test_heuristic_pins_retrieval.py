@@ -191,3 +191,20 @@ def test_a_symbol_written_through_an_import_alias_finds_the_docs_spelling(tmp_pa
     kb = KnowledgeBase(Settings(data_dir=tmp_path), retriever(chunks, [0.1, 0.5, 0.6]))
     answer = kb.ask("What replaces np.float_?")
     assert answer.found and answer.text.startswith("`numpy.float_` was removed")  # not the look-alike words
+
+
+def test_the_entry_removing_a_name_the_question_says_is_gone_is_read(tmp_path: Path) -> None:
+    # REMOVAL_HEADS. Nine entries about passing `cache=None` to `@cached` beat the one that dropped it on both
+    # signals ("stopped working" shares no word with "Drop support"); the user wants the release that dropped it.
+    removed = make("Drop support for `@cached(cache=None)`.", "8.0.0", 0)
+    others = [
+        make(f"Passing `cache=None` to `@cached` works with the `opt{n}` option.", f"1.{n}", n + 1) for n in range(9)
+    ]
+    filler = [make(f"Updated the tag number {n}.", f"0.{n}", 20 + n) for n in range(30)]
+    r = retriever([removed, *others, *filler], [0.1] + [0.7 - n / 100 for n in range(9)] + [0.1] * 30)
+    question = "We passed cache=None to @cached and that stopped working. Which release did it?"
+    assert removed in [p.chunk for p in r.search(build_query(question, r.catalog), 8, heads=1)]
+    plain = build_query("Which release made passing cache=None to @cached work?", r.catalog)
+    assert removed not in [p.chunk for p in r.search(plain, 8, heads=1)]
+    answer = KnowledgeBase(Settings(data_dir=tmp_path), r).ask(question)
+    assert answer.found and "8.0.0: Drop support for `@cached(cache=None)`" in answer.text
