@@ -13,7 +13,7 @@ product plus PyTorch and scores every set against it, reported per set and in to
 
 The script is a report: it exits 0 whatever the scores are, 2 for bad arguments
 (unreadable questions file, missing corpus folder) and 1 only when the core cannot
-run at all. `load_questions`, `evaluate`, `evaluate_sets` and `stage_corpus` are
+run at all. `load_questions`, `evaluate` and `evaluate_sets` are
 importable without the core.
 """
 
@@ -26,7 +26,6 @@ import json
 import math
 import os
 import re
-import shutil
 import sys
 import tempfile
 import time
@@ -36,6 +35,12 @@ from typing import Any, Protocol
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 BENCH_DIR = Path(__file__).resolve().parent
+if str(REPO_ROOT) not in sys.path:  # run as a script: `bench` is a package of the repository
+    sys.path.insert(0, str(REPO_ROOT))
+
+from bench.eval_corpus import stage_corpus, staged_corpus_dir  # noqa: E402
+from bench.eval_report import format_report  # noqa: E402
+
 DEFAULT_QUESTIONS = BENCH_DIR / "questions.jsonl"
 PRODUCT_SETS = ("pandas", "sqlalchemy", "pydantic", "django")  # each: bench/questions-<name>.jsonl
 SET_NAMES = ("pytorch", *PRODUCT_SETS)
@@ -51,7 +56,6 @@ REQUIRED_KEYS = (
     "sources",
     "version",
 )
-ANSWER_PREVIEW_CHARS = 300
 
 
 class SupportsAsk(Protocol):
@@ -91,49 +95,6 @@ def set_sources(name: str, pytorch_corpus: Path, more_dir: Path) -> dict[str, Pa
     """
     names = (*PRODUCT_SETS, "pytorch") if name == "all" else (name,)
     return {n: pytorch_corpus if n == "pytorch" else more_dir / n for n in names}
-
-
-def staged_corpus_dir(name: str, sources: Mapping[str, Path]) -> Path:
-    """A temp folder per set, keyed by where its documents come from, so reruns reuse it (and its index)."""
-    key = hashlib.sha256(repr(sorted((k, str(v.resolve())) for k, v in sources.items())).encode()).hexdigest()[:12]
-    return Path(tempfile.gettempdir()) / f"reldocs-bench-corpus-{name}-{key}"
-
-
-def stage_corpus(sources: Mapping[str, Path], dest: Path) -> Path:
-    """Mirror each source into `dest` (products under `dest/<product>/`, the PyTorch root as is).
-
-    Paths stay `<product>/<version>/<file>` relative to `dest`, so the questions' `sources` match.
-    Files are copied only when missing or changed and stray files are deleted, which keeps the
-    cached index valid between runs. Hidden files and files outside version folders are skipped
-    (e.g. corpus-more's SOURCES.md). Raises FileNotFoundError naming a missing source folder.
-    """
-    wanted: dict[Path, Path] = {}
-    for product, src in sources.items():
-        if not src.is_dir():
-            raise FileNotFoundError(f"corpus folder not found: {src}")
-        base = Path() if product == "pytorch" else Path(product)
-        for path in sorted(src.rglob("*")):
-            rel = path.relative_to(src)
-            if not path.is_file() or any(part.startswith(".") for part in rel.parts):
-                continue
-            if len((base / rel).parts) < 3:  # not inside <product>/<version>/
-                continue
-            wanted[dest / base / rel] = path
-    dest.mkdir(parents=True, exist_ok=True)
-    for target, path in wanted.items():
-        src_stat = path.stat()
-        if target.is_file():
-            stat = target.stat()
-            if (stat.st_size, stat.st_mtime_ns) == (src_stat.st_size, src_stat.st_mtime_ns):
-                continue
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, target)
-    for path in sorted(dest.rglob("*"), reverse=True):
-        if path.is_file() and path not in wanted:
-            path.unlink()
-        elif path.is_dir() and not any(path.iterdir()):
-            path.rmdir()
-    return dest
 
 
 def default_index_dir(corpus_dir: Path) -> Path:
@@ -301,78 +262,6 @@ def evaluate_sets(kb: SupportsAsk, sets: Mapping[str, Sequence[dict[str, Any]]])
             "errors": sum(r["error"] is not None for r in subset),
         }
     return report
-
-
-def _fmt_ratio(ratio: dict[str, Any]) -> str:
-    if not ratio["total"]:
-        return "   n/a"
-    return f"{ratio['count']:>3}/{ratio['total']:<3} {100 * ratio['rate']:5.1f}%"
-
-
-def _fmt_ms(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.1f}"
-
-
-def format_report(report: dict[str, Any], show_failures: bool = False) -> str:
-    """Human-readable rendering of an `evaluate` result."""
-    names = ("answer_acc", "source_acc", "refusal_acc", "false_refusal")
-    header = f"reldocs benchmark: {report['questions']} questions"
-    lines = [f"{header} ({report['errors']} errors)"]
-    lines += [f"  {name:<14}{_fmt_ratio(report[name])}" for name in names]
-    lines.append("  by language:")
-    for lang, sub in report["by_lang"].items():
-        cells = "  ".join(f"{name.split('_')[0]} {_fmt_ratio(sub[name])}" for name in names)
-        lines.append(f"    {lang:<3} n={sub['questions']:<4}{cells}")
-    latency = report["latency_ms"]
-    lines.append(f"  latency ms: p50 {_fmt_ms(latency['p50'])}  p95 {_fmt_ms(latency['p95'])}  (n={latency['n']})")
-    if report.get("by_set"):
-        lines.append("  by set:")
-        lines.append(
-            f"    {'set':<11} {'n':>4}  " + "  ".join(f"{name.split('_')[0]:<16}" for name in names) + "  p50 ms"
-        )
-        rows = list(report["by_set"].items())
-        if len(rows) > 1:
-            rows.append(("total", report))
-        for name, sub in rows:
-            cells = "  ".join(f"{_fmt_ratio(sub[metric]):<16}" for metric in names)
-            lines.append(f"    {name:<11} {sub['questions']:>4}  {cells}  {_fmt_ms(sub['latency_ms']['p50'])}")
-    if show_failures:
-        lines.append(f"\nfailures ({len(report['failures'])}):")
-        lines += [_format_failure(failure) for failure in report["failures"]]
-    return "\n".join(lines)
-
-
-def _format_failure(result: dict[str, Any]) -> str:
-    if result["answerable"]:
-        checks = [
-            name
-            for name, ok in (
-                ("answer", result["answer_ok"]),
-                ("source", result["source_ok"]),
-            )
-            if not ok
-        ]
-        if result["false_refusal"]:
-            checks.append("refused")
-    else:
-        checks = ["refusal"]
-    text = " ".join(result["text"].split())
-    if len(text) > ANSWER_PREVIEW_CHARS:
-        text = text[: ANSWER_PREVIEW_CHARS - 1] + "…"
-    failed = ", ".join(checks)
-    where = f"{result['set']} {result['lang']}" if result.get("set") else result["lang"]
-    lines = [f"- {result['id']} [{where}] failed {failed}: {result['question']}"]
-    if result["version"]:
-        lines.append(f"    version filter: {result['version']}")
-    if result["error"]:
-        lines.append(f"    error: {result['error']}")
-    if result["answerable"]:
-        if result["missing_phrases"]:
-            lines.append(f"    missing: {result['missing_phrases']}")
-        lines.append(f"    expected sources: {result['expected_sources']}")
-    lines.append(f"    found={result['found']}  cited: {result['cited_sources'] or '-'}")
-    lines.append(f"    answer: {text or '-'}")
-    return "\n".join(lines)
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:

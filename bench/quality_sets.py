@@ -20,6 +20,7 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
+from bench.eval_corpus import stage_corpus  # noqa: E402
 from bench.evaluate import (  # noqa: E402
     SET_NAMES,
     default_corpus_dir,
@@ -27,7 +28,6 @@ from bench.evaluate import (  # noqa: E402
     load_questions,
     set_questions,
     set_sources,
-    stage_corpus,
 )
 from bench.quality import measure_quality  # noqa: E402
 

@@ -15,19 +15,19 @@ from typing import Any
 
 import pytest
 
+from bench.eval_corpus import stage_corpus
+from bench.eval_report import format_report
 from bench.evaluate import (
     CHANGELOG_SETS,
     PRODUCT_SETS,
     SET_NAMES,
     check_unique_ids,
     evaluate_sets,
-    format_report,
     load_questions,
     main,
     normalize,
     set_questions,
     set_sources,
-    stage_corpus,
 )
 
 ROOT = Path(__file__).resolve().parents[1]
