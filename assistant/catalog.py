@@ -23,7 +23,11 @@ from assistant.text import STOPWORDS, fold
 MODULE_SHARE = 0.6  # a module name inside the product's name stands for it when it is this much of it
 _IMPORT = re.compile(r"^\s*(?:>>>\s*)?import\s+([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?", re.MULTILINE)
 _FROM = re.compile(r"^\s*(?:>>>\s*)?from\s+([A-Za-z_][\w.]*)\s+import\b", re.MULTILINE)
-_DOTTED = re.compile(r"(?<![\w.])([a-z_][a-z0-9_]*)\.[A-Za-z_]\w*")
+# `module.name`, not a file: `test.py`, `setup.cfg`, `README.md` name no module (`pkg.json` may be one).
+_DOTTED = re.compile(
+    r"(?<![\w.])([a-z_][a-z0-9_]*)\.(?!(?:py[cdiwz]?|txt|cfg|ini|toml|rst|md|lock|sh|bat|exe|so|dll|whl|egg|gz|tgz"
+    r"|zip|tar)\b)[A-Za-z_]\w*"
+)
 _PROSE_NAME = re.compile(r"\b[A-Z][A-Za-z]*(?:[ -][A-Z][A-Za-z]*){0,2}\b")
 _NAMED_VERSION = re.compile(r"\b([A-Za-z][\w+-]*)\s+v?(\d{1,3}\.\d{1,3})\b")
 # Words before a number that say "this is a version" rather than naming what it is a version of.

@@ -3,21 +3,13 @@ found in a sentence's words (a symbol counting partly when only its parts are th
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from assistant.query import Query
 from assistant.refusals import TermStats
-from assistant.text import is_symbol, tokens
+from assistant.text import is_release_number, is_symbol, release_spellings, tokens
 
 PART_WEIGHT = 0.6  # a symbol whose parts alone are there counts this much, pro rata
-_RELEASE = re.compile(r"\d+\.\d+(?:\.\d+)?")  # "TOML 1.1" in a question; the docs may say "v1.1.0"
-
-
-def _release_spellings(number: str) -> frozenset[str]:
-    """How docs write the release a number names: "1.1" is also "1.1.0", "v1.1" and "v1.1.0"."""
-    forms = {number, number.removesuffix(".0") if number.count(".") == 2 else f"{number}.0"}
-    return frozenset(forms | {f"v{f}" for f in forms}) - {number}
 
 
 @dataclass(frozen=True)
@@ -32,7 +24,7 @@ class Terms:
     def of(cls, query: Query, stats: TermStats) -> Terms:
         parts = {t: frozenset(tokens(t)) - {t} for t in query.terms if is_symbol(t)}
         spellings = {t: frozenset(alts) for t, alts in query.spellings}
-        spellings.update((t, _release_spellings(t)) for t in query.terms if _RELEASE.fullmatch(t))
+        spellings.update((t, release_spellings(t) - {t}) for t in query.terms if is_release_number(t))
         # A symbol weighs as rare as its rarest spelling the docs use.
         weights = {t: min([stats.idf(t), *(stats.idf(a) for a in spellings.get(t, ()))]) for t in query.terms}
         return cls(weights, {t: p for t, p in parts.items() if p}, spellings)

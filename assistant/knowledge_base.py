@@ -237,7 +237,9 @@ class KnowledgeBase:
         # ("JSON Schema" in another product's notes says nothing of this one's). Code names stay whole-index:
         # a product word in ordinary prose ("requests", "black") must not make a real API unknown.
         named = self.retriever.within(query.products or query.prefer_products) if query.names else None
-        return refusals.after_search(query, passages, self.retriever, best, topic, named=named)
+        ranked = self.extractive.ranked(query, passages)
+        words = ranked[0].unit.tokens if ranked else frozenset()
+        return refusals.after_search(query, passages, self.retriever, best, topic, named=named, best=words)
 
     def _from_release(
         self, query: Query, passages: Sequence[Passage], weak: refusals.Reason | None = None

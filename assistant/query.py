@@ -122,6 +122,38 @@ _HOW = re.compile(
     r"comment|conseill\w*|recommand\w*|où|remplac\w*|par quoi|faut-il|à la place|dois-je|devrais-je|puis-je)\b",
     re.IGNORECASE,
 )
+# "from 1.7 to 2.x", "de 2.5 à 2.6", "2.10 → 2.12": the release a user upgrades from, and the one they went to.
+_V = r"v?(\d{1,3}(?:\.\d{1,3}){1,2}|\d{1,3}\.x)"
+_UPGRADE = re.compile(
+    rf"\b(?:from|de|depuis)\s+(?:[A-Za-z][\w.+-]*\s+)?{_V}\s+(?:to|->|→|à|a|vers|en)\s+(?:[A-Za-z][\w.+-]*\s+)?{_V}(?!\w)"
+    rf"|{_V}\s*(?:->|→|=>)\s*{_V}",
+    re.IGNORECASE,
+)
+_PAST = 10**6  # "2.x" and "2.5" reach past every 2.* and 2.5.* release
+
+
+def upgrade_versions(question: str) -> tuple[str, str] | None:
+    """The (from, to) versions of an upgrade question ("from 2.10 to 2.12", "2.10 → 2.12"), else None."""
+    m = _UPGRADE.search(question)
+    if not m:
+        return None
+    start, end = (g for g in m.groups() if g)
+    return start, end
+
+
+def releases_between(start: str, end: str, versions: Sequence[str]) -> list[str]:
+    """The releases an upgrade from `start` to `end` goes through: after every `start` release, up to and with
+    every `end` one ("from 1.7 to 2.x": 2.0.0 … 2.9.0, not 1.7.1)."""
+
+    def bound(version: str) -> tuple[int, ...]:
+        parts = version.lower().removeprefix("v").split(".")
+        numbers = [int(p) for p in parts if p.isdigit()]
+        return (*numbers, *[_PAST] * (4 - len(numbers)))
+
+    low, high = bound(start), bound(end)
+    return [v for v in versions if low < (*version_key(v), 0, 0, 0, 0)[:4] <= high]
+
+
 # Asks for the reason of a change, which release notes give after the change, in the same entry.
 _WHY = re.compile(r"\b(?:why|how come|pourquoi)\b", re.IGNORECASE)
 # Says a name, option or platform went away: the user wants the entry that removed it, not one that changed it.
@@ -199,6 +231,9 @@ def build_query(
     text = expand_french(question) if language == "fr" else question
     prefer, unknown, bare_question = _scan_versions(question, catalog)
     named = catalog.named_products(question)
+    upgrade = upgrade_versions(question)
+    if upgrade:  # what changed for someone upgrading is in the releases they went through, not the one they left
+        prefer = [v for p in named or catalog.products for v in releases_between(*upgrade, p.versions)] or prefer
     prefer_here = bool(prefer)
     previous = [h for h in history if h.strip()]
     if previous:

@@ -14,10 +14,12 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from assistant.catalog import Catalog, sort_versions
+from assistant.french import translate_french
 from assistant.messages import joined, say
 from assistant.models import Answer, Passage
 from assistant.query import Query
-from assistant.text import is_identifier, is_symbol, tokens
+from assistant.text import is_identifier, is_release_number, is_symbol, release_spellings, tokens
+from assistant.units import units_of
 
 # Evidence needed to answer: a sentence carrying this share of the question's weighted terms, or a
 # passage this close in embedding space (paraphrased questions share few words with the docs).
@@ -74,10 +76,12 @@ def after_search(
     topic_coverage: float | None = None,
     *,
     named: TermStats | None = None,
+    best: frozenset[str] = frozenset(),
 ) -> Reason | None:
     """Names the question hinges on that no document contains, or passages too far from the question.
     `topic_coverage` is the best coverage of the question's terms other than the products it names; `named`,
-    the statistics of the docs of the products it names, where its proper names must be (all docs' if None)."""
+    the statistics of the docs of the products it names, where its proper names must be (all docs' if None);
+    `best`, the words of the sentence that answers best."""
     absent = missing_symbols(query, stats) + unknown_names(query, named or stats)
     if absent:
         return Reason("unknown_names", names=tuple(dict.fromkeys(absent[:3])))
@@ -85,7 +89,21 @@ def after_search(
     topic = best_coverage if topic_coverage is None else topic_coverage
     if not passages or topic < MIN_OVERLAP or (best_coverage < MIN_COVERAGE and similarity < MIN_SIMILARITY):
         return Reason("weak_evidence")
+    if _sibling(query, best):
+        return Reason("weak_evidence")
     return None
+
+
+def _sibling(query: Query, words: frozenset[str]) -> bool:
+    """The best sentence names another release of the series a number of the question is in, and not that one:
+    "Dropped support for Python 3.6" answers no question about 3.8 (a 12.x number says nothing of 13.0)."""
+    for number in (t for t in query.terms if is_release_number(t)):
+        if release_spellings(number) & words:
+            continue
+        series = number.split(".")[0]
+        if any(is_release_number(w.lstrip("v")) and w.lstrip("v").split(".")[0] == series for w in words):
+            return True
+    return False
 
 
 def release(
@@ -102,10 +120,23 @@ def release(
     asked about, `own_ok` whether they pass `after_search`, `coverage` their best coverage and the overall best,
     `leads` whether the best sentence to quote (the asked release's ranking bonus included) is theirs.
     """
-    if own and own_ok and leads and coverage[0] >= OWN_RELEASE * coverage[1]:
+    numbers = [t for t in query.terms if is_release_number(t)]
+    if own and own_ok and leads and coverage[0] >= OWN_RELEASE * coverage[1] and _holds(numbers, own, passages):
         return None
     others = sort_versions({p.chunk.version for p in passages if p.chunk.version and p not in own})
     return Reason("other_releases", names=query.prefer, others=tuple(others))
+
+
+def _holds(numbers: Sequence[str], own: Sequence[Passage], passages: Sequence[Passage]) -> bool:
+    """The release asked about names each number the question does ("Python 3.6") that another release names:
+    "Did 3.0.0 drop Python 3.6?" is not answered by 3.0.0 dropping 3.5 when 3.1.0 dropped 3.6."""
+    for number in numbers:
+        forms = release_spellings(number)
+        if not any(forms & u.tokens for p in own for u in units_of(p.chunk)) and any(
+            forms & u.tokens for p in passages if p not in own for u in units_of(p.chunk)
+        ):
+            return False
+    return True
 
 
 def refusal(query: Query, reason: Reason | None = None, *, mode: str = "extractive") -> Answer:
@@ -193,4 +224,6 @@ def unknown_names(query: Query, stats: TermStats) -> list[str]:
     # Python's own names are no product's ("DeprecationWarning", or "DeprecationWarnings" as users write it).
     builtin = [n for n in query.names if n in _BUILTINS or (n.endswith("s") and n[:-1] in _BUILTINS)]
     hinges = [n for n in query.names if not _ACRONYM.fullmatch(n) and n not in builtin]
-    return [n for n in hinges if not all(known(t) for t in tokens(n) or [n.lower()])]
+    # A French question quotes its own words (« nouveau style »): the docs say them in English.
+    english = translate_french if query.language == "fr" else str
+    return [n for n in hinges if not all(known(t) for t in tokens(english(n)) or [n.lower()])]

@@ -7,13 +7,14 @@ the entry that removed the name, and its fix, not the entries that added or depr
 
 from __future__ import annotations
 
+import builtins
 import re
 from functools import lru_cache
 
 from assistant.models import Chunk
 from assistant.query import Query
-from assistant.text import is_symbol, tokens
-from assistant.units import units_of
+from assistant.text import GENERIC, is_symbol, tokens
+from assistant.units import entries, units_of
 
 _REMOVES = re.compile(
     r"\b(?:remov(?:e|ed|es|al|ing)|drop(?:ped|s)?|delet(?:e|ed|es)|(?:is|are|was|were|has been|have been) taken out|"
@@ -23,15 +24,39 @@ _REMOVES = re.compile(
 )
 
 
+_CAMEL = re.compile(r"[a-z][A-Z]")  # a class or function name: `LegacyVersion`, `operatorPrecedence`
+_BUILTINS = frozenset(dir(builtins))
+_IMPORTED = re.compile(r"\bimport\s+([A-Za-z_]\w*)(?![\w.])")
+
+
 @lru_cache(maxsize=8192)
 def removals(chunk: Chunk) -> frozenset[int]:
-    """The chunk's entries that say something was removed (the whole entry: its fix often follows)."""
-    return frozenset(u.entry for u in units_of(chunk) if _REMOVES.search(u.text))
+    """The chunk's entries that say something was removed (the whole entry: its fix often follows), with the
+    items nested in one ("Remove previously deprecated code." over "`contextfilter` is replaced by …"); every
+    entry under a "Removed" heading."""
+    units = units_of(chunk)
+    if _REMOVES.search(chunk.section.rsplit(" › ", 1)[-1]):
+        return frozenset(u.entry for u in units)
+    said = {u.entry for u in units if _REMOVES.search(u.text)}
+    out, parents, entry = set(said), [], 0
+    for part in entries(chunk):  # numbered as `units_of` numbers them
+        if part.kind == "code" or part.continues:
+            continue  # no entry of its own: code is quoted with its sentence, a further paragraph is its entry's
+        entry += 1
+        while parents and parents[-1][0] >= part.depth:
+            parents.pop()
+        removed = entry in said or any(r for _, r in parents)
+        parents.append((part.depth, removed))
+        if removed:
+            out.add(entry)
+    return frozenset(out)
 
 
 def gone_names(query: Query) -> frozenset[str]:
-    """The code names a question says are gone, as the docs' tokens spell them: the names, their other
-    spellings, and a member used through the asker's own variable by its own name (`arw.replace` -> `replace`)."""
+    """The code names a question says are gone, as the docs' tokens spell them: its symbols and their other
+    spellings, a member used through the asker's own variable by its own name (`arw.replace` -> `replace`),
+    its CamelCase names (`LegacyVersion`) and what it imports (`from jinja2 import contextfilter`). Python's own
+    names (`ImportError`, `None`) say how it failed."""
     if not query.asks_gone:
         return frozenset()
     names = {t for t in query.terms if is_symbol(t)}
@@ -39,7 +64,10 @@ def gone_names(query: Query) -> frozenset[str]:
     for name in list(names):
         head, _, last = name.rpartition(".")
         if head and len(last) >= 4:
-            names.update(tokens(last))
+            names.update(t for t in tokens(last) if t not in GENERIC)  # `packaging.version` is no `version`
+    camel = [n for n in query.names if _CAMEL.search(n) and n not in _BUILTINS]
+    imported = [n for n in _IMPORTED.findall(query.question) if n not in _BUILTINS]  # `from jinja2 import Markup`
+    names.update(t for n in camel + imported for t in tokens(n))
     return frozenset(names)
 
 

@@ -180,7 +180,7 @@ class HybridRetriever:
         sure = {cid for ranking in (dense, lexical) for cid in self._heads(ranking, query, heads)}
         best += [cid for cid in ranked[k:] if cid in sure]
         top = fused[best[0]] if best else 0.0
-        for cid in self._removing(lexical, query, set(best)):
+        for cid in self._removing(lexical + dense, query, set(best)):
             fused[cid] = top  # the entry asked about, as sure as the best match: sure of what fusion is not
             best.append(cid)
         timings.update(embed=(t1 - t0) * 1e3, dense=(t2 - t1) * 1e3, lexical=(t3 - t2) * 1e3)
@@ -190,14 +190,16 @@ class HybridRetriever:
         ]
 
     def _removing(self, ranking: list[tuple[str, float]], query: Query, taken: set[str]) -> list[str]:
-        """For a question saying a name is gone, the best lexical matches whose entries remove that name: the
-        removal shares few words with "it disappeared after I upgraded", and fusion ranks it below the entries
-        that added or deprecated the name."""
+        """For a question saying a name is gone, the best matches (lexical, then dense) whose entries remove that
+        name: the removal shares few words with "it disappeared after I upgraded", and fusion ranks it below the
+        entries that added or deprecated the name."""
         names = gone_names(query)
         if not names or not REMOVAL_HEADS:
             return []
         named = query.prefer_products
-        candidates = (self.chunks[self.by_id[cid]] for cid, _ in ranking if cid not in taken)
+        candidates = (
+            self.chunks[self.by_id[cid]] for cid in dict.fromkeys(cid for cid, _ in ranking) if cid not in taken
+        )
         found = (c.id for c in candidates if (not named or c.product in named) and removes(c, names))
         return list(itertools.islice(found, REMOVAL_HEADS))
 

@@ -121,6 +121,19 @@ def is_identifier(token: str) -> bool:
     return is_symbol(token) and ("." in token or "_" in token)
 
 
+_RELEASE_NUMBER = re.compile(r"\d+\.\d+(?:\.\d+)?")  # "Python 3.8", "TOML 1.1": a number a release is named by
+
+
+def is_release_number(token: str) -> bool:
+    return bool(_RELEASE_NUMBER.fullmatch(token))
+
+
+def release_spellings(number: str) -> frozenset[str]:
+    """How docs write the release a number names: "1.1" is also "1.1.0", "v1.1" and "v1.1.0"."""
+    forms = {number, number.removesuffix(".0") if number.count(".") == 2 else f"{number}.0"}
+    return frozenset(forms | {f"v{f}" for f in forms})
+
+
 def tokens(text: str) -> list[str]:
     """Index tokens: stemmed words, whole symbols plus their parts (so `a.b_c` meets 'b c')."""
     return list(_short_tokens(text)) if len(text) <= _SHORT else _tokenize(text)

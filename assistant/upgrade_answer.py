@@ -15,38 +15,25 @@ from assistant.catalog import Catalog, Product, version_key
 from assistant.messages import say
 from assistant.models import Answer, Citation
 from assistant.plan import KIND_ORDER, PlanError, UpgradePlan, make_plan
-from assistant.query import Query
+from assistant.query import Query, upgrade_versions
+from assistant.text import is_symbol
 
 PLAN_LINES = 10  # changes quoted in the answer, worst first; the command lists them all
-_V = r"v?(\d{1,3}(?:\.\d{1,3}){1,2})"
-_UPGRADE = re.compile(
-    rf"\b(?:from|de|depuis)\s+(?:[A-Za-z][\w.+-]*\s+)?{_V}\s+(?:to|->|→|à|a|vers|en)\s+(?:[A-Za-z][\w.+-]*\s+)?{_V}\b"
-    rf"|{_V}\s*(?:->|→|=>)\s*{_V}",
-    re.IGNORECASE,
-)
-
-
-def upgrade_versions(question: str) -> tuple[str, str] | None:
-    """The (from, to) versions of an upgrade question ("from 2.10 to 2.12", "2.10 → 2.12"), else None."""
-    m = _UPGRADE.search(question)
-    if not m:
-        return None
-    start, end = (g for g in m.groups() if g)
-    return start, end
-
-
 # "What breaks in 2.12?", "Quels sont les changements incompatibles de PyTorch 2.12 ?": a release's whole plan.
 _BREAKS = re.compile(
     r"\b(?:break\w*|incompatib\w*|cass(?:e|es|ent|ant|ants|é|ée|és)|backwards?[- ]incompatible)\b", re.I
 )
-_BREAK_TERMS = ("break", "incompat", "cass", "backward")
+_BREAK_TERMS = ("break", "broken", "incompat", "cass", "backward")
 
 
 def planned(query: Query, catalog: Catalog) -> tuple[str, str, str | None] | None:
     """The (from, to, product) a question asks the plan of: an upgrade between two versions, or what breaks in
     one release (from the release before it) when the question asks about nothing more specific. The product
     is the one the question names, or the one the release it names belongs to; None when that is unclear."""
-    asked = upgrade_versions(query.question) or _one_release(query, catalog)
+    asked = upgrade_versions(query.question)
+    if asked is not None and _specific(query):
+        return None  # "after going from 2.5 to 2.6, my test raises X": answered from those releases' notes
+    asked = asked or _one_release(query, catalog)
     if asked is None:
         return None
     named = catalog.named_products(query.question)
@@ -55,6 +42,13 @@ def planned(query: Query, catalog: Catalog) -> tuple[str, str, str | None] | Non
         owners = _owners(catalog, query.prefer[0])
         product = owners[0].name if len(owners) == 1 else None
     return (*asked, product)
+
+
+def _specific(query: Query) -> bool:
+    """The question asks about one thing, not a whole upgrade: a code name, or more than one word besides "break"
+    ("What breaks if I go from 1.0 to 2.0?" asks the plan; "does my except ValueError still catch it?" does not)."""
+    rest = [t for t in query.topic.terms if not t.startswith(_BREAK_TERMS)]
+    return len(rest) > 1 or any(is_symbol(t) for t in rest)
 
 
 def _one_release(query: Query, catalog: Catalog) -> tuple[str, str] | None:

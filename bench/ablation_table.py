@@ -107,9 +107,9 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("LEAD_BONUS", "no bonus for lead sentences (0)", (A, "LEAD_BONUS", 0.0)),
     _ab("PART_WEIGHT", "a symbol's parts earn no partial coverage (0)", (C, "PART_WEIGHT", 0.0)),
     _ab(
-        "_release_spellings",
+        "release_spellings",
         "'TOML 1.1' in a question does not meet 'v1.1.0' in the docs",
-        (C, "_release_spellings", lambda number: frozenset()),
+        (C, "release_spellings", lambda number: frozenset({number})),
     ),
     _ab("CONTEXT_WEIGHT", "title/section terms count nothing for non-lead sentences (0)", (A, "CONTEXT_WEIGHT", 0.0)),
     _ab(
@@ -210,12 +210,37 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("_ACRONYM", "an acronym of the asker's setting ('CI', 'LAN') must be in the docs", (R, "_ACRONYM", NEVER)),
     _ab("_BUILTINS", "Python's own exceptions ('ImportError') must be in the docs", (R, "_BUILTINS", frozenset())),
     _ab(
+        "_holds (release rule)",
+        "the release asked about need not name the number the question does ('Python 3.6')",
+        (R, "_holds", lambda numbers, own, passages: True),
+    ),
+    _ab(
+        "_sibling",
+        "a best sentence about Python 3.6 is evidence for a question about 3.8",
+        (R, "_sibling", lambda query, words: False),
+    ),
+    _ab(
+        "French quoted names",
+        "a French question's quoted words must be in the docs as written («\u00a0nouveau style\u00a0»)",
+        (R, "translate_french", lambda text: text),
+    ),
+    _ab(
         "release rule leads",
         "a release answers when it covers well enough, whichever release's sentence ranks first",
         (R, "release", _release_led_by_any),
     ),
     # assistant/query.py
     _ab("_HOW", "no question is a how-question", (Q, "_HOW", NEVER)),
+    _ab(
+        "upgrade range",
+        "'from 1.7 to 2.x' prefers the releases it names, not those the upgrade went through",
+        (Q, "upgrade_versions", lambda question: None),
+    ),
+    _ab(
+        "_specific (upgrade_answer)",
+        "every question naming an upgrade gets the whole plan",
+        ("assistant.upgrade_answer", "_specific", lambda query: False),
+    ),
     _ab(
         "FRENCH_GLOSSARY (french.py)",
         "no French-to-English glossary (search and terms)",

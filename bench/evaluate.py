@@ -46,7 +46,7 @@ PRODUCT_SETS = ("pandas", "sqlalchemy", "pydantic", "django")  # each: bench/que
 SET_NAMES = ("pytorch", *PRODUCT_SETS)
 # Asked only by name, never in `all`: their docs are fetched from PyPI by bench/fetch_changelogs.py, not shared.
 CHANGELOG_SET = "changelogs"
-CHANGELOG_SETS = (CHANGELOG_SET, "changelogs-more", "changelogs-blind")
+CHANGELOG_SETS = (CHANGELOG_SET, "changelogs-more", "changelogs-blind", "changelogs-blind2")
 REQUIRED_KEYS = (
     "id",
     "question",
@@ -140,6 +140,11 @@ def missing_phrases(text: str, phrases: Iterable[str]) -> list[str]:
     return [phrase for phrase in phrases if normalize(phrase) not in haystack]
 
 
+def release(version: str) -> str:
+    """A release number as a changelog may write it or a question's author normalise it: "6.0" is "6.0.0"."""
+    return re.sub(r"(?:\.0)+$", "", version.strip().lower().removeprefix("v"))
+
+
 def percentile(values: Sequence[float], pct: float) -> float | None:
     """Nearest-rank percentile; None for an empty sample."""
     if not values:
@@ -189,9 +194,9 @@ def _score_one(kb: SupportsAsk, question: dict[str, Any]) -> dict[str, Any]:
         result["expected_sources"] = sorted(expected)
         result["answer_ok"] = error is None and found and not missing
         # A changelog holds every release in one file: there the citation must also be of the release asked about.
-        versions = set(question.get("versions") or ())
+        versions = {release(v) for v in question.get("versions") or ()}
         result["source_ok"] = error is None and any(
-            str(c.source) in expected and (not versions or c.version in versions) for c in citations
+            str(c.source) in expected and (not versions or release(c.version) in versions) for c in citations
         )
         result["false_refusal"] = error is None and not found
         result["ok"] = result["answer_ok"] and result["source_ok"]

@@ -75,7 +75,21 @@ BLIND_CHANGELOGS = {
     "tomlkit": ("tomlkit==0.15.2", "CHANGELOG.md"),
     "markdown": ("markdown==3.11.3", "docs/changelog.md"),
 }
-SETS = dict(zip(CHANGELOG_SETS, (CHANGELOGS, MORE_CHANGELOGS, BLIND_CHANGELOGS), strict=True))
+# A fourth set, written the same way after the third had become a development set: Pallets and towncrier RST,
+# Keep a Changelog in RST and Markdown, bold release lines, plain-text "Release 0.5.1" and "6.0 (date)" lines.
+BLIND2_CHANGELOGS = {
+    "anyio": ("anyio==4.6.2.post1", "docs/versionhistory.rst"),
+    "charset-normalizer": ("charset-normalizer==3.4.0", "CHANGELOG.md"),
+    "decorator": ("decorator==5.1.1", "CHANGES.md"),
+    "jinja2": ("jinja2==3.1.2", "CHANGES.rst"),
+    "markdown-it-py": ("markdown-it-py==3.0.0", "CHANGELOG.md"),
+    "pyjwt": ("pyjwt==2.9.0", "CHANGELOG.rst"),
+    "pytest": ("pytest==8.3.4", "doc/en/changelog.rst"),
+    "pyyaml": ("pyyaml==6.0.2", "CHANGES"),
+    "sqlparse": ("sqlparse==0.5.1", "CHANGELOG"),
+    "wheel": ("wheel==0.44.0", "docs/news.rst"),
+}
+SETS = dict(zip(CHANGELOG_SETS, (CHANGELOGS, MORE_CHANGELOGS, BLIND_CHANGELOGS, BLIND2_CHANGELOGS), strict=True))
 
 
 def fetch(out: Path, changelogs: dict[str, tuple[str, str]] = CHANGELOGS) -> list[Path]:

@@ -72,8 +72,10 @@ class Release:
 
 
 def is_changelog_name(name: str) -> bool:
-    """`CHANGELOG`, `CHANGES.rst`, `NEWS.md`, `History.txt`: the name (before any suffix) says changelog."""
-    return name.split(".", 1)[0].lower() in NAMES
+    """`CHANGELOG`, `CHANGES.rst`, `NEWS.md`, `History.txt`, `versionhistory.rst`, `RELEASE_HISTORY.md`: the name
+    (before any suffix) says changelog, or ends saying it."""
+    stem = re.sub(r"[\W_]", "", name.split(".", 1)[0].lower())
+    return stem in NAMES or stem.endswith(("changelog", "history"))
 
 
 def heading_version(heading: str, product: str = "") -> str | None:
@@ -150,10 +152,12 @@ def release_lines(text: str, product: str = "") -> str:
 
 
 def _release_line(lines: list[str], i: int, product: str) -> bool:
-    """A paragraph of one line that is a release heading ("6.0.4 (2026-11-20)", "= 4.3.0 (20130812) =")."""
+    """A paragraph of one line that is a release heading ("6.0.4 (2026-11-20)", "= 4.3.0 (20130812) =",
+    "**0.44.0 (2024-08-04)**")."""
     line = lines[i]
     alone = (i == 0 or not lines[i - 1].strip()) and (i + 1 == len(lines) or not lines[i + 1].strip())
-    opens = line[:1].isalnum() or bool(_WIKI_HEADING.match(line))
+    bold = line.startswith("**") and line.rstrip().endswith("**")
+    opens = line[:1].isalnum() or bold or bool(_WIKI_HEADING.match(line))
     return alone and opens and heading_version(line.strip(), product) is not None
 
 

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 # 15: RST known by its underlines alone; bare release lines in RST and Markdown changelogs; MyST roles; ``x``
 # 16: a changelog's title names its product
 # 17: wiki-marked release lines (`= 4.13.0 (20250202)`); tags named in a text's prose end with their paragraph
-CHUNKER_VERSION = 17
+# 18: bold release lines (`**0.44.0 (2024-08-04)**`); a file named as it ends (`versionhistory.rst`) is a changelog
+CHUNKER_VERSION = 18
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -279,3 +279,17 @@ def test_wiki_marked_release_lines_keep_the_topic_headings_below_them(tmp_path: 
     assert by_text["* Added `ElementFilter`."] == ("4.13.0", "New features")
     assert by_text["* Fixed a crash."] == ("4.13.0", "Bug fixes")
     assert by_text["* Fixed a regression."] == ("4.12.3", "")
+
+
+def test_bold_release_lines_in_a_file_named_for_its_history(tmp_path: Path) -> None:
+    # anyio's `docs/versionhistory.rst` and wheel's `news.rst`: `**4.6.2**` and `**0.44.0 (2024-08-04)**` lines are
+    # the only release markers; a bold topic line is no release.
+    lines = ("**1.9.0**", "**1.8.0 (2024-02-01)**", "**1.7.0**")
+    text = "Version history\n===============\n\nSemantic versioning.\n\n" + "".join(
+        f"{line}\n\n**Changes**\n\n- Fixed ``acme.{CHANGES[i]}``.\n\n" for i, line in enumerate(lines)
+    )
+    _write(tmp_path, "acme/versionhistory.rst", text)
+    chunks = _chunks(tmp_path, "acme/versionhistory.rst")
+    for i, version in enumerate(VERSIONS[:3]):
+        (chunk,) = [c for c in chunks if CHANGES[i] in c.text]
+        assert (chunk.product, chunk.version) == ("acme", version)

@@ -11,8 +11,11 @@ from dataclasses import replace
 
 from assistant.catalog import Catalog
 from assistant.document import Entry
-from assistant.models import Chunk
+from assistant.models import Chunk, Passage
 from assistant.query import build_query
+from assistant.refusals import Reason, after_search, release
+from assistant.text import tokens
+from tests.test_answer_rules import Stats
 from tests.test_heuristic_pins import answer, make, ranked
 
 
@@ -110,7 +113,7 @@ def test_an_entrys_old_and_new_spelling_are_both_quoted() -> None:
 
 
 def test_a_release_number_meets_the_docs_way_of_writing_it() -> None:
-    # _release_spellings. The question says "TOML 1.1"; the entry that added it says "v1.1.0", and another
+    # release_spellings. The question says "TOML 1.1"; the entry that added it says "v1.1.0", and another
     # entry says "1.1" in passing.
     chunks = [
         logged("Write tabs as `\\t`, which only TOML 1.1 reads, so older readers keep working.", n=0),
@@ -120,3 +123,74 @@ def test_a_release_number_meets_the_docs_way_of_writing_it() -> None:
     assert ranked("Which release added parser support for TOML 1.1?", chunks)[0] == (
         "Support the TOML spec v1.1.0 in the parser."
     )
+
+
+def test_an_upgrade_question_asks_about_the_releases_it_went_through() -> None:
+    # releases_between. "From 1.7 to 2.x": what changed is in 2.0.0 and later 2.x releases, not in 1.7's patches;
+    # "from 2.5 to 2.6" includes 2.6's patch releases.
+    versions = ("1.7.0", "1.7.1", "2.0.0", "2.5.0", "2.6.0", "2.6.1", "3.0.0")
+    catalog = Catalog.learn([logged("Changed things.", version=v, n=n) for n, v in enumerate(versions)])
+    query = build_query("After upgrading from 1.7 to 2.x, `encode()` returns a str. Why?", catalog)
+    assert query.prefer == ("2.0.0", "2.5.0", "2.6.0", "2.6.1")
+    assert build_query("Going from 2.5 to 2.6 broke my `decode()` call.", catalog).prefer == ("2.6.0", "2.6.1")
+
+
+def test_a_specific_question_about_an_upgrade_is_not_answered_with_the_whole_plan() -> None:
+    # upgrade_answer._specific: "What breaks from 1.0 to 2.0?" asks for the plan; a question about one call does not.
+    from assistant.upgrade_answer import planned
+
+    catalog = Catalog.learn([logged("Changed things.", version=v, n=n) for n, v in enumerate(("1.0.0", "2.0.0"))])
+    assert planned(build_query("What breaks if I go from 1.0 to 2.0?", catalog), catalog) is not None
+    specific = "After upgrading from 1.0 to 2.0, my `except ValueError` no longer catches task errors. What happened?"
+    assert planned(build_query(specific, catalog), catalog) is None
+
+
+def test_a_release_asked_about_must_name_the_number_the_question_does() -> None:
+    # _holds (release rule). "Did 3.0.0 drop Python 3.6?": 3.0.0 dropped 3.5, 3.1.0 dropped 3.6. Both cover the
+    # question's words as well; only the number tells them apart.
+    chunks = [
+        logged("Drop support for Python 2.7 and 3.5.", version="3.0.0", n=0),
+        logged("Drop support for Python 3.6.", version="3.1.0", n=1),
+    ]
+    catalog = Catalog.learn(chunks)
+    passages = [Passage(c, 1.0 - i / 100) for i, c in enumerate(chunks)]
+
+    def reason(question: str) -> Reason | None:
+        query = build_query(question, catalog)
+        return release(query, passages, [p for p in passages if query.prefers(p.chunk)], True, (1.0, 1.0))
+
+    refused = reason("Was 3.0.0 the release that dropped Python 3.6?")
+    assert refused is not None and refused.others == ("3.1.0",)
+    assert reason("Was 3.1.0 the release that dropped Python 3.6?") is None
+
+
+def test_what_a_removal_lists_below_it_or_a_removed_heading_holds_is_removed() -> None:
+    # removals: an item nested in "Remove previously deprecated code." names what was removed; so does an entry
+    # under a "Removed" heading (Keep a Changelog), in words that say nothing of removing.
+    nested = (
+        Entry("item", "Remove previously deprecated code."),
+        Entry("item", "`frobnicate` has `frob` now.", depth=1),
+    )
+    chunks = [
+        logged("`frobnicate` is twice as fast now.", n=0),
+        replace(make(entries=nested, version="5.0.0", n=1), kind="changelog"),
+    ]
+    question = "`from acme import frobnicate` fails with an ImportError. What now?"
+    assert ranked(question, chunks)[0] == "`frobnicate` has `frob` now."
+    listed = replace(make(entries=(Entry("item", "`frobnicate` has `frob` now."),), section="Removed", n=1))
+    assert ranked(question, [chunks[0], replace(listed, kind="changelog")])[0] == "`frobnicate` has `frob` now."
+
+
+def test_a_sentence_about_a_sibling_release_answers_no_question_about_another() -> None:
+    # _sibling. "Dropped support for Python 3.6" is no answer to "which release dropped 3.8?"; a CUDA 12.x
+    # sentence may still answer a question about 13.0 (another series).
+    def reason(question: str, said: str) -> Reason | None:
+        chunks = [logged(said)]
+        query = build_query(question, Catalog.learn(chunks))
+        words = frozenset(tokens(said))
+        return after_search(query, [Passage(chunks[0], 1.0, similarity=0.9)], Stats(chunks), 1.0, best=words)
+
+    refused = reason("Which release dropped support for Python 3.8?", "Dropped support for Python 3.6.")
+    assert refused is not None and refused.kind == "weak_evidence"
+    assert reason("Which release dropped support for Python 3.8?", "Dropped support for Python 3.8.") is None
+    assert reason("Which wheels ship with CUDA 13.0?", "Wheels ship with CUDA 12.8 and 12.9.") is None

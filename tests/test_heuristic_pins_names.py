@@ -38,6 +38,8 @@ def retriever() -> HybridRetriever:
         ("I get DeprecationWarnings about it.", []),  # a builtin's plural, as users write it
         ('Cells lost align="...": can I get it back?', []),  # a quoted placeholder
         ("Does the validator support Kubernetes?", ["Kubernetes"]),  # a name the question hinges on
+        # A French question quotes its own words, which the docs say in English: « nouvelle clé » is "new key".
+        ("Mes validateurs « nouvelle clé » échouent-ils ?", []),
     ],
 )
 def test_names_of_the_askers_setting_are_not_required(question: str, names: list[str]) -> None:

@@ -113,22 +113,22 @@ def test_the_release_a_question_names_outranks_a_slightly_better_match_elsewhere
 
 def test_the_one_passage_a_ranking_is_sure_of_is_read_though_fusion_ranks_it_low(tmp_path: Path) -> None:
     # HEAD_PASSAGES. Nine entries about the `LegacyVersion` class both rankings find middling; only BM25 finds the
-    # one saying it was removed, first ("removed" is common in these notes). Fusion ranks that entry ninth, past
+    # one saying it was renamed, first ("renamed" is common in these notes). Fusion ranks that entry ninth, past
     # the passages the answerer reads.
-    removed = make("Remove the `LegacyVersion` class.", "22.0", 0)
+    renamed = make("Rename the `LegacyVersion` class to `OldVersion`.", "22.0", 0)
     others = [make(f"The `LegacyVersion` class gains `attr{n}`.", f"1{n}.0", n + 1) for n in range(9)]
-    filler = [make(f"Removed the tag number {n}.", f"0.{n}", 20 + n) for n in range(30)]
-    r = retriever([removed, *others, *filler], [0.3] + [0.7 - n / 100 for n in range(9)] + [0.1] * 30)
-    question = "Which release removed the LegacyVersion class?"
+    filler = [make(f"Renamed the tag number {n}.", f"0.{n}", 20 + n) for n in range(30)]
+    r = retriever([renamed, *others, *filler], [0.3] + [0.7 - n / 100 for n in range(9)] + [0.1] * 30)
+    question = "Which release renamed the LegacyVersion class?"
     query = build_query(question, r.catalog)
-    assert removed not in [p.chunk for p in r.search(query, 8)]
-    assert removed in [p.chunk for p in r.search(query, 8, heads=1)]
+    assert renamed not in [p.chunk for p in r.search(query, 8)]
+    assert renamed in [p.chunk for p in r.search(query, 8, heads=1)]
     answer = KnowledgeBase(Settings(data_dir=tmp_path), r).ask(question)
-    assert answer.found and "22.0: Remove the `LegacyVersion` class." in answer.text
+    assert answer.found and "22.0: Rename the `LegacyVersion` class to `OldVersion`." in answer.text
     # Another product's best match is no evidence for the product a question names.
-    acme = replace(removed, id="a0", product="acme", source="acme/NEWS.md")
+    acme = replace(renamed, id="a0", product="acme", source="acme/NEWS.md")
     r = retriever([acme, *others, *filler], [0.3] + [0.7 - n / 100 for n in range(9)] + [0.1] * 30)
-    query = build_query("Which pandas release removed the LegacyVersion class?", r.catalog)
+    query = build_query("Which pandas release renamed the LegacyVersion class?", r.catalog)
     assert query.prefer_products == ("pandas",) and acme not in [p.chunk for p in r.search(query, 8, heads=1)]
 
 

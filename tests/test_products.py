@@ -136,3 +136,14 @@ def test_module_names_and_other_versioned_names_are_learned_per_product() -> Non
     words = {p.name: p.words for p in catalog.products}
     assert words["structlog"] == {"structlog"} and words["PyTorch"] == {"pytorch", "torch"}
     assert "manylinux" in catalog.other_versioned  # 2.28 is a requests release, not PyTorch's
+
+
+def test_a_file_name_is_no_module() -> None:
+    # `test.py` in pytest's notes is a file: "test" is most of "pytest", yet a question about "a test" names no
+    # product; `pytest.fixture` makes `pytest` its module.
+    chunks = [
+        Chunk(f"c{n}", text, "pytest/CHANGELOG.md", "Notes", "pytest", f"8.{n}.0", "changelog", "")
+        for n, text in enumerate(["Collect `test.py` and `sub/test.py`.", "`pytest.fixture` on `test.py` files."])
+    ]
+    (product,) = Catalog.learn(chunks).products
+    assert product.words == {"pytest"} and product.main == "pytest"
