@@ -12,6 +12,7 @@ from assistant.models import Chunk
 from assistant.text import GENERIC, STOPWORDS, content_terms, detect_language, fold, is_identifier
 
 _MAJOR = re.compile(r"(?<![\w.])[vV]?(\d{1,2})(?![\w.]|\.\d)")
+_SERIES = re.compile(r"(?<![\w.])v?\d{1,3}\.x(?![\w.])", re.IGNORECASE)
 _VERSION = re.compile(r"(?<![\w.])v?(\d{1,2})\.(\d{1,2})(?:\.(\d{1,2}))?(?![\w]|\.\d)")
 
 
@@ -113,7 +114,8 @@ def _scan_versions(text: str, catalog: Catalog) -> tuple[list[str], list[str], s
         else:
             unknown.append(m.group(1))
         rest = rest[: m.start()] + " " + rest[m.end() :]
-    return found[::-1], unknown[::-1], rest
+    # "2.x" names a series of releases, no topic.
+    return found[::-1], unknown[::-1], _SERIES.sub(" ", rest)
 
 
 _HOW = re.compile(

@@ -22,8 +22,6 @@ _REMOVES = re.compile(
     r"supprim\w*|retir\w*)\b",
     re.IGNORECASE,
 )
-
-
 _CAMEL = re.compile(r"[a-z][A-Z]")  # a class or function name: `LegacyVersion`, `operatorPrecedence`
 _BUILTINS = frozenset(dir(builtins))
 _IMPORTED = re.compile(r"\bimport\s+([A-Za-z_]\w*)(?![\w.])")
@@ -73,5 +71,5 @@ def gone_names(query: Query) -> frozenset[str]:
 
 def removes(chunk: Chunk, names: frozenset[str]) -> bool:
     """Some entry of the chunk removes one of `names`: one of the entry's sentences says so and names it."""
-    entries = removals(chunk)
-    return bool(entries) and any(u.entry in entries and u.tokens & names for u in units_of(chunk))
+    removed = removals(chunk)
+    return bool(removed) and any(u.entry in removed and u.tokens & names for u in units_of(chunk))

@@ -33,6 +33,10 @@ def planned(query: Query, catalog: Catalog) -> tuple[str, str, str | None] | Non
     asked = upgrade_versions(query.question)
     if asked is not None and _specific(query):
         return None  # "after going from 2.5 to 2.6, my test raises X": answered from those releases' notes
+    if asked is not None:
+        asked = _series_end(asked[0], catalog), _series_end(asked[1], catalog)
+        if not all(asked):
+            return None
     asked = asked or _one_release(query, catalog)
     if asked is None:
         return None
@@ -42,6 +46,15 @@ def planned(query: Query, catalog: Catalog) -> tuple[str, str, str | None] | Non
         owners = _owners(catalog, query.prefer[0])
         product = owners[0].name if len(owners) == 1 else None
     return (*asked, product)
+
+
+def _series_end(version: str, catalog: Catalog) -> str:
+    """'2.x' as the last 2.* release indexed ('' when none is); any other version as written."""
+    if not version.lower().endswith(".x"):
+        return version
+    major = int(version.split(".")[0].lower().removeprefix("v"))
+    series = [v for p in catalog.products for v in p.versions if version_key(v)[:1] == (major,)]
+    return max(series, key=version_key, default="")
 
 
 def _specific(query: Query) -> bool:

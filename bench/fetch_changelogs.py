@@ -1,11 +1,13 @@
 """Real multi-release changelogs for the changelog evaluation sets (bench/questions-changelogs.jsonl,
-bench/questions-changelogs-more.jsonl and bench/questions-changelogs-blind.jsonl).
+bench/questions-changelogs-more.jsonl, bench/questions-changelogs-blind.jsonl and
+bench/questions-changelogs-blind2.jsonl).
 
 Usage:
     python bench/fetch_changelogs.py [--set NAME --out DIR]   # every set, each into its default DIR
     python bench/evaluate.py --set changelogs --show-failures      # over the default DIR
     python bench/evaluate.py --set changelogs-more --show-failures
     python bench/evaluate.py --set changelogs-blind --show-failures
+    python bench/evaluate.py --set changelogs-blind2 --show-failures
     python bench/evaluate.py --corpus DIR --questions bench/questions-changelogs.jsonl --show-failures
 
 Each file is taken from its project's source distribution on PyPI (pinned below, fetched with `pip download`),

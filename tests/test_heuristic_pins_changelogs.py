@@ -141,6 +141,8 @@ def test_a_specific_question_about_an_upgrade_is_not_answered_with_the_whole_pla
 
     catalog = Catalog.learn([logged("Changed things.", version=v, n=n) for n, v in enumerate(("1.0.0", "2.0.0"))])
     assert planned(build_query("What breaks if I go from 1.0 to 2.0?", catalog), catalog) is not None
+    whole = planned(build_query("What breaks if I go from 1.x to 2.x?", catalog), catalog)  # a series: its last
+    assert whole is not None and whole[:2] == ("1.0.0", "2.0.0")
     specific = "After upgrading from 1.0 to 2.0, my `except ValueError` no longer catches task errors. What happened?"
     assert planned(build_query(specific, catalog), catalog) is None
 
