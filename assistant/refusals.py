@@ -19,7 +19,6 @@ from assistant.messages import joined, say
 from assistant.models import Answer, Passage
 from assistant.query import Query
 from assistant.text import is_identifier, is_release_number, is_symbol, release_spellings, tokens
-from assistant.units import units_of
 
 # Evidence needed to answer: a sentence carrying this share of the question's weighted terms, or a
 # passage this close in embedding space (paraphrased questions share few words with the docs).
@@ -120,23 +119,10 @@ def release(
     asked about, `own_ok` whether they pass `after_search`, `coverage` their best coverage and the overall best,
     `leads` whether the best sentence to quote (the asked release's ranking bonus included) is theirs.
     """
-    numbers = [t for t in query.terms if is_release_number(t)]
-    if own and own_ok and leads and coverage[0] >= OWN_RELEASE * coverage[1] and _holds(numbers, own, passages):
+    if own and own_ok and leads and coverage[0] >= OWN_RELEASE * coverage[1]:
         return None
     others = sort_versions({p.chunk.version for p in passages if p.chunk.version and p not in own})
     return Reason("other_releases", names=query.prefer, others=tuple(others))
-
-
-def _holds(numbers: Sequence[str], own: Sequence[Passage], passages: Sequence[Passage]) -> bool:
-    """The release asked about names each number the question does ("Python 3.6") that another release names:
-    "Did 3.0.0 drop Python 3.6?" is not answered by 3.0.0 dropping 3.5 when 3.1.0 dropped 3.6."""
-    for number in numbers:
-        forms = release_spellings(number)
-        if not any(forms & u.tokens for p in own for u in units_of(p.chunk)) and any(
-            forms & u.tokens for p in passages if p not in own for u in units_of(p.chunk)
-        ):
-            return False
-    return True
 
 
 def refusal(query: Query, reason: Reason | None = None, *, mode: str = "extractive") -> Answer:

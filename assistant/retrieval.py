@@ -29,7 +29,7 @@ CANDIDATES = 40  # taken from each ranking before fusion
 SYMBOL_HITS = 20  # a symbol found in more chunks than this is too common to single any out
 PREFERRED_BOOST = 1.6  # a version the question names outranks a slightly better match elsewhere
 PREFERRED_HITS = 10  # dense candidates of the named release/product that make a search of their own unneeded
-REMOVAL_HEADS = 2  # lexical candidates whose entries remove a name the question says is gone, added after fusion
+REMOVAL_HEADS = 2  # candidates whose entries remove a name the question says is gone, added after fusion
 
 
 def fuse(dense: list[tuple[str, float]], lexical: list[tuple[str, float]]) -> dict[str, float]:

@@ -210,11 +210,6 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("_ACRONYM", "an acronym of the asker's setting ('CI', 'LAN') must be in the docs", (R, "_ACRONYM", NEVER)),
     _ab("_BUILTINS", "Python's own exceptions ('ImportError') must be in the docs", (R, "_BUILTINS", frozenset())),
     _ab(
-        "_holds (release rule)",
-        "the release asked about need not name the number the question does ('Python 3.6')",
-        (R, "_holds", lambda numbers, own, passages: True),
-    ),
-    _ab(
         "_sibling",
         "a best sentence about Python 3.6 is evidence for a question about 3.8",
         (R, "_sibling", lambda query, words: False),
@@ -268,7 +263,7 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("PREFERRED_HITS", "no extra dense search of the named release (0)", (H, "PREFERRED_HITS", 0)),
     _ab(
         "REMOVAL_HEADS",
-        "no lexical match that removes a name the question says is gone is added after fusion (0)",
+        "no match that removes a name the question says is gone is added after fusion (0)",
         (H, "REMOVAL_HEADS", 0),
     ),
     _ab(
@@ -312,6 +307,11 @@ REMOVED: tuple[tuple[str, str], ...] = (
         "best instruction near the best score is quoted (`FIX_RATIO`)",
     ),
     ("`ENGLISH_SYNONYMS` ('breaks' -> 'incompatible')", "no score changed"),
+    (
+        "`_holds` (release rule)",
+        "the release asked about had to name the question's number ('Python 3.6') when another did; no answer "
+        "changed once `_sibling` refuses a best sentence about a sibling release",
+    ),
     (
         "`release_fixes` (following)",
         "a changelog release's other sections read for a how-question's fix; no answer changed once a changelog's "

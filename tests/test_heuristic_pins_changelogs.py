@@ -13,7 +13,7 @@ from assistant.catalog import Catalog
 from assistant.document import Entry
 from assistant.models import Chunk, Passage
 from assistant.query import build_query
-from assistant.refusals import Reason, after_search, release
+from assistant.refusals import Reason, after_search
 from assistant.text import tokens
 from tests.test_answer_rules import Stats
 from tests.test_heuristic_pins import answer, make, ranked
@@ -145,25 +145,6 @@ def test_a_specific_question_about_an_upgrade_is_not_answered_with_the_whole_pla
     assert whole is not None and whole[:2] == ("1.0.0", "2.0.0")
     specific = "After upgrading from 1.0 to 2.0, my `except ValueError` no longer catches task errors. What happened?"
     assert planned(build_query(specific, catalog), catalog) is None
-
-
-def test_a_release_asked_about_must_name_the_number_the_question_does() -> None:
-    # _holds (release rule). "Did 3.0.0 drop Python 3.6?": 3.0.0 dropped 3.5, 3.1.0 dropped 3.6. Both cover the
-    # question's words as well; only the number tells them apart.
-    chunks = [
-        logged("Drop support for Python 2.7 and 3.5.", version="3.0.0", n=0),
-        logged("Drop support for Python 3.6.", version="3.1.0", n=1),
-    ]
-    catalog = Catalog.learn(chunks)
-    passages = [Passage(c, 1.0 - i / 100) for i, c in enumerate(chunks)]
-
-    def reason(question: str) -> Reason | None:
-        query = build_query(question, catalog)
-        return release(query, passages, [p for p in passages if query.prefers(p.chunk)], True, (1.0, 1.0))
-
-    refused = reason("Was 3.0.0 the release that dropped Python 3.6?")
-    assert refused is not None and refused.others == ("3.1.0",)
-    assert reason("Was 3.1.0 the release that dropped Python 3.6?") is None
 
 
 def test_what_a_removal_lists_below_it_or_a_removed_heading_holds_is_removed() -> None:
