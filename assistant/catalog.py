@@ -43,6 +43,11 @@ def version_key(v: str) -> tuple[int, ...]:
     return tuple(int(p) if p.isdigit() else 0 for p in re.split(r"[.\-+_]", v))
 
 
+def release_key(version: str) -> tuple[int, ...]:
+    """A version's numbers padded to four, so "2.0" and "2.0.0" are one release ("v2.0" too)."""
+    return (*version_key(version.strip().lstrip("vV")), 0, 0, 0, 0)[:4]
+
+
 def sort_versions(versions: Iterable[str]) -> list[str]:
     return sorted(set(versions), key=version_key)
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from assistant.catalog import Catalog, Product, version_key
+from assistant.catalog import Catalog, Product, release_key
 from assistant.changes import Change, ChangeKind
 from assistant.errors import ReldocsError
 from assistant.models import Chunk, Citation
@@ -51,7 +51,7 @@ class PlannedChange:
     @property
     def citation(self) -> Citation:
         """The announcement to show: of the latest release, its migration guide's if it has one."""
-        return max(self.citations, key=lambda c: (_key(c.version), c.kind == "migration-guide"))
+        return max(self.citations, key=lambda c: (release_key(c.version), c.kind == "migration-guide"))
 
 
 @dataclass(frozen=True)
@@ -67,22 +67,16 @@ def make_plan(
     chunks: Sequence[Chunk], catalog: Catalog, from_version: str, to_version: str, product: str | None = None
 ) -> UpgradePlan:
     """The plan from `from_version` to `to_version` (which need not be indexed: 1.26 -> 2.0 works)."""
-    start, end = _key(from_version), _key(to_version)
+    start, end = release_key(from_version), release_key(to_version)
     if start >= end:
         raise PlanError(f"--from {from_version} is not before --to {to_version}")
     chosen = _product(catalog, product, start, end)
-    versions = tuple(v for v in chosen.versions if start < _key(v) <= end)
+    versions = tuple(v for v in chosen.versions if start < release_key(v) <= end)
     own = [c for c in chunks if c.product in chosen.spellings and c.version in versions and c.changes]
     lines = _merged(_announcements(own, catalog, chosen))
     order = {v: i for i, v in enumerate(versions)}
     lines.sort(key=lambda c: (order[c.version], KIND_ORDER[c.kind]))
     return UpgradePlan(chosen.name, from_version, to_version, versions, tuple(lines))
-
-
-def _key(version: str) -> tuple[int, ...]:
-    """A version's numbers padded to four, so "2.0" and "2.0.0" are one release."""
-    key = version_key(version.strip().lstrip("vV"))
-    return (*key, 0, 0, 0, 0)[:4]
 
 
 def _product(catalog: Catalog, product: str | None, start: tuple[int, ...], end: tuple[int, ...]) -> Product:
@@ -94,7 +88,7 @@ def _product(catalog: Catalog, product: str | None, start: tuple[int, ...], end:
         return found
     if len(catalog.products) == 1:
         return catalog.products[0]
-    spanning = [p for p in catalog.products if any(start < _key(v) <= end for v in p.versions)]
+    spanning = [p for p in catalog.products if any(start < release_key(v) <= end for v in p.versions)]
     if len(spanning) == 1:
         return spanning[0]
     raise PlanError(f"several products are indexed; name one with --product ({names})")
@@ -150,11 +144,11 @@ def _merged(announced: list[PlannedChange]) -> list[PlannedChange]:
         lines[key] = line
     out: list[PlannedChange] = []
     deprecated: dict[tuple[tuple[str, ...], str], int] = {}
-    for line in sorted(lines.values(), key=lambda c: _key(c.version)):
+    for line in sorted(lines.values(), key=lambda c: release_key(c.version)):
         names = tuple(sorted(s for s in subjects(line.symbols, line.summary) if _specific(s)))
         key = (names, line.parameter)
         at = deprecated.get(key) if names and line.kind != "new" else None
-        if at is not None and _key(out[at].version) < _key(line.version):
+        if at is not None and release_key(out[at].version) < release_key(line.version):
             out[at] = _join(out[at], line)
             continue
         if names and line.kind == "deprecated":

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from assistant.catalog import Catalog, version_key
+from assistant.catalog import Catalog, release_key, version_key
 from assistant.french import expand_french, translate_french
 from assistant.models import Chunk
 from assistant.text import GENERIC, STOPWORDS, content_terms, detect_language, fold, is_identifier
@@ -153,7 +153,7 @@ def releases_between(start: str, end: str, versions: Sequence[str]) -> list[str]
         return (*numbers, *[_PAST] * (4 - len(numbers)))
 
     low, high = bound(start), bound(end)
-    return [v for v in versions if low < (*version_key(v), 0, 0, 0, 0)[:4] <= high]
+    return [v for v in versions if low < release_key(v) <= high]
 
 
 # Asks for the reason of a change, which release notes give after the change, in the same entry.

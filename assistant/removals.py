@@ -14,7 +14,7 @@ from functools import lru_cache
 from assistant.models import Chunk
 from assistant.query import Query
 from assistant.text import GENERIC, is_symbol, tokens
-from assistant.units import entries, units_of
+from assistant.units import entries, numbered, units_of
 
 _REMOVES = re.compile(
     r"\b(?:remov(?:e|ed|es|al|ing)|drop(?:ped|s)?|delet(?:e|ed|es)|(?:is|are|was|were|has been|have been) taken out|"
@@ -36,11 +36,10 @@ def removals(chunk: Chunk) -> frozenset[int]:
     if _REMOVES.search(chunk.section.rsplit(" › ", 1)[-1]):
         return frozenset(u.entry for u in units)
     said = {u.entry for u in units if _REMOVES.search(u.text)}
-    out, parents, entry = set(said), [], 0
-    for part in entries(chunk):  # numbered as `units_of` numbers them
-        if part.kind == "code" or part.continues:
-            continue  # no entry of its own: code is quoted with its sentence, a further paragraph is its entry's
-        entry += 1
+    out, parents = set(said), []
+    for _, entry, part in numbered(entries(chunk)):
+        if part.continues:
+            continue  # a further paragraph is its entry's
         while parents and parents[-1][0] >= part.depth:
             parents.pop()
         removed = entry in said or any(r for _, r in parents)

@@ -6,6 +6,7 @@ them (by hand, in a test) is read as one paragraph."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -47,11 +48,20 @@ def entries(chunk: Chunk) -> tuple[Entry, ...]:
     return chunk.entries or (Entry("paragraph", strip_markup(re.sub(r"\s*\n\s*", " ", chunk.text))),)
 
 
+def numbered(parts: Sequence[Entry]) -> Iterator[tuple[int, int, Entry]]:
+    """(position, entry number, part) of each part that is no code block, numbered as units carry `entry`: a list
+    entry's further paragraphs keep its number."""
+    entry = 0
+    for n, part in enumerate(parts):
+        if part.kind != "code":
+            entry += not part.continues
+            yield n, entry, part
+
+
 @lru_cache(maxsize=8192)
 def units_of(chunk: Chunk) -> tuple[Unit, ...]:
     """Readable sentences of a chunk, code blocks and 'Version 2.11:' labels left out."""
     out: list[Unit] = []
-    entry = 0
     heading = chunk.section.rsplit(" › ", 1)[-1]
 
     def unit(text: str, lead: bool, entry: int, kind: str, shown: str, code: str, closes: bool) -> Unit:
@@ -64,10 +74,7 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
         # Some notes put the whole change in a `###` heading ("…now raises `NotImplementedError`…").
         out.append(unit(heading, True, HEADING_ENTRY, "paragraph", "", "", False))
     parts = entries(chunk)
-    for n, part in enumerate(parts):
-        if part.kind == "code":
-            continue
-        entry += not part.continues  # a list entry's further paragraphs are still that entry
+    for n, entry, part in numbered(parts):
         said = sentences(part.text)
         shown = _one_line_code(parts[n + 1]) if n + 1 < len(parts) and said and said[-1].endswith(":") else ""
         if shown:  # "You can install the tool from PyPI: `pip install bump-pydantic`": the fix is the code
