@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Protocol
 
+from assistant.bounds import as_said
 from assistant.coverage import Terms, coverage
 from assistant.instructions import instructs
 from assistant.models import Answer, Chunk, Citation, Passage
@@ -53,9 +54,11 @@ def _about_bugs(section: str) -> bool:
     return bool(_BUGS.search(section))
 
 
-def _words(unit: Unit, fr: bool) -> frozenset[str]:
-    """The words a sentence is matched by: a French question's are matched against its English gloss."""
-    return unit.glossed if fr and unit.glossed is not None else unit.tokens
+def _words(unit: Unit, fr: bool, drops: Sequence[str] = (), terms: Sequence[str] = ()) -> frozenset[str]:
+    """The words a sentence is matched by: a French question's are matched against its English gloss; where
+    the question asks whether a version was dropped (`drops`), as the sentence's version bounds read."""
+    words = unit.glossed if fr and unit.glossed is not None else unit.tokens
+    return as_said(words, unit.text, drops, terms) if drops else words
 
 
 def _context(chunk: Chunk) -> frozenset[str]:
@@ -147,11 +150,16 @@ class ExtractiveAnswerer:
             context = _context(chunk)
             # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
             return [
-                coverage(terms, _words(unit, fr), context, LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT)
+                coverage(
+                    terms,
+                    _words(unit, fr, query.drops, query.terms),
+                    context,
+                    LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT,
+                )
                 for unit in units
             ]
 
-        return self._kept(("coverage", query.terms, query.spellings, fr, chunk.id), covered)
+        return self._kept(("coverage", query.terms, query.spellings, query.drops, fr, chunk.id), covered)
 
     def _entry_coverages(self, query: Query, terms: Terms, chunk: Chunk, units: Sequence[Unit]) -> list[float]:
         """A changelog sentence's coverage counted over its whole entry; other documents' sentences keep their
@@ -166,11 +174,11 @@ class ExtractiveAnswerer:
             context = _context(chunk)
             words: dict[int, set[str]] = {}
             for unit in units:
-                words.setdefault(unit.entry, set()).update(_words(unit, fr))
+                words.setdefault(unit.entry, set()).update(_words(unit, fr, query.drops, query.terms))
             whole = {e: coverage(terms, frozenset(w), context, CONTEXT_WEIGHT) for e, w in words.items()}
             return [whole[u.entry] for u in units]
 
-        return self._kept(("entry coverage", query.terms, query.spellings, fr, chunk.id), covered)
+        return self._kept(("entry coverage", query.terms, query.spellings, query.drops, fr, chunk.id), covered)
 
     def ranked(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
         """`scored_units`, kept for the refusal checks, which ask it of the same passages more than once."""

@@ -238,8 +238,11 @@ class KnowledgeBase:
         # a product word in ordinary prose ("requests", "black") must not make a real API unknown.
         named = self.retriever.within(query.products or query.prefer_products) if query.names else None
         ranked = self.extractive.ranked(query, passages)
-        words = ranked[0].unit.tokens if ranked else frozenset()
-        return refusals.after_search(query, passages, self.retriever, best, topic, named=named, best=words)
+        unit = ranked[0].unit if ranked else None
+        words, text = (unit.tokens, unit.text) if unit else (frozenset(), "")
+        return refusals.after_search(
+            query, passages, self.retriever, best, topic, named=named, best=words, best_text=text
+        )
 
     def _from_release(
         self, query: Query, passages: Sequence[Passage], weak: refusals.Reason | None = None

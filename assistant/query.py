@@ -6,10 +6,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from assistant.bounds import asks_dropped, following
 from assistant.catalog import Catalog, release_key, version_key
 from assistant.french import expand_french, translate_french
 from assistant.models import Chunk
-from assistant.text import GENERIC, STOPWORDS, content_terms, detect_language, fold, is_identifier
+from assistant.text import GENERIC, STOPWORDS, content_terms, detect_language, fold, is_identifier, is_release_number
 
 _MAJOR = re.compile(r"(?<![\w.])[vV]?(\d{1,2})(?![\w.]|\.\d)")
 _SERIES = re.compile(r"(?<![\w.])v?\d{1,3}\.x(?![\w.])", re.IGNORECASE)
@@ -39,6 +40,7 @@ class Query:
     truncated: bool = False  # the question was longer than `max_chars` and was cut
     product_terms: tuple[str, ...] = ()  # terms that name a product the question names ("pydant", "panda")
     values: tuple[str, ...] = ()  # the asker's own names, passed to a call in the question (`app=my_app`, `f(x)`)
+    drops: tuple[str, ...] = ()  # versions the question asks whether or when support ended for ("Python 3.9")
 
     @property
     def topic(self) -> Query:
@@ -259,11 +261,14 @@ def build_query(
             versions = (version,)
     # Naming every product of the index singles none out.
     prefer_products = tuple(sorted(s for p in named for s in p.spellings)) if len(named) < len(catalog.products) else ()
-    terms = content_terms(without_versions(translate_french(text) if language == "fr" else text, catalog))
+    english = translate_french(text) if language == "fr" else text
+    terms = content_terms(without_versions(english, catalog))
     naming = set(content_terms(" ".join(w for p in named for w in p.words)))
+    drops = tuple(t for t in terms if is_release_number(t)) if asks_dropped(english) else ()
     return Query(
         question=question,
-        text=text,
+        # The release a bound names where one was dropped is searched too ("Require Python 3.10 or later").
+        text=" ".join([text, *map(following, drops)]),
         language=language,
         # Terms weigh the evidence: a French word with an English equivalent counts once, in English.
         terms=tuple(terms),
@@ -279,6 +284,7 @@ def build_query(
         truncated=truncated,
         product_terms=tuple(t for t in terms if t in naming),
         values=tuple(dict.fromkeys(call_values(question))),
+        drops=drops,
     )
 
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from assistant.bounds import says_dropped
 from assistant.catalog import Catalog, sort_versions
 from assistant.french import translate_french
 from assistant.messages import joined, say
@@ -76,11 +77,12 @@ def after_search(
     *,
     named: TermStats | None = None,
     best: frozenset[str] = frozenset(),
+    best_text: str = "",
 ) -> Reason | None:
     """Names the question hinges on that no document contains, or passages too far from the question.
     `topic_coverage` is the best coverage of the question's terms other than the products it names; `named`,
     the statistics of the docs of the products it names, where its proper names must be (all docs' if None);
-    `best`, the words of the sentence that answers best."""
+    `best` and `best_text`, the words and text of the sentence that answers best."""
     absent = missing_symbols(query, stats) + unknown_names(query, named or stats)
     if absent:
         return Reason("unknown_names", names=tuple(dict.fromkeys(absent[:3])))
@@ -88,15 +90,21 @@ def after_search(
     topic = best_coverage if topic_coverage is None else topic_coverage
     if not passages or topic < MIN_OVERLAP or (best_coverage < MIN_COVERAGE and similarity < MIN_SIMILARITY):
         return Reason("weak_evidence")
-    if _sibling(query, best):
+    if _sibling(query, best, best_text):
         return Reason("weak_evidence")
     return None
 
 
-def _sibling(query: Query, words: frozenset[str]) -> bool:
+def _sibling(query: Query, words: frozenset[str], text: str = "") -> bool:
     """The best sentence names another release of the series a number of the question is in, and not that one:
-    "Dropped support for Python 3.6" answers no question about 3.8 (a 12.x number says nothing of 13.0)."""
+    "Dropped support for Python 3.6" answers no question about 3.8 (a 12.x number says nothing of 13.0), nor
+    "Dropped support for Python < 3.7" one asking whether 3.7 was dropped."""
     for number in (t for t in query.terms if is_release_number(t)):
+        said = says_dropped(text, number) if number in query.drops else None
+        if said is not None:
+            if said:
+                continue
+            return True
         if release_spellings(number) & words:
             continue
         series = number.split(".")[0]

@@ -212,7 +212,7 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab(
         "_sibling",
         "a best sentence about Python 3.6 is evidence for a question about 3.8",
-        (R, "_sibling", lambda query, words: False),
+        (R, "_sibling", lambda query, words, text="": False),
     ),
     _ab(
         "French quoted names",
@@ -226,6 +226,11 @@ ABLATIONS: tuple[Ablation, ...] = (
     ),
     # assistant/query.py
     _ab("_HOW", "no question is a how-question", (Q, "_HOW", NEVER)),
+    _ab(
+        "version bounds",
+        "'Require Python 3.10 or later' does not say 3.9 was dropped, nor 'Python < 3.7' that 3.7 was not",
+        (Q, "asks_dropped", lambda question: False),
+    ),
     _ab(
         "upgrade range",
         "'from 1.7 to 2.x' prefers the releases it names, not those the upgrade went through",

@@ -46,7 +46,7 @@ PRODUCT_SETS = ("pandas", "sqlalchemy", "pydantic", "django")  # each: bench/que
 SET_NAMES = ("pytorch", *PRODUCT_SETS)
 # Asked only by name, never in `all`: their docs are fetched from PyPI by bench/fetch_changelogs.py, not shared.
 CHANGELOG_SET = "changelogs"
-CHANGELOG_SETS = (CHANGELOG_SET, "changelogs-more", "changelogs-blind", "changelogs-blind2")
+CHANGELOG_SETS = (CHANGELOG_SET, "changelogs-more", "changelogs-blind", "changelogs-blind2", "changelogs-blind3")
 REQUIRED_KEYS = (
     "id",
     "question",

@@ -1,6 +1,6 @@
 """Real multi-release changelogs for the changelog evaluation sets (bench/questions-changelogs.jsonl,
 bench/questions-changelogs-more.jsonl, bench/questions-changelogs-blind.jsonl and
-bench/questions-changelogs-blind2.jsonl).
+bench/questions-changelogs-blind2.jsonl and bench/questions-changelogs-blind3.jsonl).
 
 Usage:
     python bench/fetch_changelogs.py [--set NAME --out DIR]   # every set, each into its default DIR
@@ -8,6 +8,7 @@ Usage:
     python bench/evaluate.py --set changelogs-more --show-failures
     python bench/evaluate.py --set changelogs-blind --show-failures
     python bench/evaluate.py --set changelogs-blind2 --show-failures
+    python bench/evaluate.py --set changelogs-blind3 --show-failures
     python bench/evaluate.py --corpus DIR --questions bench/questions-changelogs.jsonl --show-failures
 
 Each file is taken from its project's source distribution on PyPI (pinned below, fetched with `pip download`),
@@ -91,7 +92,28 @@ BLIND2_CHANGELOGS = {
     "sqlparse": ("sqlparse==0.5.1", "CHANGELOG"),
     "wheel": ("wheel==0.44.0", "docs/news.rst"),
 }
-SETS = dict(zip(CHANGELOG_SETS, (CHANGELOGS, MORE_CHANGELOGS, BLIND_CHANGELOGS, BLIND2_CHANGELOGS), strict=True))
+# A fifth, written the same way after the fourth had become a development set: towncrier and Sphinx changelog
+# directives (`.. changelog:: :version:`), `Release 0.22 (date)`, `# Release 4.16.0rc1 (Month D, YYYY)`, MkDocs
+# admonitions, MyST roles.
+BLIND3_CHANGELOGS = {
+    "pygments": ("pygments==2.21.0", "CHANGES"),
+    "alembic": ("alembic==1.20.1", "docs/build/changelog.rst"),
+    "trio": ("trio==0.35.0", "docs/source/history.rst"),
+    "cattrs": ("cattrs==26.2.1", "HISTORY.md"),
+    "greenlet": ("greenlet==3.5.6", "CHANGES.rst"),
+    "docutils": ("docutils==0.23", "HISTORY.rst"),
+    "h11": ("h11==0.16.0", "docs/source/changes.rst"),
+    "gunicorn": ("gunicorn==27.0.1", "docs/content/news.md"),
+    "typing-extensions": ("typing-extensions==4.16.0", "CHANGELOG.md"),
+    "pyopenssl": ("pyopenssl==26.4.0", "CHANGELOG.rst"),
+}
+SETS = dict(
+    zip(
+        CHANGELOG_SETS,
+        (CHANGELOGS, MORE_CHANGELOGS, BLIND_CHANGELOGS, BLIND2_CHANGELOGS, BLIND3_CHANGELOGS),
+        strict=True,
+    )
+)
 
 
 def fetch(out: Path, changelogs: dict[str, tuple[str, str]] = CHANGELOGS) -> list[Path]:

@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 # 16: a changelog's title names its product
 # 17: wiki-marked release lines (`= 4.13.0 (20250202)`); tags named in a text's prose end with their paragraph
 # 18: bold release lines (`**0.44.0 (2024-08-04)**`); a file named as it ends (`versionhistory.rst`) is a changelog
-CHUNKER_VERSION = 18
+# 19: Sphinx `changelog` extension directives (`.. changelog:: :version:`, `.. change::`) are releases and entries
+CHUNKER_VERSION = 19
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -153,6 +153,31 @@ class _Version(_Directive):
         return [self.body(node)]
 
 
+class _Release(_Directive):
+    """`.. changelog::` of Sphinx's `changelog` extension (SQLAlchemy, Alembic, Mako): a release section titled
+    by its `:version:` and `:released:` options."""
+
+    optional_arguments = 0  # the options open the block
+    option_spec = _AnyOptions(version=directives.unchanged)  # not empty: docutils reads options only then
+
+    def run(self) -> list[nodes.Node]:
+        version, released = (" ".join((self.options.get(k) or "").split()) for k in ("version", "released"))
+        if not version:
+            return [self.body(nodes.container())]
+        title = f"{version} ({released})" if released else version
+        return [self.body(nodes.section("", nodes.title(title, title), names=[nodes.fully_normalize_name(title)]))]
+
+
+class _Change(_Directive):
+    """`.. change::` of the same extension: one entry of its release; `:tags:` and `:tickets:` are dropped."""
+
+    optional_arguments = 0
+    option_spec = _Release.option_spec
+
+    def run(self) -> list[nodes.Node]:
+        return [nodes.bullet_list("", self.body(nodes.list_item()), bullet="-")]
+
+
 class _Drop(_Directive):
     optional_arguments = 10
 
@@ -180,6 +205,8 @@ def _directive_class(name: str) -> type[Directive]:
         return _Version
     if name in _DROPPED:
         return _Drop
+    if name in ("changelog", "change"):
+        return _Release if name == "changelog" else _Change
     return _Titled if name in ("admonition", "centered") else _Body
 
 

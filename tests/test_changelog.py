@@ -293,3 +293,20 @@ def test_bold_release_lines_in_a_file_named_for_its_history(tmp_path: Path) -> N
     for i, version in enumerate(VERSIONS[:3]):
         (chunk,) = [c for c in chunks if CHANGES[i] in c.text]
         assert (chunk.product, chunk.version) == ("acme", version)
+
+
+def test_sphinx_changelog_directives_are_releases_and_their_changes_entries(tmp_path: Path) -> None:
+    # Alembic's and SQLAlchemy's changelogs: `.. changelog::` blocks with a `:version:` option, `.. change::`
+    # entries with `:tags:` and `:tickets:`; no heading names a release.
+    text = "==========\nChangelog\n==========\n\n" + "".join(
+        f".. changelog::\n    :version: {v}\n    :released: March {i + 1}, 2024\n\n"
+        f"    .. change::\n        :tags: bug, autogenerate\n        :tickets: {100 + i}\n\n"
+        f"        Fixed :meth:`.Operations.{CHANGES[i]}` when\n        the table has a comment.\n\n"
+        for i, v in enumerate(VERSIONS[:3])
+    )
+    _write(tmp_path, "acme/changelog.rst", text)
+    chunks = _chunks(tmp_path, "acme/changelog.rst")
+    for i, version in enumerate(VERSIONS[:3]):
+        (chunk,) = [c for c in chunks if CHANGES[i] in c.text]
+        assert (chunk.product, chunk.version) == ("acme", version)
+        assert chunk.text == f"- Fixed `Operations.{CHANGES[i]}()` when the table has a comment."
