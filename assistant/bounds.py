@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assistant.text import is_release_number
+from assistant.text import is_release_number, release_spellings, tokens
 
 _NUMBER = r"v?(\d+(?:\.\d+)+)"
 # Each form of a bound, with the comparison it states of the versions it describes.
@@ -42,6 +42,10 @@ _DROPPED = re.compile(
     r"(?:no longer supported|dropped|removed|unsupported)\b",
     re.IGNORECASE,
 )
+# A bound that drops nothing states what is supported only in a sentence about support: "has raised an error on
+# Python 3.10+" says nothing of which versions are.
+_SUPPORT = re.compile(r"requir|support|minimum|compatib", re.IGNORECASE)
+_SAYS_DROPPED = re.compile(r"\b(?:drop|remov|no longer|discontinu|unsupported|end of|eol\b)", re.IGNORECASE)
 # A question asks whether or when a version stopped being supported.
 _ASKS_DROPPED = re.compile(
     r"\b(?:drop\w*|stop\w*|end\w*|remov\w*|no longer|discontinu\w*|abandon\w*|plus (?:pris en charge|support\w*))",
@@ -60,7 +64,7 @@ class Bound:
 
 
 def bounds(text: str) -> list[Bound]:
-    """The bounds a sentence states, in order; a number is read by its first form only."""
+    """The bounds on supported versions a sentence states, in order; a number is read by its first form only."""
     found: dict[str, tuple[int, Bound]] = {}
     for form, op in _COMPILED:
         for m in form.finditer(text):
@@ -69,6 +73,8 @@ def bounds(text: str) -> list[Bound]:
                 continue
             stated = op or _FLIP.get(m.group(1), m.group(1))
             dropping = bool(_DROPPING.search(text[: m.start()]) or _DROPPED.search(text[m.end() :]))
+            if not dropping and not _SUPPORT.search(text):
+                continue
             found[number] = (m.start(), Bound(stated, number, dropping))
     return [b for _, b in sorted(found.values(), key=lambda x: x[0])]
 
@@ -76,6 +82,15 @@ def bounds(text: str) -> list[Bound]:
 def asks_dropped(question: str) -> bool:
     """The question asks whether or when support for a version ended ("which release dropped Python 3.8?")."""
     return bool(_ASKS_DROPPED.search(question))
+
+
+def says_so(text: str, number: str) -> bool:
+    """The sentence says support for `number` ended, by a bound or in words ("Drop support for Python 3.9", "3.7
+    is no longer supported"), not merely that something changed on it ("Raise `TypeError` on Python 3.9")."""
+    said = says_dropped(text, number)
+    if said is not None:
+        return said
+    return bool(release_spellings(number) & frozenset(tokens(text))) and bool(_SAYS_DROPPED.search(text))
 
 
 def following(number: str) -> str:

@@ -238,8 +238,9 @@ class KnowledgeBase:
         # a product word in ordinary prose ("requests", "black") must not make a real API unknown.
         named = self.retriever.within(query.products or query.prefer_products) if query.names else None
         ranked = self.extractive.ranked(query, passages)
-        unit = ranked[0].unit if ranked else None
-        words, text = (unit.tokens, unit.text) if unit else (frozenset(), "")
+        words, text = frozenset[str](), ""
+        if ranked:  # read under its section: "Support for Python 3.7." under "Removed" says it was dropped
+            words, text = ranked[0].unit.tokens, f"{passages[ranked[0].p_idx].chunk.section}: {ranked[0].unit.text}"
         return refusals.after_search(
             query, passages, self.retriever, best, topic, named=named, best=words, best_text=text
         )

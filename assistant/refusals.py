@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
-from assistant.bounds import says_dropped
+from assistant.bounds import says_so
 from assistant.catalog import Catalog, sort_versions
 from assistant.french import translate_french
 from assistant.messages import joined, say
@@ -100,11 +100,10 @@ def _sibling(query: Query, words: frozenset[str], text: str = "") -> bool:
     "Dropped support for Python 3.6" answers no question about 3.8 (a 12.x number says nothing of 13.0), nor
     "Dropped support for Python < 3.7" one asking whether 3.7 was dropped."""
     for number in (t for t in query.terms if is_release_number(t)):
-        said = says_dropped(text, number) if number in query.drops else None
-        if said is not None:
-            if said:
-                continue
-            return True
+        if number in query.drops:  # asked whether support for it ended: only a sentence saying so answers
+            if not says_so(text, number):
+                return True
+            continue
         if release_spellings(number) & words:
             continue
         series = number.split(".")[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.bounds import bounds, says_dropped
+from assistant.bounds import bounds, says_dropped, says_so
 from assistant.catalog import Catalog
 from assistant.models import Passage
 from assistant.query import build_query
@@ -34,10 +34,27 @@ from tests.test_heuristic_pins_changelogs import logged
         ("Supports Python 3.9+ and PyPy.", "3.9", False),
         ("Drop support for Python 3.9.", "3.9", None),  # no bound: the number is read as written
         ("Add support for Python 3.12.", "3.11", None),
+        ("Subclassing raises an error on Python 3.10+.", "3.9", None),  # no statement of what is supported
     ],
 )
 def test_what_a_bound_says_of_a_number(sentence: str, number: str, dropped: bool | None) -> None:
     assert says_dropped(sentence, number) is dropped
+
+
+@pytest.mark.parametrize(
+    ("sentence", "said"),
+    [
+        ("Drop support for Python 3.9.", True),
+        ("Python 3.9 is no longer supported.", True),
+        ("Removed: Support for Python 3.9.", True),  # a Keep a Changelog "Removed" section, read with its name
+        ("Require Python 3.10 or later.", True),
+        ("Raise `TypeError` when subclassing `ParamSpec` on Python 3.9.", False),  # changed on it, not dropped
+        ("Dropped support for Python 3.8.", False),
+        ("Require Python 3.9 or later.", False),
+    ],
+)
+def test_only_a_sentence_saying_support_ended_answers_whether_it_did(sentence: str, said: bool) -> None:
+    assert says_so(sentence, "3.9") is said
 
 
 def test_a_number_is_read_by_its_first_bound() -> None:
@@ -66,5 +83,7 @@ def test_a_bound_that_keeps_the_version_is_no_evidence_it_was_dropped() -> None:
         return after_search(query, [passage], Stats(chunks), 1.0, best=frozenset(tokens(said)), best_text=said)
 
     refused = reason("Was Python 3.7 support dropped in 4.0.0?", "Dropped support for Python < 3.7.")
+    assert refused is not None and refused.kind == "weak_evidence"
+    refused = reason("Which release dropped support for Python 3.9?", "Raise `TypeError` on Python 3.9.")
     assert refused is not None and refused.kind == "weak_evidence"
     assert reason("Was Python 3.6 support dropped in 4.0.0?", "Dropped support for Python < 3.7.") is None

@@ -171,9 +171,12 @@ def test_a_sentence_about_a_sibling_release_answers_no_question_about_another() 
         chunks = [logged(said)]
         query = build_query(question, Catalog.learn(chunks))
         words = frozenset(tokens(said))
-        return after_search(query, [Passage(chunks[0], 1.0, similarity=0.9)], Stats(chunks), 1.0, best=words)
+        passage = Passage(chunks[0], 1.0, similarity=0.9)
+        return after_search(query, [passage], Stats(chunks), 1.0, best=words, best_text=said)
 
     refused = reason("Which release dropped support for Python 3.8?", "Dropped support for Python 3.6.")
     assert refused is not None and refused.kind == "weak_evidence"
     assert reason("Which release dropped support for Python 3.8?", "Dropped support for Python 3.8.") is None
+    refused = reason("Which release added support for Python 3.12?", "Added support for Python 3.11.")
+    assert refused is not None and refused.kind == "weak_evidence"
     assert reason("Which wheels ship with CUDA 13.0?", "Wheels ship with CUDA 12.8 and 12.9.") is None
