@@ -212,6 +212,8 @@ class KnowledgeBase:
             return
         passages = self.retriever.search(query, ANSWER_PASSAGES, timings, heads=HEAD_PASSAGES)
         started = time.perf_counter()
+        # A question about one product is answered from its docs: another's would read as being about it.
+        passages = [p for p in passages if query.prefers_product(p.chunk)] or passages
         reason = self._evidence(query, passages)
         if query.prefer and not query.versions and (reason is None or reason.kind == "weak_evidence"):
             passages, reason = self._from_release(query, passages, reason)

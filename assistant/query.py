@@ -49,6 +49,10 @@ class Query:
             return self
         return replace(self, terms=tuple(t for t in self.terms if t not in self.product_terms), product_terms=())
 
+    def prefers_product(self, chunk: Chunk) -> bool:
+        """The chunk is of a product the question names (or it names none)."""
+        return not self.prefer_products or chunk.product in self.prefer_products
+
     def prefers(self, chunk: Chunk) -> bool:
         """The chunk is of the release and product the question names (where it names them)."""
         release = not self.prefer or chunk.version in self.prefer

@@ -295,6 +295,11 @@ ABLATIONS: tuple[Ablation, ...] = (
     ),
     # assistant/knowledge_base.py
     _ab(
+        "Query.prefers_product",
+        "a question naming a product may be answered from another product's docs",
+        (Q + ".Query", "prefers_product", lambda self, chunk: True),
+    ),
+    _ab(
         "_from_release narrowing",
         "a refused release is not searched alone",
         (K + ".KnowledgeBase", "_from_release", _from_release_unnarrowed),

@@ -90,6 +90,14 @@ def test_release_named_but_covered_only_by_another(kb: KnowledgeBase) -> None:
     assert "3.0.0" in answer.text  # says which release does cover it
 
 
+def test_a_product_named_is_answered_from_its_own_docs_only(kb: KnowledgeBase) -> None:
+    # Acme's notes say it requires Python 3.12; quoting them would read as "yes, zeta does".
+    acme = kb.ask("Does acme now require Python 3.12 or newer?")
+    assert acme.found and {str(c.source).split("/")[0] for c in acme.citations} == {"acme"}
+    answer = kb.ask("Does zeta now require Python 3.12 or newer?")
+    assert {str(c.source).split("/")[0] for c in answer.citations} <= {"zeta"}
+
+
 def test_unindexed_release_of_a_product_is_refused_with_its_range(kb: KnowledgeBase) -> None:
     answer = kb.ask("What did acme 4.0 remove?")
     assert not answer.found and "acme versions 2.0.0–3.0.0" in answer.text
