@@ -162,6 +162,15 @@ def releases_between(start: str, end: str, versions: Sequence[str]) -> list[str]
     return [v for v in versions if low < release_key(v) <= high]
 
 
+# Asks whether a problem met in the release it names was fixed since ("Has greenlet fixed this?", "Existe-t-il une
+# version corrigée ?"), not whether that release fixed something ("Was it fixed in 2.1?").
+_FIXED_LATER = re.compile(
+    r"\b(?:(?:which|what)\s+(?:[\w-]+\s+)?(?:release|version)\s+(?:\w+\s+)?fix(?:e[sd])?|has\s+(?:[\w-]+\s+){0,3}"
+    r"(?:been\s+)?fixed|(?:is|was)\s+(?:this|it|that)\s+(?:\w+\s+)?fixed|is there a fix|fixed (?:release|version)|"
+    r"version corrig\w*|corrig\w* (?:depuis|ensuite|plus tard)|a-t-(?:il|elle) été corrig\w*)",
+    re.IGNORECASE,
+)
+_FIXED_IN = re.compile(r"\b(?:fix\w*|corrig\w*)\s+(?:in|dans|en)\s+(?:version\s+|release\s+)?v?\d", re.IGNORECASE)
 # Asks for the reason of a change, which release notes give after the change, in the same entry.
 _WHY = re.compile(r"\b(?:why|how come|pourquoi)\b", re.IGNORECASE)
 # Says a name, option or platform went away: the user wants the entry that removed it, not one that changed it.
@@ -242,6 +251,10 @@ def build_query(
     upgrade = upgrade_versions(question)
     if upgrade:  # what changed for someone upgrading is in the releases they went through, not the one they left
         prefer = [v for p in named or catalog.products for v in releases_between(*upgrade, p.versions)] or prefer
+    if prefer and _FIXED_LATER.search(question) and not _FIXED_IN.search(question):
+        # "On 25.2.0 this fails: which release fixed it?" asks of the releases after the one it names.
+        last = max(map(release_key, prefer))
+        prefer = [v for p in named or catalog.products for v in p.versions if release_key(v) > last] or prefer
     prefer_here = bool(prefer)
     previous = [h for h in history if h.strip()]
     if previous:

@@ -227,6 +227,11 @@ ABLATIONS: tuple[Ablation, ...] = (
     # assistant/query.py
     _ab("_HOW", "no question is a how-question", (Q, "_HOW", NEVER)),
     _ab(
+        "_FIXED_LATER",
+        "'which release fixed it?' stays with the release the problem was met in",
+        (Q, "_FIXED_LATER", NEVER),
+    ),
+    _ab(
         "version bounds",
         "'Require Python 3.10 or later' does not say 3.9 was dropped, nor 'Python < 3.7' that 3.7 was not",
         (Q, "asks_dropped", lambda question: False),

@@ -128,3 +128,13 @@ def test_a_why_question_brings_the_reason_after_the_change() -> None:
     chunks = [make(entries=(Entry("item", said),), n=0), make("`cpu_freq()` is faster.", n=1)]
     assert "network filesystems" in answer("Why were maxfile and maxpath dropped from disk_partitions()?", chunks)
     assert "network filesystems" not in answer("Were maxfile and maxpath dropped from disk_partitions()?", chunks)
+
+
+def test_a_question_whether_a_problem_was_fixed_asks_the_releases_after_the_one_it_names() -> None:
+    # _FIXED_LATER. "On 2.1.0 this fails: which release fixed it?" is about 2.2.0 and later; "was it fixed in
+    # 2.1.0?" stays with 2.1.0.
+    catalog = Catalog.of_versions(["2.0.0", "2.1.0", "2.2.0", "3.0.0"])
+    asked = build_query("On 2.1.0 the reader rejects long lines. Which release fixed that?", catalog)
+    assert set(asked.prefer) == {"2.2.0", "3.0.0"}
+    assert build_query("Après le passage à 2.1.0 : existe-t-il une version corrigée ?", catalog).prefer != ("2.1.0",)
+    assert build_query("Was the long-line bug fixed in 2.1.0?", catalog).prefer == ("2.1.0",)
