@@ -74,6 +74,10 @@ def without_versions(text: str, available: Sequence[str] | Catalog) -> str:
     return _scan_versions(text, _catalog(available))[2]
 
 
+_AND = r"\s*(?:,|/|&|\band\b|\bor\b|\bet\b|\bou\b)\s*"
+_LISTED = re.compile(rf"(?<![\w.])v?\d+(?:\.\d+)+(?:{_AND}v?\d+(?:\.\d+)+)*{_AND}$", re.IGNORECASE)
+
+
 def _scan_versions(text: str, catalog: Catalog) -> tuple[list[str], list[str], str]:
     """Release numbers a text names: indexed ones, ones of an indexed product that are not indexed, and the
     text without them. A number after a product's name ("pandas 2.0") is that product's; after a name the docs
@@ -84,7 +88,9 @@ def _scan_versions(text: str, catalog: Catalog) -> tuple[list[str], list[str], s
     named = catalog.named_products(text) or list(catalog.products)
     rest = text
     for m in reversed(list(_VERSION.finditer(text))):
-        before = re.findall(r"[\w+]+", text[max(0, m.start() - 24) : m.start()].lower())
+        # A number listed after others ("Python 3.7 and 3.8") is read by the word before the list.
+        start = listed.start() if (listed := _LISTED.search(text, 0, m.start())) else m.start()
+        before = re.findall(r"[\w+]+", text[max(0, start - 24) : start].lower())
         prev = fold(before[-1]) if before else ""
         if prev in catalog.other_versioned:
             continue

@@ -231,6 +231,7 @@ ABLATIONS: tuple[Ablation, ...] = (
         "'which release fixed it?' stays with the release the problem was met in",
         (Q, "_FIXED_LATER", NEVER),
     ),
+    _ab("_LISTED", "'Python 3.7 and 3.8': 3.8 is read alone, as a release of the product", (Q, "_LISTED", NEVER)),
     _ab(
         "version bounds",
         "'Require Python 3.10 or later' does not say 3.9 was dropped, nor 'Python < 3.7' that 3.7 was not",

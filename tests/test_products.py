@@ -7,6 +7,7 @@ import pytest
 from assistant.catalog import Catalog
 from assistant.knowledge_base import KnowledgeBase
 from assistant.models import Chunk
+from assistant.query import named_versions
 from assistant.settings import Settings
 from ingest import sync
 
@@ -155,3 +156,16 @@ def test_a_file_name_is_no_module() -> None:
     ]
     (product,) = Catalog.learn(chunks).products
     assert product.words == {"pytest"} and product.main == "pytest"
+
+
+def test_a_number_listed_after_another_is_read_by_the_name_before_the_list() -> None:
+    # _LISTED. "Python 3.7 and 3.8": 3.8 is Python's like 3.7, not an unindexed release of the product (3.x).
+    def chunk(n: int, text: str, version: str) -> Chunk:
+        return Chunk(f"c{n}", text, "acme/CHANGES.rst", "Changes", "acme", version, "changelog", "")
+
+    catalog = Catalog.learn(
+        [chunk(0, "Remove support for Python 3.7 and 3.8.", "3.2.0"), chunk(1, "Python 3.6 is gone.", "3.1.0")]
+    )
+    for question in ("Which acme release dropped Python 3.7 and 3.8?", "Quelle version a retiré Python 3.7 et 3.8 ?"):
+        assert named_versions(question, catalog) == ([], [])
+    assert named_versions("What changed in acme 3.1 and 3.2?", catalog) == (["3.1.0", "3.2.0"], [])
