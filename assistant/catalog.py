@@ -29,6 +29,7 @@ _DOTTED = re.compile(
     r"|zip|tar)\b)[A-Za-z_]\w*"
 )
 _PROSE_NAME = re.compile(r"\b[A-Z][A-Za-z]*(?:[ -][A-Z][A-Za-z]*){0,2}\b")
+NAME_SHARE = 0.5  # a word before version numbers written as a name this often ("SQLAlchemy") names another thing
 _NAMED_VERSION = re.compile(r"\b([A-Za-z][\w+-]*)\s+v?(\d{1,3}\.\d{1,3})\b")
 # Words before a number that say "this is a version" rather than naming what it is a version of.
 _VERSION_WORDS = frozenset(
@@ -98,7 +99,7 @@ class Catalog:
             phrases = frozenset(p for p in prose if " " in p)
             products.append(Product(name, versions, spelled, frozenset(modules), folded, main, phrases))
         products.sort(key=lambda p: p.key)
-        naming = {w for p in products for w in p.words}
+        naming = {w for p in products for w in (*p.words, *(fold(x) for f in p.phrases for x in f.split()))}
         indexed = {p.key: {version_key(v)[:2] for v in p.versions} for p in products}
         return cls(tuple(products), aliases, frozenset(_other_versioned(chunks, naming, indexed)))
 
@@ -215,9 +216,11 @@ def _other_versioned(
 ) -> set[str]:
     """Names that precede version numbers in the docs and name no indexed product ("CUDA 12.6"): mostly
     followed by numbers that are no indexed release of the product whose docs say it (so "upgrade 2.12" does
-    not make "upgrade" one, and "manylinux 2.28" in PyTorch's notes stays one beside requests 2.28)."""
+    not make "upgrade" one, and "manylinux 2.28" in PyTorch's notes stays one beside requests 2.28), or mostly
+    written as only a name is ("SQLAlchemy 1.4" in Alembic's notes, whose own releases run 0.1 to 1.20)."""
     other: Counter[str] = Counter()
     release: Counter[str] = Counter()
+    named: Counter[str] = Counter()
     for c in chunks:
         own = indexed.get(fold(c.product), set())
         for word, number in _NAMED_VERSION.findall(c.text):
@@ -225,4 +228,6 @@ def _other_versioned(
             if w in naming or w in _VERSION_WORDS or w in STOPWORDS or w.isdigit():
                 continue
             (release if version_key(number)[:2] in own else other)[w] += 1
-    return {w for w, n in other.items() if n > release[w]}
+            named[w] += any(ch.isupper() for ch in word[1:])  # "SQLAlchemy", "CUDA", "macOS"
+    by_numbers = {w for w, n in other.items() if n > release[w]}
+    return by_numbers | {w for w, n in named.items() if n > NAME_SHARE * (other[w] + release[w])}

@@ -283,6 +283,12 @@ ABLATIONS: tuple[Ablation, ...] = (
         (H + ".HybridRetriever", "within", lambda self, products: self),
     ),
     _ab(
+        "NAME_SHARE",
+        "a word before numbers is another thing's only by its numbers, however written ('SQLAlchemy 1.4')",
+        ("assistant.catalog", "NAME_SHARE", INFINITE),
+        rebuild=True,
+    ),
+    _ab(
         "MODULE_SHARE",
         "a name inside a product's name is its module however short (0): `log` for structlog",
         ("assistant.catalog", "MODULE_SHARE", 0.0),

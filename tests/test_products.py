@@ -169,3 +169,20 @@ def test_a_number_listed_after_another_is_read_by_the_name_before_the_list() -> 
     for question in ("Which acme release dropped Python 3.7 and 3.8?", "Quelle version a retiré Python 3.7 et 3.8 ?"):
         assert named_versions(question, catalog) == ([], [])
     assert named_versions("What changed in acme 3.1 and 3.2?", catalog) == (["3.1.0", "3.2.0"], [])
+
+
+def test_a_name_before_numbers_is_another_things_though_its_numbers_are_the_products_releases() -> None:
+    # NAME_SHARE. Alembic's releases run 0.1 to 1.20 and its notes say "SQLAlchemy 1.4": written as only a name
+    # is, it names SQLAlchemy, and "alembic 1.20 with SQLAlchemy 1.4" asks about alembic 1.20 alone.
+    def chunk(n: int, text: str, version: str) -> Chunk:
+        return Chunk(f"c{n}", text, "alembic/changelog.rst", "Changelog", "alembic", version, "changelog", "")
+
+    catalog = Catalog.learn(
+        [
+            chunk(0, "Support for SQLAlchemy 1.4 is dropped; SQLAlchemy 2.0 is the minimum.", "1.20.0"),
+            chunk(1, "Fixed a warning under SQLAlchemy 1.3 and SQLAlchemy 1.4.", "1.4.0"),
+            chunk(2, "Fixed reflection on SQLAlchemy 1.3.", "1.3.0"),
+        ]
+    )
+    assert "sqlalchemy" in catalog.other_versioned
+    assert named_versions("Does alembic 1.20 work with SQLAlchemy 1.4?", catalog) == (["1.20.0"], [])
