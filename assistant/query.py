@@ -205,6 +205,9 @@ _QUOTED = re.compile(r"[\"“«]\s*([^\"”»]{2,40}?)\s*[\"”»]|\{%-?\s*(\w{2
 _VERSIONS_OF = re.compile(r"\bversions?\s+(?:minimale?s?\s+)?(?:of|de|d')\s*([^\W\d_][\w+-]*)", re.IGNORECASE)
 
 
+_COMPOUND = re.compile(r"(?<![\w-])[A-Za-z][\w+]*(?:-[A-Za-z][\w+]*)+")
+
+
 def proper_names(question: str) -> list[str]:
     """CamelCase words, acronyms, capitalised words mid-sentence and quoted literals of a question."""
     # Quoted literals and template tag names (`{% partialdef … %}`) are names the docs must contain;
@@ -213,8 +216,11 @@ def proper_names(question: str) -> list[str]:
     names = [n for n in names if re.search(r"\w", n)]  # `align="..."` quotes a placeholder, not a name
     names += [w for w in _VERSIONS_OF.findall(question) if fold(w) not in STOPWORDS | GENERIC]
     sentence_start = True
+    within = 0  # the end of the compound just named: its further words are in it
     for m in re.finditer(r"[A-Za-z][\w+]*(?:\.\w+)*|[.?!:;]", question):
         word = m.group(0)
+        if m.start() < within:
+            continue
         if word in ".?!:;":
             sentence_start = True
             continue
@@ -224,7 +230,11 @@ def proper_names(question: str) -> list[str]:
         inner_caps = any(c.isupper() for c in word[1:])
         capitalised = word[0].isupper() and not sentence_start and len(word) > 2
         if (inner_caps or capitalised) and fold(word) not in STOPWORDS and fold(word) not in _NOT_NAMES:
-            names.append(word)
+            # A capitalised word of a hyphenated compound is the compound's name ("Title-Cased"); an acronym
+            # in one stays itself ("Non-ASCII").
+            compound = _COMPOUND.match(question, m.start()) if not word.isupper() else None
+            names.append(compound.group(0) if compound else word)
+            within = compound.end() if compound else within
         sentence_start = False
     return list(dict.fromkeys(names))
 

@@ -209,6 +209,8 @@ def unknown_names(query: Query, stats: TermStats) -> list[str]:
         return (
             stats.knows(token)
             or (token.endswith("s") and stats.knows(token[:-1]))
+            # "Title-Cased" where the docs say "titlecased", "Keep-Alive" where they say "keep" and "alive"
+            or ("-" in token and (stats.knows(token.replace("-", "")) or all(map(stats.knows, token.split("-")))))
             # Only a name ending in a symbol extends that way; a word's stem is a prefix of unrelated words
             # ("redi", Redis's stem, of "redirect").
             or (len(token) >= 3 and not token[-1].isalnum() and stats.knows_prefix(token))

@@ -232,6 +232,7 @@ ABLATIONS: tuple[Ablation, ...] = (
         (Q, "_FIXED_LATER", NEVER),
     ),
     _ab("_LISTED", "'Python 3.7 and 3.8': 3.8 is read alone, as a release of the product", (Q, "_LISTED", NEVER)),
+    _ab("_COMPOUND", "'Title-Cased' is two names, 'Title' and 'Cased'", (Q, "_COMPOUND", NEVER)),
     _ab(
         "version bounds",
         "'Require Python 3.10 or later' does not say 3.9 was dropped, nor 'Python < 3.7' that 3.7 was not",

@@ -103,3 +103,11 @@ def test_a_product_is_named_as_its_docs_write_it_in_prose() -> None:
     assert [p.name for p in catalog.named_products("Why does Beautiful Soup stop on huge files?")] == ["beautifulsoup4"]
     assert [p.name for p in catalog.named_products("After a Python-Markdown upgrade, tables changed")] == ["markdown"]
     assert catalog.named_products("Is the soup beautiful?") == []
+
+
+def test_a_hyphenated_compound_is_one_name_known_as_the_docs_join_it() -> None:
+    # _COMPOUND. "Title-Cased" is the docs' "titlecased", not a name "Title" no document contains.
+    chunks = [*CHUNKS, make("Headers the library adds itself now have titlecased names.", "h11", 4)]
+    query = build_query("Headers now come out Title-Cased in h11. Is that intended?", Catalog.learn(chunks))
+    assert query.names == ("Title-Cased",)
+    assert unknown_names(query, Stats(chunks)) == []
