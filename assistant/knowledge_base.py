@@ -269,14 +269,12 @@ class KnowledgeBase:
         return [p for p in passages if query.prefers(p.chunk)]  # `query.prefer` is set: its release
 
     def _release(self, query: Query, passages: Sequence[Passage], own: Sequence[Passage]) -> refusals.Reason | None:
-        best = self.extractive.best_coverage
-        coverage = (best(query, own) if own else 0.0, best(query, passages))
         # What a release did is that release's to say; a fix may come from the release that deprecated the thing
         # ("fails after upgrading to 3.0: how do I pass it now?"), its version shown beside it.
         ranked = [] if query.asks_how else self.extractive.ranked(query, passages)
         leads = not ranked or query.prefers(passages[ranked[0].p_idx].chunk)
         ok = bool(own) and self._evidence(query, own) is None
-        return refusals.release(query, passages, own, ok, coverage, leads=leads)
+        return refusals.release(query, passages, own, ok, leads=leads)
 
     def _truncation_note(self, language: str) -> str:
         return say("truncated", language, n=self.settings.max_question_chars)

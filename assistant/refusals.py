@@ -28,7 +28,6 @@ MIN_SIMILARITY = 0.4
 # ... but never on similarity alone: passages sharing next to none of its words (the product's name aside)
 # are about the product in general ("Which Python versions does X 2.0 support?" is close to all of X 2.0's guide).
 MIN_OVERLAP = 0.1
-OWN_RELEASE = 0.6  # the named release's passages must cover the question at least this well, relative to the best
 
 Kind = Literal["release_not_indexed", "no_topic", "unknown_names", "weak_evidence", "other_releases"]
 
@@ -117,16 +116,15 @@ def release(
     passages: Sequence[Passage],
     own: Sequence[Passage],
     own_ok: bool,
-    coverage: tuple[float, float],
     *,
     leads: bool = True,
 ) -> Reason | None:
     """A question about a release is answered from that release's docs, or not at all: quoting another
     release's notes would read as "yes, in the one you asked about". `own` are the passages of the releases
-    asked about, `own_ok` whether they pass `after_search`, `coverage` their best coverage and the overall best,
-    `leads` whether the best sentence to quote (the asked release's ranking bonus included) is theirs.
+    asked about, `own_ok` whether they pass `after_search`, `leads` whether the best sentence to quote (the
+    asked release's ranking bonus included) is theirs.
     """
-    if own and own_ok and leads and coverage[0] >= OWN_RELEASE * coverage[1]:
+    if own and own_ok and leads:
         return None
     others = sort_versions({p.chunk.version for p in passages if p.chunk.version and p not in own})
     return Reason("other_releases", names=query.prefer, others=tuple(others))

@@ -78,7 +78,7 @@ def test_a_release_answers_only_when_its_sentence_is_the_best(leads: bool, refus
     # asked release's bonus: "Did 0.26 remove X?" answered from 0.27 would read as "yes, in 0.26".
     query = build_query("What did pandas 2.2 deprecate?", CATALOG)
     own, other = passage("2.2.0"), passage("3.0.0")
-    reason = release(query, [own, other], [own], True, (1.0, 1.0), leads=leads)
+    reason = release(query, [own, other], [own], True, leads=leads)
     assert (reason is not None) == refused
 
 
