@@ -267,3 +267,12 @@ def test_evidence_rules(question: str, coverage: float, similarity: float, kind:
     found = [Passage(chunks[0], 1.0, similarity=similarity)]
     reason = after_search(build_query(question, PANDAS), found, Stats(chunks), coverage)
     assert (reason.kind if reason else None) == kind
+
+
+def test_a_question_with_no_topic_words_is_answered_from_the_release_it_names() -> None:
+    # NO_TERMS_COVERAGE. "What changed in 2.0.0?" has no terms once its version is read: every sentence of the
+    # release covers it halfway, enough evidence for the checks, instead of none.
+    chunks = [make("Removed the `frobnicate` option.")]
+    query = build_query("What changed in 2.0.0?", Catalog.learn(chunks))
+    best = ExtractiveAnswerer(Stats(chunks)).best_coverage(query, passages(chunks))
+    assert after_search(query, passages(chunks), Stats(chunks), best) is None
