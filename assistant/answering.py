@@ -326,7 +326,8 @@ class ExtractiveAnswerer:
             marks = ""
             for p_idx in dict.fromkeys([group[0].p_idx] + [o for s in group for o in s.also]):
                 numbers.setdefault(p_idx, len(numbers) + 1)
-                quotes.setdefault(p_idx, group[0].unit.text)
+                # The excerpt shows the best sentence; a lead that joined it shares its score and comes first.
+                quotes.setdefault(p_idx, max(reversed(group), key=lambda s: (s.score, s.coverage)).unit.text)
                 marks += f"[{numbers[p_idx]}]"
             label = self._release_label(passages[group[0].p_idx].chunk)
             said = f"{label}: {said}" if label else said

@@ -115,6 +115,12 @@ def excerpt(chunk: Chunk, around: str = "", limit: int = QUOTE_CHARS) -> str:
     text = " ".join(p for p in parts if p)
     if len(text) <= limit:
         return text
-    start = max(0, text.find(around) - 80) if around and text.find(around) > limit - len(around) else 0
-    cut = text[start : start + limit].rsplit(" ", 1)[0]
-    return ("…" if start else "") + cut + "…"
+    at = text.find(around) if around else -1
+    # The window shows the quote with some of what leads to it, and ends with the text if the quote is near it.
+    start = max(0, min(at - 80, len(text) - limit)) if at > limit - len(around) else 0
+    cut = text[start : start + limit]
+    if start + limit < len(text):
+        cut = cut.rsplit(" ", 1)[0] + "…"
+    if start:
+        cut = "…" + cut.split(" ", 1)[-1]  # from a word's start
+    return cut

@@ -276,3 +276,23 @@ def test_a_question_with_no_topic_words_is_answered_from_the_release_it_names() 
     query = build_query("What changed in 2.0.0?", Catalog.learn(chunks))
     best = ExtractiveAnswerer(Stats(chunks)).best_coverage(query, passages(chunks))
     assert after_search(query, passages(chunks), Stats(chunks), best) is None
+
+
+def test_fragments_and_short_introductions_are_not_quoted() -> None:
+    # MIN_SENTENCE_CHARS, INTRO_CHARS. "See below." and "The replacements are as follows:" say nothing alone.
+    chunk = make(
+        entries=(
+            Entry("paragraph", "The `frobnicate` option was removed. See below. The replacements are as follows:"),
+        ),
+    )
+    assert [u.text for u in units_of(chunk)] == ["The `frobnicate` option was removed."]
+
+
+def test_a_long_passage_is_cited_by_an_excerpt_around_the_quote() -> None:
+    # QUOTE_CHARS. The citation shows at most 600 characters of a long passage, the quoted sentence among them.
+    filler = " ".join(f"Entry {i} says something else entirely, at some length." for i in range(40))
+    chunks = [make(entries=(Entry("paragraph", f"{filler} The `frobnicate` option was removed."),))]
+    query = build_query("What happened to the frobnicate option?", Catalog.learn(chunks))
+    final = list(ExtractiveAnswerer(Stats(chunks)).stream(query, passages(chunks)))[-1]
+    (citation,) = final.citations
+    assert len(citation.quote) <= 602 and "`frobnicate` option was removed" in citation.quote
