@@ -43,7 +43,8 @@ if TYPE_CHECKING:
 # 17: wiki-marked release lines (`= 4.13.0 (20250202)`); tags named in a text's prose end with their paragraph
 # 18: bold release lines (`**0.44.0 (2024-08-04)**`); a file named as it ends (`versionhistory.rst`) is a changelog
 # 19: Sphinx `changelog` extension directives (`.. changelog:: :version:`, `.. change::`) are releases and entries
-CHUNKER_VERSION = 19
+# 20: function and method roles are their text (`:func:`np.x`` is `np.x`, no "()" added)
+CHUNKER_VERSION = 20
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -14,8 +14,8 @@ Rendering rules:
 - ``literals``, code roles and the default role `x` become single-backtick code spans; emphasis is plain text;
 - code roles (`:func:`, `:class:`, `:meth:`...) show the full target: Sphinx's `~` (show the last part only),
   a leading `.` and `!` are dropped, so `:class:`~numpy.ndarray`` is `numpy.ndarray`, `:func:`np.x`` is
-  `np.x()` (function and method roles get `()` as Sphinx adds them), `:class:`_orm.Session`` (a module alias
-  a project's Sphinx setup resolves) is `orm.Session`; an explicit title wins;
+  `np.x` (the role's text: the `()` Sphinx's HTML adds is a display setting), `:class:`_orm.Session`` (a module
+  alias a project's Sphinx setup resolves) is `orm.Session`; an explicit title wins;
 - `:ref:`text <label>`` (and `:doc:`, `:term:`, any other role) is its text; a bare `:ref:` label is the title
   of the section it labels when that is in the same document, else its words (`upgrade-guide`: upgrade guide);
 - `:issue:`/`:gh:`/`:pr:` 123 read "GH 123", `:ticket:` "ticket 123", `:pep:`/`:rfc:` "PEP 8"/"RFC 2616"

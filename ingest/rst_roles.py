@@ -23,7 +23,6 @@ CODE_ROLES = frozenset(
     "func meth class attr mod exc data obj const paramref option envvar setting djadmin ttag tfilter lookup "
     "fixture file samp program command makevar type member var function macro enum struct".split()
 )
-_CALLABLE_ROLES = frozenset({"func", "meth", "function"})
 _REF_ROLES = frozenset({"ref", "doc", "numref", "any", "keyword", "download"})
 _ISSUE_ROLES = {"issue": "GH", "gh": "GH", "pr": "GH", "pull": "GH", "ticket": "ticket", "bug": "bug", "cve": "CVE"}
 _CODE_DIRECTIVES = frozenset(
@@ -68,7 +67,7 @@ def role_text(name: str, text: str) -> tuple[bool, str]:
     if name in CODE_ROLES:
         # `_orm.Session`: a leading `_alias.` is a module alias the project's Sphinx setup resolves; `orm.Session`
         shown = title or re.sub(r"^_(?=[A-Za-z]\w*\.)", "", target.lstrip("~.!"))
-        return True, shown + "()" if not title and name in _CALLABLE_ROLES and not shown.endswith(")") else shown
+        return True, shown
     if name in _ISSUE_ROLES:
         return False, title or f"{_ISSUE_ROLES[name]} {target.lstrip('#')}"
     if name in _REF_ROLES and not title:

@@ -309,4 +309,4 @@ def test_sphinx_changelog_directives_are_releases_and_their_changes_entries(tmp_
     for i, version in enumerate(VERSIONS[:3]):
         (chunk,) = [c for c in chunks if CHANGES[i] in c.text]
         assert (chunk.product, chunk.version) == ("acme", version)
-        assert chunk.text == f"- Fixed `Operations.{CHANGES[i]}()` when the table has a comment."
+        assert chunk.text == f"- Fixed `Operations.{CHANGES[i]}` when the table has a comment."

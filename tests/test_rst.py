@@ -55,7 +55,7 @@ def markup_in(text: str) -> list[str]:
         ("Text.\n\n:Version: 2.0\n:Author: me\n", "- Version: 2.0\n- Author: me"),
         # inline markup
         ("Use ``np.round`` and *not* **this** or `default`.", "Use `np.round` and not this or `default`."),
-        ("Call :func:`np.x`, :meth:`a.B.c`, :class:`~numpy.ndarray`.", "Call `np.x()`, `a.B.c()`, `numpy.ndarray`."),
+        ("Call :func:`np.x`, :meth:`a.B.c`, :class:`~numpy.ndarray`.", "Call `np.x`, `a.B.c`, `numpy.ndarray`."),
         (":meth:`to JSON <DataFrame.to_json>` and :py:class:`x.Y`", "`to JSON` and `x.Y`"),
         (":attr:`.Foo.bar`, :class:`!Spam`, :class:`_orm.Session`", "`Foo.bar`, `Spam`, `orm.Session`"),
         (":ref:`the guide <upgrade-guide>` and :doc:`/howto/upgrade-version`", "the guide and howto upgrade version"),
@@ -119,7 +119,7 @@ def test_code_blocks_and_literals_are_fences_kept_whole() -> None:
         (".. deprecated:: 2.0\n   Use ``b`` instead.\n", "Deprecated since 2.0: Use `b` instead."),
         (".. versionchanged:: 1.5\n\n   Now returns a list.\n", "Changed in version 1.5: Now returns a list."),
         (".. versionadded:: 1.1\n", "New in version 1.1."),
-        (".. seealso:: :func:`other`\n", "See also: `other()`"),
+        (".. seealso:: :func:`other`\n", "See also: `other`"),
         (".. admonition:: About this document\n\n   It covers 2.0.\n", "About this document: It covers 2.0."),
         (".. tip::\n\n   * a\n   * b\n", "Tip:\n\n- a\n- b"),
         (".. container:: box\n\n   Kept body.\n", "Kept body."),
