@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from assistant import refusals
 from assistant.answering import Answerer, ExtractiveAnswerer
+from assistant.catalog import release_key
 from assistant.chunk_cache import cached_chunks, save_chunks
 from assistant.embeddings import Embedder, make_embedder
 from assistant.errors import ReldocsError
@@ -260,7 +261,7 @@ class KnowledgeBase:
             return passages, None
         only = replace(query, versions=query.prefer, products=query.products or query.prefer_products)
         narrowed = self.retriever.search(only, ANSWER_PASSAGES, heads=HEAD_PASSAGES)
-        if narrowed and self._release(query, [*narrowed, *passages], narrowed) is None:
+        if narrowed and self._release(query, [*narrowed, *passages], narrowed, narrowed=True) is None:
             return narrowed, None
         return passages, reason
 
@@ -268,16 +269,27 @@ class KnowledgeBase:
     def _own(query: Query, passages: Sequence[Passage]) -> list[Passage]:
         return [p for p in passages if query.prefers(p.chunk)]  # `query.prefer` is set: its release
 
-    def _release(self, query: Query, passages: Sequence[Passage], own: Sequence[Passage]) -> refusals.Reason | None:
+    def _release(
+        self, query: Query, passages: Sequence[Passage], own: Sequence[Passage], *, narrowed: bool = False
+    ) -> refusals.Reason | None:
         # What a release did is that release's to say; a fix may come from the release that deprecated the thing
-        # ("fails after upgrading to 3.0: how do I pass it now?"), its version shown beside it.
-        ranked = [] if query.asks_how else self.extractive.ranked(query, passages)
-        leads = not ranked or query.prefers(passages[ranked[0].p_idx].chunk)
+        # ("fails after upgrading to 3.0: how do I pass it now?"), its version shown beside it, but not from a
+        # later release, which the asker does not have.
+        ranked = self.extractive.ranked(query, passages)
+        top = passages[ranked[0].p_idx].chunk if ranked else None
+        leads = top is None or query.prefers(top) or (query.asks_how and not _later(top, query))
         ok = bool(own) and self._evidence(query, own) is None
+        # The release searched alone must write a code symbol the question names when others' passages do.
+        ok = ok and not (narrowed and refusals.symbols_elsewhere(query, own, passages))
         return refusals.release(query, passages, own, ok, leads=leads)
 
     def _truncation_note(self, language: str) -> str:
         return say("truncated", language, n=self.settings.max_question_chars)
+
+
+def _later(chunk: Chunk, query: Query) -> bool:
+    """The chunk is of a release after every release the question names."""
+    return bool(chunk.version) and release_key(chunk.version) > max(map(release_key, query.prefer))
 
 
 def _joined(first: str | None, second: str) -> str:

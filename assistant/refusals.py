@@ -94,6 +94,19 @@ def after_search(
     return None
 
 
+def symbols_elsewhere(query: Query, own: Sequence[Passage], passages: Sequence[Passage]) -> bool:
+    """Other releases' passages write the question's code symbols and none of `own` writes any: the release
+    asked about says nothing of `random_lobster` when only 3.6 renamed it, however close its passages."""
+    symbols = [t for t in query.terms if is_identifier(t) and t not in query.values]
+    if not symbols:
+        return False
+
+    def written(group: Sequence[Passage]) -> frozenset[str]:
+        return frozenset(t for p in group for t in tokens(p.chunk.text)) & frozenset(symbols)
+
+    return bool(written([p for p in passages if p not in own])) and not written(own)
+
+
 def _sibling(query: Query, words: frozenset[str], text: str = "") -> bool:
     """The best sentence names another release of the series a number of the question is in, and not that one:
     "Dropped support for Python 3.6" answers no question about 3.8 (a 12.x number says nothing of 13.0), nor

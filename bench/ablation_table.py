@@ -317,6 +317,16 @@ ABLATIONS: tuple[Ablation, ...] = (
         (K + ".KnowledgeBase", "_from_release", _from_release_unnarrowed),
     ),
     _ab("HEAD_PASSAGES", "the answerer reads fusion's best passages only (0)", (K, "HEAD_PASSAGES", 0)),
+    _ab(
+        "_later (release rule)",
+        "a how-question about a release may be answered by a later release's fix",
+        (K, "_later", lambda chunk, query: False),
+    ),
+    _ab(
+        "symbols_elsewhere",
+        "a release searched alone answers though only other releases write the question's symbol",
+        (R, "symbols_elsewhere", lambda query, own, passages: False),
+    ),
 )
 
 # Heuristics an earlier run of this table found to lower the scores or change none, since deleted.

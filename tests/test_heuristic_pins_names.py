@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from assistant.catalog import Catalog
-from assistant.models import Chunk
+from assistant.models import Chunk, Passage
 from assistant.query import build_query, call_values
-from assistant.refusals import missing_symbols, release, unknown_names
+from assistant.refusals import missing_symbols, release, symbols_elsewhere, unknown_names
 from assistant.retrieval import HybridRetriever
 from tests.test_answer_rules import Stats
 from tests.test_refusals import CATALOG, passage
@@ -111,3 +111,25 @@ def test_a_hyphenated_compound_is_one_name_known_as_the_docs_join_it() -> None:
     query = build_query("Headers now come out Title-Cased in h11. Is that intended?", Catalog.learn(chunks))
     assert query.names == ("Title-Cased",)
     assert unknown_names(query, Stats(chunks)) == []
+
+
+def test_a_release_that_never_writes_the_symbol_asked_about_does_not_cover_it() -> None:
+    # symbols_elsewhere. 3.6 renamed `random_lobster`; 3.5's passages, close in meaning ("renamed"), never say it.
+    def chunk(text: str, version: str) -> Passage:
+        return Passage(Chunk(f"c{version}", text, "nx/notes.rst", "t", "nx", version, "release-notes", ""), 1.0)
+
+    own = [chunk("Renamed a few helpers; call the new names instead.", "3.5")]
+    other = chunk("Replace `random_lobster` with `random_lobster_graph`.", "3.6")
+    query = build_query("Did nx 3.5 rename random_lobster?", Catalog.learn([p.chunk for p in [*own, other]]))
+    assert symbols_elsewhere(query, own, [*own, other])
+    assert not symbols_elsewhere(query, [other], [*own, other])
+
+
+def test_a_later_release_is_one_after_every_release_asked_about() -> None:
+    # _later (the knowledge base's release rule): a how-question may take its fix from the release that deprecated
+    # the thing, never from one the asker does not have yet.
+    from assistant import knowledge_base
+
+    chunks = [make("Replaced.", "nx", n, version) for n, version in enumerate(("3.4", "3.5", "3.6"))]
+    query = build_query("How do I replace random_lobster in nx 3.5?", Catalog.learn(chunks))
+    assert [knowledge_base._later(c, query) for c in chunks] == [False, False, True]

@@ -99,6 +99,13 @@ def test_a_product_named_is_answered_from_its_own_docs_only(kb: KnowledgeBase) -
     assert {str(c.source).split("/")[0] for c in answer.citations} <= {"zeta"}
 
 
+def test_a_fix_from_a_later_release_is_no_answer_for_the_release_asked_about(kb: KnowledgeBase) -> None:
+    # _later. Only acme 3.0.0 says what replaces `Widget.resize`; someone on 2.0 asking has not got it.
+    answer = kb.ask("What should I call instead of Widget.resize in acme 2.0?")
+    assert not answer.found and "3.0.0" in answer.text
+    assert kb.ask("What should I call instead of Widget.resize in acme 3.0?").found
+
+
 def test_unindexed_release_of_a_product_is_refused_with_its_range(kb: KnowledgeBase) -> None:
     answer = kb.ask("What did acme 4.0 remove?")
     assert not answer.found and "acme versions 2.0.0–3.0.0" in answer.text
