@@ -39,11 +39,12 @@ BUG_FIX_PENALTY = 0.2  # sentences under a "Bug fixes" heading rank below change
 ENTRY_WEIGHT = 0.9
 ENTRY_NEIGHBOURS = True  # ... and a further changelog passage quoted brings the rest of its entry's change
 GONE_BONUS = 0.1  # a removal's entry ranks above other mentions for a question saying something is gone
-# A sentence about how things were ("In V1, …", "Previously …", "… are no longer errors") is half an answer: the
-# next one says how they are.
+# A sentence about how things were ("In V1, …", "Previously …", "… would previously raise …", "… are no longer
+# errors") is half an answer: the next one says how they are.
 _THEN = re.compile(
     r"^(?:(?:previously|formerly|historically|in the past|until now|auparavant|jusqu'ici)\b|"
-    r"before (?:this|now|v?\d)|in (?:[A-Za-z][\w-]* )?v?\d[\w.]*,)|\bused to\b|\bno longer\b",
+    r"before (?:this|now|v?\d)|in (?:[A-Za-z][\w-]* )?v?\d[\w.]*,)|\bused to\b|\bno longer\b|"
+    r"\b(?:would|was|were|had|did) (?:previously|formerly)\b",
     re.IGNORECASE,
 )
 _BUGS = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECASE)
