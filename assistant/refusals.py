@@ -193,7 +193,7 @@ def missing_symbols(query: Query, stats: TermStats) -> list[str]:
     for term in query.terms:
         if term in query.values or not is_identifier(term) or stats.knows(term):
             continue
-        if any(stats.knows(a) for a in spellings.get(term, ())):
+        if any(stats.knows(a) for a in spellings.get(term, ())) or _in_family(term, stats):
             continue
         parts = [p for p in term.lstrip("@").split(".") if p]  # `@root_validator` where docs say `root_validator`
         # `cfg.max_autotune_x` is known when its distinctive last part is; `torch.made.up` is not. A member used
@@ -205,6 +205,12 @@ def missing_symbols(query: Query, stats: TermStats) -> list[str]:
         if not (is_symbol(last) and stats.knows(last)) and not member and not spelled:
             missing.append(term)
     return missing
+
+
+def _in_family(term: str, stats: TermStats) -> bool:
+    """The docs name the family the term belongs to with a wildcard: `node_link_graph` in "the `node_link_*`
+    functions" (the tokenizer keeps `node_link_*` as `node_link_`)."""
+    return any(stats.knows(term[: i + 1]) for i, c in enumerate(term) if c == "_" and 0 < i < len(term) - 1)
 
 
 # Names of the asker's setting, not of what is asked: acronyms ("CI", "LAN", "HMAC", "ASCII") and Python's own

@@ -205,6 +205,11 @@ ABLATIONS: tuple[Ablation, ...] = (
     ),
     _ab("release rule", "never refuse for 'only other releases answer'", (R, "release", lambda *args, **kwargs: None)),
     _ab("missing_symbols", "invented symbols are not refused", (R, "missing_symbols", lambda query, stats: [])),
+    _ab(
+        "_in_family",
+        "a name the docs write only as a wildcard family (`node_link_*`) is unknown",
+        (R, "_in_family", lambda term, stats: False),
+    ),
     _ab("unknown_names", "unknown proper names are not refused", (R, "unknown_names", lambda query, stats: [])),
     _ab("_ACRONYM", "an acronym of the asker's setting ('CI', 'LAN') must be in the docs", (R, "_ACRONYM", NEVER)),
     _ab("_BUILTINS", "Python's own exceptions ('ImportError') must be in the docs", (R, "_BUILTINS", frozenset())),

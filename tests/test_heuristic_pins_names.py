@@ -133,3 +133,11 @@ def test_a_later_release_is_one_after_every_release_asked_about() -> None:
     chunks = [make("Replaced.", "nx", n, version) for n, version in enumerate(("3.4", "3.5", "3.6"))]
     query = build_query("How do I replace random_lobster in nx 3.5?", Catalog.learn(chunks))
     assert [knowledge_base._later(c, query) for c in chunks] == [False, False, True]
+
+
+def test_a_name_of_a_family_the_docs_write_with_a_wildcard_is_known() -> None:
+    # _in_family. "the `node_link_*` functions" names `node_link_graph`; `node_graph` stays unknown.
+    chunks = [*CHUNKS, make("Revert breaking change to ``node_link_*`` link defaults.", "nx", 5)]
+    stats = HybridRetriever(None, None, None, chunks)  # type: ignore[arg-type]  # term statistics only
+    query = build_query("node_link_graph(data) and node_graph(data) fail in nx. Why?", Catalog.learn(chunks))
+    assert missing_symbols(query, stats) == ["node_graph"]
