@@ -202,7 +202,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--sets",
         nargs="+",
-        choices=(*SETS, COMBINED, *ev.CHANGELOG_SETS),
+        choices=(*SETS, COMBINED, *ev.FETCHED_SETS),
         default=list(SETS),
         help="evaluation sets to score, each over its own index; 'all' adds every set over one combined index",
     )

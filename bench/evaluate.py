@@ -47,6 +47,9 @@ SET_NAMES = ("pytorch", *PRODUCT_SETS)
 # Asked only by name, never in `all`: their docs are fetched from PyPI by bench/fetch_changelogs.py, not shared.
 CHANGELOG_SET = "changelogs"
 CHANGELOG_SETS = (CHANGELOG_SET, "changelogs-more", "changelogs-blind", "changelogs-blind2", "changelogs-blind3")
+# ... and one of per-release notes (`<product>/<version>/<file>`), fetched by bench/fetch_release_notes.py.
+RELEASE_NOTES_SET = "release-notes-blind"
+FETCHED_SETS = (*CHANGELOG_SETS, RELEASE_NOTES_SET)
 REQUIRED_KEYS = (
     "id",
     "question",
@@ -77,14 +80,15 @@ def default_more_dir() -> Path:
 
 
 def changelogs_dir(name: str = CHANGELOG_SET) -> Path:
-    """Where bench/fetch_changelogs.py puts a changelog set's docs: `<product>/<file>`, no version folders."""
+    """Where bench/fetch_changelogs.py puts a changelog set's docs (`<product>/<file>`, no version folders), and
+    bench/fetch_release_notes.py the release notes set's (`<product>/<version>/<file>`)."""
     return Path(tempfile.gettempdir()) / f"reldocs-{name}"
 
 
 def set_questions(name: str) -> Path:
     """The questions file of one evaluation set."""
-    if name not in (*SET_NAMES, *CHANGELOG_SETS):
-        raise ValueError(f"unknown set {name!r}; choose from {', '.join((*SET_NAMES, *CHANGELOG_SETS))}")
+    if name not in (*SET_NAMES, *FETCHED_SETS):
+        raise ValueError(f"unknown set {name!r}; choose from {', '.join((*SET_NAMES, *FETCHED_SETS))}")
     return DEFAULT_QUESTIONS if name == "pytorch" else BENCH_DIR / f"questions-{name}.jsonl"
 
 
@@ -285,7 +289,7 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--questions", type=Path, default=None, help="JSONL file (default: the PyTorch set)")
     parser.add_argument(
         "--set",
-        choices=(*SET_NAMES, *CHANGELOG_SETS, "all"),
+        choices=(*SET_NAMES, *FETCHED_SETS, "all"),
         default=None,
         help="evaluation set: its questions over its product's docs alone; 'all' = every set over one index",
     )
@@ -326,10 +330,11 @@ def _plan(args: argparse.Namespace) -> tuple[Path, dict[str, Path]]:
         raise ValueError("--questions cannot be combined with --set (the set names its questions)")
     names = SET_NAMES if args.set == "all" else (args.set,)
     files = {name: set_questions(name) for name in names}
-    if args.set in CHANGELOG_SETS:
+    if args.set in FETCHED_SETS:
         folder = changelogs_dir(args.set)
         if not folder.is_dir():
-            raise FileNotFoundError(f"{folder} not found: fetch the changelogs with python bench/fetch_changelogs.py")
+            script = "fetch_release_notes" if args.set == RELEASE_NOTES_SET else "fetch_changelogs"
+            raise FileNotFoundError(f"{folder} not found: fetch the docs with python bench/{script}.py")
         return folder, files
     if args.set == "pytorch":
         if not pytorch_corpus.is_dir():

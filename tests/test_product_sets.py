@@ -19,7 +19,9 @@ from bench.eval_corpus import stage_corpus
 from bench.eval_report import format_report
 from bench.evaluate import (
     CHANGELOG_SETS,
+    FETCHED_SETS,
     PRODUCT_SETS,
+    RELEASE_NOTES_SET,
     SET_NAMES,
     check_unique_ids,
     evaluate_sets,
@@ -86,7 +88,7 @@ def test_product_set_items_are_well_formed(name: str) -> None:
 
 
 def test_ids_are_unique_across_every_set() -> None:
-    check_unique_ids({name: load_questions(set_questions(name)) for name in (*SET_NAMES, *CHANGELOG_SETS)})
+    check_unique_ids({name: load_questions(set_questions(name)) for name in (*SET_NAMES, *FETCHED_SETS)})
 
 
 @pytest.mark.parametrize("name", CHANGELOG_SETS)
@@ -99,6 +101,18 @@ def test_the_changelog_sets_name_the_release_of_every_answer(name: str) -> None:
     for q in questions:
         assert set(q["sources"]) <= files, q["id"]
         assert bool(q["answerable"]) == bool(q["sources"]) == bool(q["versions"]), q["id"]
+        assert all(not _MARKUP_IN_PHRASE.search(p) for p in q["must_contain"]), q["id"]
+
+
+def test_the_release_notes_set_cites_the_fetched_files_by_release() -> None:
+    from bench.fetch_release_notes import RELEASE_NOTES
+
+    questions = load_questions(set_questions(RELEASE_NOTES_SET))
+    files = {f"{p}/{v}/{f}": v for p, (_, _, named) in RELEASE_NOTES.items() for f, v in named.items()}
+    assert len(questions) >= 30 and sum(not q["answerable"] for q in questions) >= 5
+    for q in questions:
+        assert set(q["sources"]) <= set(files), q["id"]
+        assert set(q["versions"]) <= {files[s] for s in q["sources"]}, q["id"]
         assert all(not _MARKUP_IN_PHRASE.search(p) for p in q["must_contain"]), q["id"]
 
 
