@@ -60,12 +60,12 @@ def strip_markup(text: str, *, keep_code: bool = True, keep_refs: bool = True) -
     `List<T>`) is a word of the docs and stays."""
     if not keep_refs:
         text = _PR_REF.sub("", text)
-    text = _LINK.sub(r"\1", text)
-    # Bold and emphasis marks go, but not inside code; `__` and `_` are left alone: in release notes they are
-    # far likelier `__init__` and snake_case than emphasis.
+    # Link targets, bold and emphasis marks go, but not inside code (a "[" in "`[`" opens no link); `__` and `_`
+    # are left alone: in release notes they are far likelier `__init__` and snake_case than emphasis.
     # Code at odd positions (`**kwargs`, `*args` stay as written), held out by private-use marks.
     parts = _CODE_SPAN.split(text.replace("\ue000", "").replace("\ue001", ""))
-    held = "".join(p if i % 2 == 0 else f"\ue000{i}\ue001" for i, p in enumerate(parts)).replace("**", "")
+    held = "".join(p if i % 2 == 0 else f"\ue000{i}\ue001" for i, p in enumerate(parts))
+    held = _LINK.sub(r"\1", held).replace("**", "")
     text = _HELD.sub(lambda m: parts[int(m.group(1))], _EMPHASIS.sub(r"\1", held))
     if not keep_code:
         text = text.replace("`", "")

@@ -44,7 +44,9 @@ if TYPE_CHECKING:
 # 18: bold release lines (`**0.44.0 (2024-08-04)**`); a file named as it ends (`versionhistory.rst`) is a changelog
 # 19: Sphinx `changelog` extension directives (`.. changelog:: :version:`, `.. change::`) are releases and entries
 # 20: function and method roles are their text (`:func:`np.x`` is `np.x`, no "()" added)
-CHUNKER_VERSION = 20
+# 21: a "[" inside a Markdown code span opens no link ("`*`, `?` or `[`" kept its "[")
+# 22: ... nor in an entry's text (`strip_markup`)
+CHUNKER_VERSION = 22
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -28,12 +28,18 @@ def check_links(text: str) -> str:
     return _links(text)
 
 
+# A code span binds tighter than a link: "`[`" opens none, and a "]" in one closes none.
+_CODE_SPAN = re.compile(r"(?<!`)(`+)(?!`)((?:(?!\n[ \t]*\n).)+?)(?<!`)\1(?!`)", re.DOTALL)  # within a paragraph
+
+
 def _links(text: str) -> str:
+    # Brackets are looked for with code spans blanked out (same length, so positions hold in `text`).
+    seen = _CODE_SPAN.sub(lambda m: m.group(1) + " " * len(m.group(2)) + m.group(1), text)
     out: list[str] = []
     i = 0
-    while (j := text.find("[", i)) != -1:
-        close = None if _escaped(text, j) else _matching(text, j, "[]", "\n\n")
-        end = _matching(text, close + 1, "()", "\n") if close and text.startswith("(", close + 1) else None
+    while (j := seen.find("[", i)) != -1:
+        close = None if _escaped(text, j) else _matching(seen, j, "[]", "\n\n")
+        end = _matching(seen, close + 1, "()", "\n") if close and seen.startswith("(", close + 1) else None
         if end is None:
             out.append(text[i : j + 1])
             i = j + 1

@@ -142,7 +142,7 @@ def test_myst_roles_read_as_rst_roles_do() -> None:
     from ingest.markdown_blocks import myst_roles
 
     body = "- Fix help. {pr}`3805` {meth}`~click.Option.get_help_spec` {ref}`the guide <guide>`\n```\n{pr}`1`\n```"
-    assert myst_roles(body) == "- Fix help. GH 3805 `click.Option.get_help_spec()` the guide\n```\n{pr}`1`\n```"
+    assert myst_roles(body) == "- Fix help. GH 3805 `click.Option.get_help_spec` the guide\n```\n{pr}`1`\n```"
 
 
 def test_double_backtick_code_reads_as_code_and_escaped_hashes_as_text() -> None:

@@ -99,7 +99,7 @@ def _entries(tmp_path: Path, name: str, body: str) -> list[tuple[str, str, str, 
 
 def test_rst_entries(tmp_path: Path) -> None:
     assert _entries(tmp_path, "notes.rst", RST) == [
-        ("item", "`Frame.append` was removed. Use `lib.concat()` instead.", "", 0, False),
+        ("item", "`Frame.append` was removed. Use `lib.concat` instead.", "", 0, False),
         ("item", "It had been deprecated since 0.9.", "", 0, True),
         ("item", "Nested detail about `append`.", "", 1, False),
         ("item", "The default of `copy` is now `False`.", "", 0, False),

@@ -196,3 +196,21 @@ def test_mkdocs_admonitions_and_tabs_are_labels() -> None:
     text = markdown_text('!!! warning "Careful"\n    body\n\n=== "`pydantic<3`"\n\n    ```py\n    x | y\n    ```\n')
     assert text.startswith("Careful:\n    body") and "`pydantic<3`:" in text and "!!!" not in text and "===" not in text
     assert "x | y" in text  # code is set aside: no table made of it
+
+
+def test_a_bracket_in_a_code_span_opens_no_link() -> None:
+    # CommonMark: code spans bind tighter than links. gunicorn's "`*`, `?` or `[`" lost its "[" to a "link" that
+    # ran to the next "](url)".
+    from ingest.markdown_links import check_links
+
+    text = "entries containing `*`, `?` or `[`\n  are patterns ([#3650](https://github.com/a/b/pull/3650))."
+    assert check_links(text) == text
+    assert check_links("See [the `a]b` docs](https://example.com/x).") == "See [the `a]b` docs](https://example.com/x)."
+
+
+def test_a_bracket_in_a_code_span_starts_no_link_in_quoted_text() -> None:
+    from assistant.text import strip_markup
+
+    said = "containing `*`, `?` or `[` are patterns ([#3650](https://github.com/a/b/pull/3650))."
+    assert strip_markup(said) == "containing `*`, `?` or `[` are patterns (#3650)."
+    assert strip_markup("[`code`](https://e.com) and [text](https://x.y/(a))") == "`code` and text"
