@@ -289,7 +289,7 @@ class KnowledgeBase:
 
 def _later(chunk: Chunk, query: Query) -> bool:
     """The chunk is of a release after every release the question names."""
-    return bool(chunk.version) and release_key(chunk.version) > max(map(release_key, query.prefer))
+    return bool(chunk.version and query.prefer) and release_key(chunk.version) > max(map(release_key, query.prefer))
 
 
 def _joined(first: str | None, second: str) -> str:
