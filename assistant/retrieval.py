@@ -23,7 +23,6 @@ from assistant.text import tokens
 from assistant.vectors import ExactVectors
 
 RRF_K = 60  # the usual constant: damps the head of each ranking so neither signal dominates
-DENSE_MARGIN = 0.2  # cosine below the best minus this does not vote
 LEXICAL_RATIO = 0.5  # BM25 below this share of the best does not vote
 CANDIDATES = 40  # taken from each ranking before fusion
 SYMBOL_HITS = 20  # a symbol found in more chunks than this is too common to single any out
@@ -33,14 +32,15 @@ REMOVAL_HEADS = 2  # candidates whose entries remove a name the question says is
 
 
 def fuse(dense: list[tuple[str, float]], lexical: list[tuple[str, float]]) -> dict[str, float]:
-    """Reciprocal-rank fusion of the confident part of each ranking.
+    """Reciprocal-rank fusion of every dense candidate and the confident head of the BM25 ranking.
 
-    Only candidates near the head of a ranking vote (BM25 at least half the best score, cosine within 0.2 of
-    the best): a long tail of weak matches otherwise adds up and outranks a passage one signal is sure of.
+    Only BM25 candidates with at least half the best score vote: the long tail of a common word otherwise adds
+    up and outranks a passage one signal is sure of. Every dense candidate votes (a cosine margin that cut the
+    dense tail lost answers over the evaluation sets).
     """
     fused: dict[str, float] = {}
     for ranking, keep in (
-        (dense, lambda s, best: s >= best - DENSE_MARGIN),
+        (dense, lambda s, best: True),
         (lexical, lambda s, best: s >= LEXICAL_RATIO * best),
     ):
         best = ranking[0][1] if ranking else 0.0

@@ -272,7 +272,6 @@ ABLATIONS: tuple[Ablation, ...] = (
     ),
     # assistant/retrieval.py
     _ab("RRF_K", "no rank damping in fusion (0)", (H, "RRF_K", 0)),
-    _ab("DENSE_MARGIN", "every dense candidate votes (inf)", (H, "DENSE_MARGIN", INFINITE)),
     _ab("LEXICAL_RATIO", "every BM25 candidate votes (0)", (H, "LEXICAL_RATIO", 0.0)),
     _ab("SYMBOL_HITS", "no cap on symbol hits and dotted-name tails", (H, "SYMBOL_HITS", UNLIMITED), rebuild=True),
     _ab("PREFERRED_BOOST", "named release/product not boosted (1.0)", (H, "PREFERRED_BOOST", 1.0)),
@@ -344,6 +343,11 @@ REMOVED: tuple[tuple[str, str], ...] = (
         "best instruction near the best score is quoted (`FIX_RATIO`)",
     ),
     ("`ENGLISH_SYNONYMS` ('breaks' -> 'incompatible')", "no score changed"),
+    (
+        "`DENSE_MARGIN` (fusion)",
+        "only dense candidates within 0.2 of the best cosine voted; off gained 4 checks and lost 1 over twelve sets "
+        "(.962/.996/.960 over all products in one index, against .958/.992/.960)",
+    ),
     (
         "`OWN_RELEASE` (release rule)",
         "the asked release's best coverage had to reach 0.6 of the best; no answer changed on any set once the "

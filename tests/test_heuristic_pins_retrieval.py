@@ -33,12 +33,12 @@ def make(text: str, version: str, n: int) -> Chunk:
 @pytest.mark.parametrize(
     ("dense", "lexical", "voters"),
     [
-        # DENSE_MARGIN: a cosine 0.4 below the best is a weak match, not a vote.
-        ([("a", 0.9), ("b", 0.75), ("c", 0.5)], [], {"a", "b"}),
+        # Every dense candidate votes, a weak one too.
+        ([("a", 0.9), ("b", 0.75), ("c", 0.5)], [], {"a", "b", "c"}),
         # LEXICAL_RATIO: a BM25 score under half the best is the long tail of a common word.
         ([], [("a", 10.0), ("b", 6.0), ("c", 4.0)], {"a", "b"}),
     ],
-    ids=["DENSE_MARGIN", "LEXICAL_RATIO"],
+    ids=["dense", "LEXICAL_RATIO"],
 )
 def test_only_the_confident_head_of_a_ranking_votes(
     dense: list[tuple[str, float]], lexical: list[tuple[str, float]], voters: set[str]
@@ -118,7 +118,7 @@ def test_the_one_passage_a_ranking_is_sure_of_is_read_though_fusion_ranks_it_low
     renamed = make("Rename the `LegacyVersion` class to `OldVersion`.", "22.0", 0)
     others = [make(f"The `LegacyVersion` class gains `attr{n}`.", f"1{n}.0", n + 1) for n in range(9)]
     filler = [make(f"Renamed the tag number {n}.", f"0.{n}", 20 + n) for n in range(30)]
-    r = retriever([renamed, *others, *filler], [0.3] + [0.7 - n / 100 for n in range(9)] + [0.1] * 30)
+    r = retriever([renamed, *others, *filler], [0.3] + [0.7 - n / 100 for n in range(9)] + [0.35] * 30)
     question = "Which release renamed the LegacyVersion class?"
     query = build_query(question, r.catalog)
     assert renamed not in [p.chunk for p in r.search(query, 8)]
@@ -127,7 +127,7 @@ def test_the_one_passage_a_ranking_is_sure_of_is_read_though_fusion_ranks_it_low
     assert answer.found and "22.0: Rename the `LegacyVersion` class to `OldVersion`." in answer.text
     # Another product's best match is no evidence for the product a question names.
     acme = replace(renamed, id="a0", product="acme", source="acme/NEWS.md")
-    r = retriever([acme, *others, *filler], [0.3] + [0.7 - n / 100 for n in range(9)] + [0.1] * 30)
+    r = retriever([acme, *others, *filler], [0.3] + [0.7 - n / 100 for n in range(9)] + [0.35] * 30)
     query = build_query("Which pandas release renamed the LegacyVersion class?", r.catalog)
     assert query.prefer_products == ("pandas",) and acme not in [p.chunk for p in r.search(query, 8, heads=1)]
 
