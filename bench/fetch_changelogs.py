@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
@@ -122,21 +123,26 @@ def fetch(out: Path, changelogs: dict[str, tuple[str, str]] = CHANGELOGS) -> lis
     with tempfile.TemporaryDirectory() as tmp:
         for product, (requirement, inner) in changelogs.items():
             target = out / product / Path(inner).name
-            if target.is_file():
-                written.append(target)
-                continue
-            folder = Path(tmp) / product  # one each: the sdist's name is normalised ("python_dateutil-4.0.0")
-            cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", folder]
-            subprocess.run([*cmd, requirement], check=True, stdout=subprocess.DEVNULL)
-            (sdist,) = folder.glob("*.tar.gz")
-            with tarfile.open(sdist) as archive:
-                member = archive.extractfile(f"{sdist.name.removesuffix('.tar.gz')}/{inner}")
-                if member is None:
-                    raise FileNotFoundError(f"{inner} not in {sdist.name}")
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(member.read())
+            if not target.is_file():
+                # One folder each: the sdist's name is normalised ("python_dateutil-4.0.0").
+                copy_from_sdist(requirement, {inner: target}, Path(tmp) / product)
             written.append(target)
     return written
+
+
+def copy_from_sdist(requirement: str, files: Mapping[str, Path], folder: Path, no_binary: str = ":all:") -> None:
+    """Download `requirement`'s source distribution into `folder` (no dependencies; `no_binary` as pip's option)
+    and copy each of `files` (a path below the sdist's top folder) to its target."""
+    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", no_binary, "-d", folder]
+    subprocess.run([*cmd, requirement], check=True, stdout=subprocess.DEVNULL)
+    (sdist,) = folder.glob("*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        for inner, target in files.items():
+            member = archive.extractfile(f"{sdist.name.removesuffix('.tar.gz')}/{inner}")
+            if member is None:
+                raise FileNotFoundError(f"{inner} not in {sdist.name}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(member.read())
 
 
 def main(argv: list[str] | None = None) -> int:

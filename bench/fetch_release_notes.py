@@ -13,9 +13,7 @@ their projects': Pillow MIT-CMU; networkx, seaborn and h5py BSD-3-Clause).
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
-import tarfile
 import tempfile
 from pathlib import Path
 
@@ -23,6 +21,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
 from bench.evaluate import RELEASE_NOTES_SET, changelogs_dir  # noqa: E402
+from bench.fetch_changelogs import copy_from_sdist  # noqa: E402
 
 # product: (requirement, the notes' folder inside the sdist below its top folder, {file: release})
 RELEASE_NOTES = {
@@ -38,27 +37,16 @@ RELEASE_NOTES = {
 
 
 def fetch(out: Path) -> list[Path]:
-    """Download each pinned sdist (no dependencies; only the project itself as source) and copy its notes."""
-    written = []
+    """Download each pinned sdist (no dependencies; only the project itself as source: h5py's build
+    dependencies do not build here) and copy its notes."""
+    written: list[Path] = []
     with tempfile.TemporaryDirectory() as tmp:
         for product, (requirement, folder, files) in RELEASE_NOTES.items():
-            targets = {name: out / product / version / name for name, version in files.items()}
-            if all(t.is_file() for t in targets.values()):
-                written += targets.values()
-                continue
-            dest = Path(tmp) / product
-            name = requirement.split("==")[0]
-            cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", name, "-d", dest]
-            subprocess.run([*cmd, requirement], check=True, stdout=subprocess.DEVNULL)
-            (sdist,) = dest.glob("*.tar.gz")
-            with tarfile.open(sdist) as archive:
-                for file, target in targets.items():
-                    member = archive.extractfile(f"{sdist.name.removesuffix('.tar.gz')}/{folder}/{file}")
-                    if member is None:
-                        raise FileNotFoundError(f"{folder}/{file} not in {sdist.name}")
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(member.read())
-                    written.append(target)
+            targets = {f"{folder}/{name}": out / product / version / name for name, version in files.items()}
+            if not all(t.is_file() for t in targets.values()):
+                name = requirement.split("==")[0]
+                copy_from_sdist(requirement, targets, Path(tmp) / product, no_binary=name)
+            written += targets.values()
     return written
 
 

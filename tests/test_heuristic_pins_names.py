@@ -115,11 +115,8 @@ def test_a_hyphenated_compound_is_one_name_known_as_the_docs_join_it() -> None:
 
 def test_a_release_that_never_writes_the_symbol_asked_about_does_not_cover_it() -> None:
     # symbols_elsewhere. 3.6 renamed `random_lobster`; 3.5's passages, close in meaning ("renamed"), never say it.
-    def chunk(text: str, version: str) -> Passage:
-        return Passage(Chunk(f"c{version}", text, "nx/notes.rst", "t", "nx", version, "release-notes", ""), 1.0)
-
-    own = [chunk("Renamed a few helpers; call the new names instead.", "3.5")]
-    other = chunk("Replace `random_lobster` with `random_lobster_graph`.", "3.6")
+    own = [Passage(make("Renamed a few helpers; call the new names instead.", "nx", 5, "3.5"), 1.0)]
+    other = Passage(make("Replace `random_lobster` with `random_lobster_graph`.", "nx", 6, "3.6"), 1.0)
     query = build_query("Did nx 3.5 rename random_lobster?", Catalog.learn([p.chunk for p in [*own, other]]))
     assert symbols_elsewhere(query, own, [*own, other])
     assert not symbols_elsewhere(query, [other], [*own, other])

@@ -133,12 +133,14 @@ def test_a_release_searched_again_is_not_encoded_again(kb: KnowledgeBase, embedd
     assert counting.calls == 1
 
 
+def chunk(n: int, text: str, product: str, version: str) -> Chunk:
+    """A chunk of one product's release notes, for the catalog to learn from."""
+    return Chunk(f"c{n}", text, f"{product}/{version}/notes.md", "Notes", product, version, "release-notes", "")
+
+
 def test_module_names_and_other_versioned_names_are_learned_per_product() -> None:
     # A short name inside a product's name is its module only when imported (`log.info` is structlog's logger,
     # `torch` is imported); a number after a name is a release only of the product whose docs write it.
-    def chunk(n: int, text: str, product: str, version: str) -> Chunk:
-        return Chunk(f"c{n}", text, f"{product}/{version}/notes.md", "Notes", product, version, "release-notes", "")
-
     catalog = Catalog.learn(
         [
             chunk(0, "Use `log.info()` and `log.bind()`; `structlog.get_logger()` is new.", "structlog", "24.1.0"),
@@ -167,11 +169,11 @@ def test_a_file_name_is_no_module() -> None:
 
 def test_a_number_listed_after_another_is_read_by_the_name_before_the_list() -> None:
     # _LISTED. "Python 3.7 and 3.8": 3.8 is Python's like 3.7, not an unindexed release of the product (3.x).
-    def chunk(n: int, text: str, version: str) -> Chunk:
-        return Chunk(f"c{n}", text, "acme/CHANGES.rst", "Changes", "acme", version, "changelog", "")
-
     catalog = Catalog.learn(
-        [chunk(0, "Remove support for Python 3.7 and 3.8.", "3.2.0"), chunk(1, "Python 3.6 is gone.", "3.1.0")]
+        [
+            chunk(0, "Remove support for Python 3.7 and 3.8.", "acme", "3.2.0"),
+            chunk(1, "Python 3.6 is gone.", "acme", "3.1.0"),
+        ]
     )
     for question in ("Which acme release dropped Python 3.7 and 3.8?", "Quelle version a retiré Python 3.7 et 3.8 ?"):
         assert named_versions(question, catalog) == ([], [])
@@ -181,14 +183,11 @@ def test_a_number_listed_after_another_is_read_by_the_name_before_the_list() -> 
 def test_a_name_before_numbers_is_another_things_though_its_numbers_are_the_products_releases() -> None:
     # NAME_SHARE. Alembic's releases run 0.1 to 1.20 and its notes say "SQLAlchemy 1.4": written as only a name
     # is, it names SQLAlchemy, and "alembic 1.20 with SQLAlchemy 1.4" asks about alembic 1.20 alone.
-    def chunk(n: int, text: str, version: str) -> Chunk:
-        return Chunk(f"c{n}", text, "alembic/changelog.rst", "Changelog", "alembic", version, "changelog", "")
-
     catalog = Catalog.learn(
         [
-            chunk(0, "Support for SQLAlchemy 1.4 is dropped; SQLAlchemy 2.0 is the minimum.", "1.20.0"),
-            chunk(1, "Fixed a warning under SQLAlchemy 1.3 and SQLAlchemy 1.4.", "1.4.0"),
-            chunk(2, "Fixed reflection on SQLAlchemy 1.3.", "1.3.0"),
+            chunk(0, "Support for SQLAlchemy 1.4 is dropped; SQLAlchemy 2.0 is the minimum.", "alembic", "1.20.0"),
+            chunk(1, "Fixed a warning under SQLAlchemy 1.3 and SQLAlchemy 1.4.", "alembic", "1.4.0"),
+            chunk(2, "Fixed reflection on SQLAlchemy 1.3.", "alembic", "1.3.0"),
         ]
     )
     assert "sqlalchemy" in catalog.other_versioned
