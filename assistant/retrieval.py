@@ -38,15 +38,12 @@ def fuse(dense: list[tuple[str, float]], lexical: list[tuple[str, float]]) -> di
     up and outranks a passage one signal is sure of. Every dense candidate votes (a cosine margin that cut the
     dense tail lost answers over the evaluation sets).
     """
+    best = lexical[0][1] if lexical else 0.0
+    confident = [(cid, score) for cid, score in lexical if score >= LEXICAL_RATIO * best]
     fused: dict[str, float] = {}
-    for ranking, keep in (
-        (dense, lambda s, best: True),
-        (lexical, lambda s, best: s >= LEXICAL_RATIO * best),
-    ):
-        best = ranking[0][1] if ranking else 0.0
-        for rank, (cid, score) in enumerate(ranking):
-            if keep(score, best):
-                fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
+    for ranking in (dense, confident):  # the confident head keeps its ranks: it is a prefix of the ranking
+        for rank, (cid, _) in enumerate(ranking):
+            fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
     return fused
 
 
