@@ -29,7 +29,6 @@ NO_TERMS_COVERAGE = 0.5  # a question with no content terms ("what's new in 2.11
 MEMO_SIZE = 8192  # sentence scores and term weights kept; one question takes a few dozen entries
 NEIGHBOUR_RATIO = 0.5  # the best passage's further sentences need this share of the best coverage
 GROUP_UNITS = 3  # sentences quoted from the best passage
-FIX_RATIO = 0.6  # a how-question's best instruction is added when it scores this close to the best sentence
 CODE_LINES = 2  # lines of an instruction's example quoted with it, those using the code names asked about
 FIX_UNITS = 3  # ... with the other instructions of its entry that score as well, up to this many in all
 RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches
@@ -229,14 +228,9 @@ class ExtractiveAnswerer:
         if now is not None and all(s.u_idx != now.u_idx for s in groups[now.p_idx]):
             groups[now.p_idx].append(now)
         if query.asks_how and not any(_tells(s.unit) for s in taken):
-            # A how-question wants the fix; quote the best instruction from the leading passages.
-            fixes = [c for c in ranked if _tells(c.unit) and c.score >= FIX_RATIO * best]
-            if fixes:
-                # The instructions of one entry go together ("Use `.copy` … The keyword … can be safely removed").
-                fix = fixes[0]
-                group = groups.setdefault(fix.p_idx, [])
-                same = [c for c in fixes if c.p_idx == fix.p_idx and c.unit.entry == fix.unit.entry]
-                group.extend(c for c in same[:FIX_UNITS] if all(s.u_idx != c.u_idx for s in group))
+            fixes = self._best_fix(ranked)
+            group = groups.setdefault(fixes[0].p_idx, []) if fixes else []
+            group.extend(c for c in fixes if all(s.u_idx != c.u_idx for s in group))
         for fix in self._named_fix(query, ranked, best) if query.asks_how else ():
             group = groups.setdefault(fix.p_idx, [])
             if all(s.u_idx != fix.u_idx for s in group):
@@ -260,6 +254,16 @@ class ExtractiveAnswerer:
                     lines[line] = None
         return " ".join(f"`{c}`" for c in list(lines)[:CODE_LINES])
 
+    @staticmethod
+    def _best_fix(ranked: Sequence[Scored]) -> list[Scored]:
+        """A how-question wants the fix: the best-ranked instruction, with the other instructions of its entry
+        ("Use `.copy` … The keyword … can be safely removed"). However low it ranks: a fix the chosen sentences
+        lack ("If `scale_down` is `True`, they will be at 1x") is what the asker came for."""
+        fixes = [c for c in ranked if _tells(c.unit)]
+        if not fixes:
+            return []
+        return [c for c in fixes if c.p_idx == fixes[0].p_idx and c.unit.entry == fixes[0].unit.entry][:FIX_UNITS]
+
     def _named_fix(self, query: Query, ranked: Sequence[Scored], best: float) -> list[Scored]:
         """A how-question's fix from the entry whose own words name what it asks about (the question's rarest
         term the docs know). Under a heading that names it, every sentence shares that term through the heading,
@@ -271,7 +275,7 @@ class ExtractiveAnswerer:
             return []
         key = max(known, key=terms.weights.__getitem__)
         spelled = {key} | terms.spellings.get(key, frozenset())
-        named = next((c for c in ranked if spelled & c.unit.tokens and c.score >= FIX_RATIO * best), None)
+        named = next((c for c in ranked if spelled & c.unit.tokens), None)
         if named is None:
             return []
         entry = [c for c in ranked if c.p_idx == named.p_idx and c.unit.entry == named.unit.entry]

@@ -43,6 +43,8 @@ _INSTRUCTION = re.compile(
     # "Y serves as a replacement for X".
     r"|\b(?:may|can|could|should|must)(?: now| still| also| safely| instead| simply| just| then)* be (?:\w+ly )?"
     r"(?!(?:considered|expected|noted|observed|affected|impacted|used to)\b)(?:\w+ed|set|put|given|written|done)\b"
+    # An option's value and what it gets: "If `scale_down` is `True`, they will be at 1x."
+    r"|^(?:if|when) `[^`]{1,40}` (?:is|are) (?:set to )?`[^`]{1,20}`,"
     r"|\brecommended\b|\bin fav(?:ou|o)r of\b|\breplaced (?:by|with)\b|\bthe (?:new|preferred|modern) way\b"
     r"|\breplacement (?:for|of)\b|\bsupersedes\b",
     re.IGNORECASE,

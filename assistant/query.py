@@ -41,6 +41,7 @@ class Query:
     product_terms: tuple[str, ...] = ()  # terms that name a product the question names ("pydant", "panda")
     values: tuple[str, ...] = ()  # the asker's own names, passed to a call in the question (`app=my_app`, `f(x)`)
     drops: tuple[str, ...] = ()  # versions the question asks whether or when support ended for ("Python 3.9")
+    added: tuple[str, ...] = ()  # terms of what the question asks the introducing release of ("a timeout argument")
 
     @property
     def topic(self) -> Query:
@@ -189,12 +190,30 @@ _GONE = re.compile(
 )
 _NOT_NAMES = frozenset(["ok", "okay", "faq", "api", "apis"])
 _CALL_ARGS = re.compile(r"(?<=[\w\]])\(([^()]*)\)")
-_ARG = re.compile(r"\s*(?:\w+\s*=\s*)?(\w+)\s*")
+_ARG = re.compile(r"\s*(?:\w+\s*=\s*)?(\w+(?:\.\w+)*)\s*")
+
+
+# Asks which release brought a thing in: "Which AnyIO release added a per-task timeout argument to
+# TaskGroup.start_soon()?", "When was X added?", "In which version were X introduced?" (the thing, not where it
+# went, is what a group holds).
+_RELEASE = r"(?:[\w.+-]+\s+){0,3}(?:release|version)s?"
+_ASKS_ADDED = re.compile(
+    rf"\b(?:which|what)\s+{_RELEASE}\s+(?:first\s+)?(?:added|introduced)\s+(.+?)(?:\s+(?:to|into|in|for|on)\s+[^?]*)?\?"
+    rf"|\bwhen\s+(?:was|were)\s+(.+?)\s+(?:first\s+)?(?:added|introduced)\b"
+    rf"|\bin\s+(?:which|what)\s+{_RELEASE}\s+(?:was|were)\s+(.+?)\s+(?:first\s+)?(?:added|introduced)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_added(question: str) -> str:
+    """What an English question asks the introducing release of ('' if it asks no such thing)."""
+    m = _ASKS_ADDED.search(question)
+    return next((g for g in m.groups() if g), "") if m else ""
 
 
 def call_values(question: str) -> list[str]:
-    """Bare names passed to a call in a question (`AsyncClient(app=my_asgi_app)`, `F.all_reduce(x)`): the
-    asker's own variables, which no release doc names."""
+    """Names passed to a call in a question (`AsyncClient(app=my_asgi_app)`, `F.all_reduce(x)`,
+    `sns.scatterplot(df.x, df.y)`): the asker's own variables and their attributes, which no release doc names."""
     return [
         m.group(1).lower() for args in _CALL_ARGS.findall(question) for a in args.split(",") if (m := _ARG.fullmatch(a))
     ]
@@ -298,6 +317,7 @@ def build_query(
     terms = content_terms(without_versions(english, catalog))
     naming = set(content_terms(" ".join(w for p in named for w in p.words)))
     drops = tuple(t for t in terms if is_release_number(t)) if asks_dropped(english) else ()
+    added = content_terms(asks_added(english))
     return Query(
         question=question,
         # The release a bound names where one was dropped is searched too ("Require Python 3.10 or later").
@@ -318,6 +338,7 @@ def build_query(
         product_terms=tuple(t for t in terms if t in naming),
         values=tuple(dict.fromkeys(call_values(question))),
         drops=drops,
+        added=tuple(t for t in added if t in terms),
     )
 
 

@@ -89,7 +89,8 @@ def after_search(
     topic = best_coverage if topic_coverage is None else topic_coverage
     if not passages or topic < MIN_OVERLAP or (best_coverage < MIN_COVERAGE and similarity < MIN_SIMILARITY):
         return Reason("weak_evidence")
-    if _sibling(query, best, best_text):
+    if _sibling(query, best, best_text) or (query.added and not frozenset(query.added) & best):
+        # ... and a question which release added a thing is answered by a sentence naming that thing.
         return Reason("weak_evidence")
     return None
 
@@ -201,10 +202,18 @@ def missing_symbols(query: Query, stats: TermStats) -> list[str]:
         # member (`ndarray.newbyteorder`, `DataFrame.append`).
         last = parts[-1]
         member = len(parts) == 2 and len(last) >= 4 and all(stats.knows(t) for t in tokens(last))
+        member = member or _variable_member(parts, stats)
         spelled = all(stats.knows(p) or ((t := tokens(p)) and all(stats.knows(x) for x in t)) for p in parts)
         if not (is_symbol(last) and stats.knows(last)) and not member and not spelled:
             missing.append(term)
     return missing
+
+
+def _variable_member(parts: Sequence[str], stats: TermStats) -> bool:
+    """A member called on the asker's own variable (`f.create_dataset`, a receiver the docs never write) is known
+    when the docs write its words ("Creating a dataset with neither data nor dtype")."""
+    words = tokens(parts[-1])[1:]  # the words after the whole name
+    return len(parts) == 2 and not stats.knows(parts[0]) and bool(words) and all(map(stats.knows, words))
 
 
 def _in_family(term: str, stats: TermStats) -> bool:
@@ -217,6 +226,19 @@ def _in_family(term: str, stats: TermStats) -> bool:
 # exceptions and warnings ("ImportError", "DeprecationWarning"). Release notes leave them unsaid.
 _ACRONYM = re.compile(r"[A-Z]{2,5}s?")
 _BUILTINS = frozenset(dir(builtins))
+
+
+# "… on my Retina MacBook": the asker's machine or deployment, where what is asked about happens.
+_SETTING = re.compile(r"\b(?:on|sur)\s+(?:my|our|mon|ma|mes|notre|nos)\s+((?:[\w+-]+\s+){0,2}[\w+-]+)", re.IGNORECASE)
+
+
+def _setting(query: Query, stats: TermStats) -> frozenset[str]:
+    """Words of the asker's setting ("on my Retina MacBook"), when the question names a code symbol the docs
+    know: what is asked is then that symbol ("ImageGrab.grab(bbox=...) screenshots on my Retina MacBook come out at
+    double the size"), not the machine. Without one ("Does it run on my Jetson Nano?") the setting is the topic."""
+    if not any(is_identifier(t) and stats.knows(t) for t in query.terms):
+        return frozenset()
+    return frozenset(w for m in _SETTING.finditer(query.question) for w in m.group(1).split())
 
 
 def unknown_names(query: Query, stats: TermStats) -> list[str]:
@@ -235,7 +257,9 @@ def unknown_names(query: Query, stats: TermStats) -> list[str]:
 
     # Python's own names are no product's ("DeprecationWarning", or "DeprecationWarnings" as users write it).
     builtin = [n for n in query.names if n in _BUILTINS or (n.endswith("s") and n[:-1] in _BUILTINS)]
-    hinges = [n for n in query.names if not _ACRONYM.fullmatch(n) and n not in builtin]
+    hinges = [
+        n for n in query.names if not _ACRONYM.fullmatch(n) and n not in builtin and n not in _setting(query, stats)
+    ]
     # A French question quotes its own words (« nouveau style »): the docs say them in English.
     english = translate_french if query.language == "fr" else str
     return [n for n in hinges if not all(known(t) for t in tokens(english(n)) or [n.lower()])]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -75,6 +76,13 @@ def _source(cite: Any) -> str:
     return f"<blockquote>{escape(cite.quote)}</blockquote><p>{label} ({escape(cite.version)})</p>"
 
 
+@lru_cache(maxsize=1)
+def _work() -> tempfile.TemporaryDirectory[str]:
+    """One folder per process for every plan's checklist (and the pasted code, while it is scanned), removed
+    when the process ends: a server answering for weeks leaves no folder per request behind."""
+    return tempfile.TemporaryDirectory(prefix="reldocs-upgrade-")
+
+
 def run_upgrade(
     kb: KnowledgeBase, product: str, start: str, end: str, code: str, files: Sequence[Any] | None
 ) -> tuple[str, str | None]:
@@ -86,7 +94,7 @@ def run_upgrade(
         plan = kb.plan(start, end, product=product or None)
     except (PlanError, IndexUnavailable) as e:
         return f'<p class="reldocs-plan-error">{escape(str(e))}</p>', None
-    work = Path(tempfile.mkdtemp(prefix="reldocs-upgrade-"))
+    work = Path(tempfile.mkdtemp(dir=_work().name))
     paths = [Path(getattr(f, "name", f)) for f in files or []]
     if code and code.strip():
         (work / PASTED).write_text(code[:MAX_PASTED_CHARS], encoding="utf-8")

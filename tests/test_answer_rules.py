@@ -70,6 +70,8 @@ def answer(question: str, chunks: list[Chunk]) -> str:
         ("To revert to the behaviour of V1, annotate the union with `Field(mode='smart')`.", True),
         ("You should not do `isinstance(m, Model[int])`.", False),  # forbids, but says nothing to do instead
         ("The `coords()` method is deprecated.", False),
+        ("If `scale_down` is `True`, they will be at 1x.", True),  # the option's value that gets the behaviour
+        ("If the file is empty, an error is raised.", False),  # a condition on the data, not on an option
         ("This can be seen as an improvement.", False),  # "can be seen" describes, it asks nothing
         ("It should now be considered deprecated.", False),
         ("This default of 1 should default to the minimum.", False),  # a bare "it should" describes behaviour

@@ -87,3 +87,19 @@ def test_a_bound_that_keeps_the_version_is_no_evidence_it_was_dropped() -> None:
     refused = reason("Which release dropped support for Python 3.9?", "Raise `TypeError` on Python 3.9.")
     assert refused is not None and refused.kind == "weak_evidence"
     assert reason("Was Python 3.6 support dropped in 4.0.0?", "Dropped support for Python < 3.7.") is None
+
+
+def test_which_release_added_a_thing_is_answered_by_a_sentence_naming_it() -> None:
+    # asks_added. "Which release added a timeout argument to start_soon()?" is no question about start_soon
+    # alone: a sentence on start_soon that says nothing of a timeout does not answer it.
+    def reason(question: str, said: str) -> Reason | None:
+        chunks = [logged(said)]
+        query = build_query(question, Catalog.learn(chunks))
+        passage = Passage(chunks[0], 1.0, similarity=0.9)
+        return after_search(query, [passage], Stats(chunks), 1.0, best=frozenset(tokens(said)), best_text=said)
+
+    asked = "Which release added a per-task timeout argument to TaskGroup.start_soon()?"
+    refused = reason(asked, "Changed `TaskGroup.start_soon()` to call the target function immediately.")
+    assert refused is not None and refused.kind == "weak_evidence"
+    assert reason(asked, "Added a `timeout` argument to `TaskGroup.start_soon()`.") is None
+    assert reason("When was the strict flag added?", "Added the `strict` flag to `validate()`.") is None

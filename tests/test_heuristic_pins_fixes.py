@@ -119,3 +119,18 @@ def test_an_instructions_example_is_read_from_the_next_chunk_of_its_section() ->
     assert "`with session.begin():`" in text
     alone = list(ExtractiveAnswerer(Stats(chunks)).stream(query, [Passage(intro, 1.0)]))[-1].text
     assert "session.begin():" not in alone
+
+
+def test_a_how_question_gets_the_fix_however_low_it_ranks() -> None:
+    # _best_fix. The sentence saying how things were shares every word of the question; the fix, in another
+    # section's paragraph, scores a third of it. It is still what the asker came for.
+    said = (
+        "`ImageGrab.grab` now accepts an optional keyword argument of `scale_down`. "
+        "By default, images will be captured at 2x. If `scale_down` is `True`, they will be at 1x."
+    )
+    chunks = [
+        make("Previously, macOS screenshots with a `bbox` on a Retina screen were captured at 1x.", section="Retina"),
+        make(entries=(Entry("paragraph", said),), section="New arguments", n=1),
+    ]
+    question = "Since 12.3 my macOS screenshots with a bbox on a Retina screen are captured at 2x. How do I get 1x?"
+    assert "If `scale_down` is `True`, they will be at 1x." in _ask(question, passages(chunks), chunks)

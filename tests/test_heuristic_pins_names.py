@@ -54,6 +54,36 @@ def test_a_name_passed_to_a_call_is_the_askers_own() -> None:
     assert missing_symbols(query, retriever()) == ["f.all_reduce"]  # the API is checked, the asker's names not
 
 
+def test_an_attribute_passed_to_a_call_is_the_askers_own() -> None:
+    # call_values. `df.x` is a column of the asker's frame; `sns.scatterplot` is what the docs must name.
+    assert call_values("My old code sns.scatterplot(df.x, df.y) fails.") == ["df.x", "df.y"]
+
+
+def test_a_method_of_the_askers_variable_is_known_by_its_words() -> None:
+    # missing_symbols (member of an unknown receiver). The docs say "Creating a dataset" where the asker writes
+    # `f.create_dataset`; a member of a receiver the docs write must be written as it is.
+    chunks = [
+        make("Creating a dataset with neither data nor dtype is deprecated.", "h5py", 0),
+        make("The session accepts a bulk insert of objects.", "h5py", 1),
+    ]
+    stats = HybridRetriever(None, None, None, chunks)  # type: ignore[arg-type]
+    catalog = Catalog.learn(chunks)
+    assert missing_symbols(build_query("f.create_dataset('x') warns now. Why?", catalog), stats) == []
+    asked = build_query("What does session.bulk_upsert_objects() do?", catalog)
+    assert missing_symbols(asked, stats) == ["session.bulk_upsert_objects"]
+    assert missing_symbols(build_query("What does f.upsert_dataset() do?", catalog), stats) == ["f.upsert_dataset"]
+
+
+def test_the_askers_machine_is_no_name_the_docs_must_contain() -> None:
+    # _SETTING. "On my Retina MacBook" is where the asked-about call runs; without a call the docs know, the
+    # machine is what is asked about.
+    chunks = [make("`ImageGrab.grab()` captures a `bbox` at 2x on a Retina screen.", "pillow", 0)]
+    catalog = Catalog.learn(chunks)
+    shot = build_query("Since 12.3, ImageGrab.grab(bbox=b) shots on my Retina MacBook are twice the size.", catalog)
+    assert unknown_names(shot, Stats(chunks)) == []
+    assert unknown_names(build_query("Does it run on my MacBook?", catalog), Stats(chunks)) == ["MacBook"]
+
+
 def test_a_snake_case_name_is_known_through_the_longer_names_it_starts() -> None:
     stats = retriever()
     assert stats.knows("secret_key")  # in `SECRET_KEY_FALLBACKS`

@@ -9,7 +9,7 @@ from assistant.knowledge_base import KnowledgeBase
 from assistant.models import Citation
 from assistant.plan import PlannedChange, UpgradePlan
 from assistant.scan import Finding
-from interfaces.web_upgrade import run_upgrade, upgrade_html
+from interfaces.web_upgrade import _work, run_upgrade, upgrade_html
 
 CODE = """import torch
 from torch.distributed.nn import functional as F
@@ -24,6 +24,9 @@ def test_pasted_code_is_scanned_and_the_checklist_written(kb: KnowledgeBase) -> 
     assert "<details><summary>Source</summary>" in html and 'data-kind="breaking"' in html
     assert "pasted.py:4:1" in html  # `F.all_reduce` through the aliased import
     assert checklist is not None and Path(checklist).read_text(encoding="utf-8").count("- [ ] ") == 7
+    # Under the process's one work folder, removed at exit; the pasted code is not kept.
+    assert Path(checklist).parent.parent == Path(_work().name)
+    assert [p.name for p in Path(checklist).parent.iterdir()] == ["upgrade-checklist.md"]
 
 
 def test_bad_requests_are_one_line_messages(kb: KnowledgeBase) -> None:
