@@ -224,7 +224,7 @@ class ExtractiveAnswerer:
                 continue
             groups.setdefault(cand.p_idx, []).append(cand)
             taken.append(cand)
-        now = self._then_now(ranked[0], passages, why=query.asks_why)
+        now = self._then_now(ranked[0], passages, why=query.asks_why or query.asks_fixed)
         if now is not None and all(s.u_idx != now.u_idx for s in groups[now.p_idx]):
             groups[now.p_idx].append(now)
         if query.asks_how and not any(_tells(s.unit) for s in taken):
@@ -284,7 +284,8 @@ class ExtractiveAnswerer:
     @staticmethod
     def _then_now(best: Scored, passages: Sequence[Passage], *, why: bool = False) -> Scored | None:
         """The sentence after the best one in its entry when the best says how things were (the next says how
-        they are), or when the question asks why (the next gives the reason: "… were removed. Reason: …")."""
+        they are), or when the question asks why (the next gives the reason: "… were removed. Reason: …") or
+        whether a problem was fixed (the entry describes the problem, then "This issue has been rectified")."""
         if not why and not _THEN.search(best.unit.text):
             return None
         units = units_of(passages[best.p_idx].chunk)

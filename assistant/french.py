@@ -8,6 +8,7 @@ behaviour with. None names a product.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from assistant.text import fold
 
@@ -252,9 +253,31 @@ FRENCH_GLOSSARY = {
 _GLOSSARY_FOLDED = {fold(k): v for k, v in FRENCH_GLOSSARY.items()}
 
 
+# A question's inverted verb is the verb: "faut-il", "dois-je", "existe-t-il" ("t" is euphony).
+_INVERSION = re.compile(r"\b([^\W\d_]+)-(?:t-)?(?:il|elle|on|je|tu|nous|vous|ils|elles)\b", re.IGNORECASE)
+# French function words that English writes too, as words of its own ("point", "force", "via"): kept.
+_ENGLISH_TOO = frozenset("point force via versus vs circa sub amp mine dos im ie".split())
+
+
+@lru_cache(maxsize=1)
+def _function_words() -> frozenset[str]:
+    """French function words ("notre", "après", "plusieurs"), from the `stop-words` package's French list: left
+    untranslated, each would count as a question term no English doc contains."""
+    from stop_words import get_stop_words
+
+    return frozenset(fold(w) for w in get_stop_words("french")) - _ENGLISH_TOO
+
+
+# A word standing alone, not a part of a code name (`numpy.ma`, `sort_values`, `falcon-print-routes`).
+_ALONE = re.compile(r"(?<![\w.\-])[^\W\d_]+(?![\w.(=\-])")
+
+
 def translate_french(text: str) -> str:
-    """Known French release-doc words replaced by their English equivalents (for term matching)."""
-    return re.sub(r"[^\W\d_]+", lambda m: _GLOSSARY_FOLDED.get(fold(m.group(0)), m.group(0)), text)
+    """Known French release-doc words replaced by their English equivalents, French function words dropped (for
+    term matching)."""
+    text = re.sub(r"[^\W\d_]+", lambda m: _GLOSSARY_FOLDED.get(fold(m.group(0)), m.group(0)), text)
+    words = _function_words()
+    return _ALONE.sub(lambda m: "" if fold(m.group(0)) in words else m.group(0), _INVERSION.sub(r"\1", text))
 
 
 def expand_french(text: str) -> str:

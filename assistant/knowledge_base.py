@@ -256,6 +256,8 @@ class KnowledgeBase:
         When the top passages hold too little of the release asked about, or too little evidence at all (`weak`),
         that release is searched alone: its answer may rank below other releases' near matches.
         """
+        if query.asks_fixed:  # asked which release fixed what the one it names broke: that one's notes can't say
+            passages = [p for p in passages if not _before(p.chunk, query)]
         reason = weak or self._release(query, passages, self._own(query, passages))
         if reason is None:
             return passages, None
@@ -290,6 +292,11 @@ class KnowledgeBase:
 def _later(chunk: Chunk, query: Query) -> bool:
     """The chunk is of a release after every release the question names."""
     return bool(chunk.version and query.prefer) and release_key(chunk.version) > max(map(release_key, query.prefer))
+
+
+def _before(chunk: Chunk, query: Query) -> bool:
+    """The chunk is of a release before every release the question names."""
+    return bool(chunk.version and query.prefer) and release_key(chunk.version) < min(map(release_key, query.prefer))
 
 
 def _joined(first: str | None, second: str) -> str:

@@ -41,7 +41,9 @@ class Query:
     product_terms: tuple[str, ...] = ()  # terms that name a product the question names ("pydant", "panda")
     values: tuple[str, ...] = ()  # the asker's own names, passed to a call in the question (`app=my_app`, `f(x)`)
     drops: tuple[str, ...] = ()  # versions the question asks whether or when support ended for ("Python 3.9")
-    added: tuple[str, ...] = ()  # terms of what the question asks the introducing release of ("a timeout argument")
+    asks_fixed: bool = False  # asks which release after the one it names fixed a problem met there
+    # Terms of the thing the question asks the release that added or removed it of ("a timeout argument").
+    subject: tuple[str, ...] = ()
 
     @property
     def topic(self) -> Query:
@@ -172,7 +174,8 @@ def releases_between(start: str, end: str, versions: Sequence[str]) -> list[str]
 # Asks whether a problem met in the release it names was fixed since ("Has greenlet fixed this?", "Existe-t-il une
 # version corrigée ?"), not whether that release fixed something ("Was it fixed in 2.1?").
 _FIXED_LATER = re.compile(
-    r"\b(?:(?:which|what)\s+(?:[\w-]+\s+)?(?:release|version)\s+(?:\w+\s+)?fix(?:e[sd])?|has\s+(?:[\w-]+\s+){0,3}"
+    r"\b(?:(?:which|what)\s+(?:[\w-]+\s+)?(?:release|version)\s+(?:\w+\s+)?(?:fix(?:e[sd])?|made\s+it\s+(?:\w+\s+)?work)|"
+    r"(?:a|any)\s+(?:later\s+|newer\s+)?(?:release|version)\s+that\s+(?:fix|resolve)\w*|has\s+(?:[\w-]+\s+){0,3}"
     r"(?:been\s+)?fixed|(?:is|was)\s+(?:this|it|that)\s+(?:\w+\s+)?fixed|is there a fix|fixed (?:release|version)|"
     r"version corrig\w*|corrig\w* (?:depuis|ensuite|plus tard)|a-t-(?:il|elle) été corrig\w*)",
     re.IGNORECASE,
@@ -193,21 +196,22 @@ _CALL_ARGS = re.compile(r"(?<=[\w\]])\(([^()]*)\)")
 _ARG = re.compile(r"\s*(?:\w+\s*=\s*)?(\w+(?:\.\w+)*)\s*")
 
 
-# Asks which release brought a thing in: "Which AnyIO release added a per-task timeout argument to
-# TaskGroup.start_soon()?", "When was X added?", "In which version were X introduced?" (the thing, not where it
-# went, is what a group holds).
+# Asks which release brought a thing in or took it out: "Which AnyIO release added a per-task timeout argument
+# to TaskGroup.start_soon()?", "When was X added?", "In which version were X introduced?", "Which release finally
+# removed X?" (the thing, not where it went, is what a group holds).
 _RELEASE = r"(?:[\w.+-]+\s+){0,3}(?:release|version)s?"
-_ASKS_ADDED = re.compile(
-    rf"\b(?:which|what)\s+{_RELEASE}\s+(?:first\s+)?(?:added|introduced)\s+(.+?)(?:\s+(?:to|into|in|for|on)\s+[^?]*)?\?"
-    rf"|\bwhen\s+(?:was|were)\s+(.+?)\s+(?:first\s+)?(?:added|introduced)\b"
-    rf"|\bin\s+(?:which|what)\s+{_RELEASE}\s+(?:was|were)\s+(.+?)\s+(?:first\s+)?(?:added|introduced)\b",
+_CHANGED = r"(?:first\s+|finally\s+)?(?:added|introduced|removed|deprecated)"
+_ASKS_WHEN = re.compile(
+    rf"\b(?:which|what)\s+{_RELEASE}\s+{_CHANGED}\s+(.+?)(?:,[^?]*|\s+(?:to|into|in|for|on|from)\s+[^?]*)?\?"
+    rf"|\bwhen\s+(?:was|were)\s+(.+?)\s+{_CHANGED}\b"
+    rf"|\bin\s+(?:which|what)\s+{_RELEASE}\s+(?:was|were)\s+(.+?)\s+{_CHANGED}\b",
     re.IGNORECASE,
 )
 
 
-def asks_added(question: str) -> str:
-    """What an English question asks the introducing release of ('' if it asks no such thing)."""
-    m = _ASKS_ADDED.search(question)
+def asks_when(question: str) -> str:
+    """The thing an English question asks the release that added or removed it of ('' if it asks no such thing)."""
+    m = _ASKS_WHEN.search(question)
     return next((g for g in m.groups() if g), "") if m else ""
 
 
@@ -286,7 +290,8 @@ def build_query(
     upgrade = upgrade_versions(question)
     if upgrade:  # what changed for someone upgrading is in the releases they went through, not the one they left
         prefer = [v for p in named or catalog.products for v in releases_between(*upgrade, p.versions)] or prefer
-    if prefer and _FIXED_LATER.search(question) and not _FIXED_IN.search(question):
+    asks_fixed = bool(prefer) and bool(_FIXED_LATER.search(question)) and not _FIXED_IN.search(question)
+    if asks_fixed:
         # "On 25.2.0 this fails: which release fixed it?" asks of the releases after the one it names.
         last = max(map(release_key, prefer))
         prefer = [v for p in named or catalog.products for v in p.versions if release_key(v) > last] or prefer
@@ -317,7 +322,7 @@ def build_query(
     terms = content_terms(without_versions(english, catalog))
     naming = set(content_terms(" ".join(w for p in named for w in p.words)))
     drops = tuple(t for t in terms if is_release_number(t)) if asks_dropped(english) else ()
-    added = content_terms(asks_added(english))
+    subject = content_terms(asks_when(english))
     return Query(
         question=question,
         # The release a bound names where one was dropped is searched too ("Require Python 3.10 or later").
@@ -332,13 +337,14 @@ def build_query(
         asks_how=bool(_HOW.search(question)),
         asks_why=bool(_WHY.search(question)),
         asks_gone=bool(_GONE.search(question)),
+        asks_fixed=asks_fixed,
         products=products,
         prefer_products=prefer_products,
         truncated=truncated,
         product_terms=tuple(t for t in terms if t in naming),
         values=tuple(dict.fromkeys(call_values(question))),
         drops=drops,
-        added=tuple(t for t in added if t in terms),
+        subject=tuple(t for t in subject if t in terms),
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from assistant.bounds import says_so
-from assistant.catalog import Catalog, sort_versions
+from assistant.catalog import Catalog, release_key, sort_versions
 from assistant.french import translate_french
 from assistant.messages import joined, say
 from assistant.models import Answer, Passage
@@ -60,11 +60,18 @@ def before_search(query: Query, catalog: Catalog) -> Reason | None:
     coverage = tuple((p.name, p.versions) for p in products)
     if query.versions and not set(query.versions) & {v for p in products for v in p.versions}:
         return Reason("release_not_indexed", names=query.versions, coverage=coverage)
-    if query.unknown_versions and not query.prefer:
+    if query.unknown_versions and (not query.prefer or _asks_later(query)):
         return Reason("release_not_indexed", names=query.unknown_versions, coverage=coverage)
     if not query.terms and not query.prefer:
         return Reason("no_topic")
     return None
+
+
+def _asks_later(query: Query) -> bool:
+    """The question names a release the index lacks that is later than every indexed one it names, in their
+    series: "What was fixed in 6.5.1 compared with 6.5.0?" asks of 6.5.1, whose notes are not indexed."""
+    keys = [release_key(v) for v in query.prefer]
+    return any(all(release_key(u) > k and release_key(u)[:1] == k[:1] for k in keys) for u in query.unknown_versions)
 
 
 def after_search(
@@ -89,10 +96,25 @@ def after_search(
     topic = best_coverage if topic_coverage is None else topic_coverage
     if not passages or topic < MIN_OVERLAP or (best_coverage < MIN_COVERAGE and similarity < MIN_SIMILARITY):
         return Reason("weak_evidence")
-    if _sibling(query, best, best_text) or (query.added and not frozenset(query.added) & best):
-        # ... and a question which release added a thing is answered by a sentence naming that thing.
+    if _sibling(query, best, best_text) or not _names_subject(query, best):
         return Reason("weak_evidence")
     return None
+
+
+def _names_subject(query: Query, words: frozenset[str]) -> bool:
+    """The best sentence names what the question asks the adding or removing release of, if it asks that: a
+    sentence on `start_soon()` answers no "which release added a timeout argument to `start_soon()`?". A code
+    name counts as the docs spell it, or by its last part (`.TwitterMixin` for `tornado.auth.TwitterMixin`)."""
+    if not query.subject:
+        return True
+    spellings = dict(query.spellings)
+    names = set(query.subject)
+    for term in query.subject:
+        names.update(spellings.get(term, ()))
+        last = term.rsplit(".", 1)[-1]
+        if "." in term and len(last) >= 4:
+            names.add(last)
+    return bool(names & words)
 
 
 def symbols_elsewhere(query: Query, own: Sequence[Passage], passages: Sequence[Passage]) -> bool:

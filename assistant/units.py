@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from assistant.document import Entry
 from assistant.french import translate_french
+from assistant.instructions import instructs
 from assistant.models import Chunk
 from assistant.text import sentences, strip_markup, tokens
 
@@ -82,7 +83,9 @@ def units_of(chunk: Chunk) -> tuple[Unit, ...]:
         code = parts[n + 1].text if not shown and n + 1 < len(parts) and parts[n + 1].kind == "code" else ""
         closes = n + 1 == len(parts)
         for i, sentence in enumerate(said):
-            if len(sentence) >= MIN_SENTENCE_CHARS and not (sentence.endswith(":") and len(sentence) < INTRO_CHARS):
+            # ... unless it tells what to do ("Instead, simply pass these parameters as keyword arguments:").
+            intro = sentence.endswith(":") and len(sentence) < INTRO_CHARS and not instructs(sentence)
+            if len(sentence) >= MIN_SENTENCE_CHARS and not intro:
                 last = i == len(said) - 1
                 out.append(unit(sentence, i == 0, entry, part.kind, shown if last else "", code, closes))
     return tuple(out)

@@ -252,9 +252,9 @@ ABLATIONS: tuple[Ablation, ...] = (
         (Q, "asks_dropped", lambda question: False),
     ),
     _ab(
-        "asks_added",
+        "asks_when",
         "a sentence on start_soon() answers 'which release added a timeout argument to start_soon()?'",
-        (Q, "asks_added", lambda question: ""),
+        (Q, "asks_when", lambda question: ""),
     ),
     _ab(
         "upgrade range",
@@ -270,6 +270,12 @@ ABLATIONS: tuple[Ablation, ...] = (
         "FRENCH_GLOSSARY (french.py)",
         "no French-to-English glossary (search and terms)",
         ("assistant.french", "_GLOSSARY_FOLDED", {}),
+    ),
+    _ab(
+        "French function words (french.py)",
+        "'notre', 'après', 'faut-il' stay terms of a French question",
+        ("assistant.french", "_function_words", lambda: frozenset()),
+        ("assistant.french", "_INVERSION", NEVER),
     ),
     _ab("_QUOTED", "quoted literals are not names", (Q, "_QUOTED", NEVER)),
     _ab("_VERSIONS_OF", "what a question asks the versions of is no name", (Q, "_VERSIONS_OF", NEVER)),

@@ -286,6 +286,9 @@ def test_fragments_and_short_introductions_are_not_quoted() -> None:
         ),
     )
     assert [u.text for u in units_of(chunk)] == ["The `frobnicate` option was removed."]
+    # ... but a short introduction that tells what to do is the fix its code shows.
+    told = make(entries=(Entry("paragraph", "Positional use fails. Instead, pass them as keywords:"),))
+    assert [u.text for u in units_of(told)] == ["Positional use fails.", "Instead, pass them as keywords:"]
 
 
 def test_a_long_passage_is_cited_by_an_excerpt_around_the_quote() -> None:

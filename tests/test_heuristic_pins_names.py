@@ -168,3 +168,12 @@ def test_a_name_of_a_family_the_docs_write_with_a_wildcard_is_known() -> None:
     stats = HybridRetriever(None, None, None, chunks)  # type: ignore[arg-type]  # term statistics only
     query = build_query("node_link_graph(data) and node_graph(data) fail in nx. Why?", Catalog.learn(chunks))
     assert missing_symbols(query, stats) == ["node_graph"]
+
+
+def test_french_function_words_are_no_terms() -> None:
+    # French function words (french.py). Left as they are, "notre", "après" and "faut-il" are question terms no
+    # English doc contains, and weigh down the evidence of every French question; parts of code names stay.
+    question = "Notre script appelle numpy.ma qui n'existe plus après la migration. Quel outil faut-il utiliser ?"
+    terms = build_query(question, Catalog.learn(CHUNKS)).terms
+    assert "numpy.ma" in terms and "script" in terms and "tool" in terms
+    assert not {"notr", "apr", "faut-il", "faut"} & set(terms)
