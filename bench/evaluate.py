@@ -48,8 +48,8 @@ SET_NAMES = ("pytorch", *PRODUCT_SETS)
 CHANGELOG_SET = "changelogs"
 CHANGELOG_SETS = (CHANGELOG_SET, "changelogs-more", "changelogs-blind", "changelogs-blind2", "changelogs-blind3")
 # ... and one of per-release notes (`<product>/<version>/<file>`), fetched by bench/fetch_release_notes.py.
-RELEASE_NOTES_SET = "release-notes-blind"
-FETCHED_SETS = (*CHANGELOG_SETS, RELEASE_NOTES_SET)
+RELEASE_NOTES_SETS = ("release-notes-blind", "release-notes-blind2")
+FETCHED_SETS = (*CHANGELOG_SETS, *RELEASE_NOTES_SETS)
 REQUIRED_KEYS = (
     "id",
     "question",
@@ -333,7 +333,7 @@ def _plan(args: argparse.Namespace) -> tuple[Path, dict[str, Path]]:
     if args.set in FETCHED_SETS:
         folder = changelogs_dir(args.set)
         if not folder.is_dir():
-            script = "fetch_release_notes" if args.set == RELEASE_NOTES_SET else "fetch_changelogs"
+            script = "fetch_release_notes" if args.set in RELEASE_NOTES_SETS else "fetch_changelogs"
             raise FileNotFoundError(f"{folder} not found: fetch the docs with python bench/{script}.py")
         return folder, files
     if args.set == "pytorch":

@@ -21,10 +21,12 @@ changelog per product and no version folders, as a user would index them.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.request
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -132,9 +134,21 @@ def fetch(out: Path, changelogs: dict[str, tuple[str, str]] = CHANGELOGS) -> lis
 
 def copy_from_sdist(requirement: str, files: Mapping[str, Path], folder: Path, no_binary: str = ":all:") -> None:
     """Download `requirement`'s source distribution into `folder` (no dependencies; `no_binary` as pip's option)
-    and copy each of `files` (a path below the sdist's top folder) to its target."""
-    cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", no_binary, "-d", folder]
-    subprocess.run([*cmd, requirement], check=True, stdout=subprocess.DEVNULL)
+    and copy each of `files` (a path below the sdist's top folder) to its target.
+
+    A requirement may be the sdist's PyPI file URL with its `#sha256=` digest: pip prepares an sdist's metadata
+    before downloading it, and some (meson-python builds) cannot be prepared here."""
+    if requirement.startswith("https://"):
+        url, _, digest = requirement.partition("#sha256=")
+        with urllib.request.urlopen(url, timeout=120) as response:
+            data = response.read()
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise ValueError(f"{url}: sha256 differs from {digest}")
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / url.rsplit("/", 1)[-1]).write_bytes(data)
+    else:
+        cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", no_binary, "-d", folder]
+        subprocess.run([*cmd, requirement], check=True, stdout=subprocess.DEVNULL)
     (sdist,) = folder.glob("*.tar.gz")
     with tarfile.open(sdist) as archive:
         for inner, target in files.items():

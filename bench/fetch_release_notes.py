@@ -1,13 +1,16 @@
-"""Real per-release notes for the blind release-notes evaluation set (bench/questions-release-notes-blind.jsonl).
+"""Real per-release notes for the blind release-notes evaluation sets (bench/questions-release-notes-blind.jsonl
+and bench/questions-release-notes-blind2.jsonl).
 
 Usage:
-    python bench/fetch_release_notes.py [--out DIR]                      # into $TMPDIR/reldocs-release-notes-blind
-    python bench/evaluate.py --set release-notes-blind --show-failures   # over them
+    python bench/fetch_release_notes.py [--set NAME --out DIR]   # every set, each into $TMPDIR/reldocs-NAME
+    python bench/evaluate.py --set release-notes-blind --show-failures    # over them
+    python bench/evaluate.py --set release-notes-blind2 --show-failures
 
-Each project publishes one "what's new" page per release (Sphinx RST): they are taken from its source
-distribution on PyPI (pinned below, fetched with `pip download`) into `DIR/<product>/<version>/<file>`, the
-folder layout a user indexes release notes in. The files are not kept in the repository (their licenses are
-their projects': Pillow MIT-CMU; networkx, seaborn and h5py BSD-3-Clause).
+Each project publishes one "what's new" page per release (Sphinx RST, or MyST Markdown for anndata): they are
+taken from its source distribution on PyPI (pinned below, fetched with `pip download`, or by its PyPI file URL
+where pip cannot prepare it) into `DIR/<product>/<version>/<file>`, the folder layout a user indexes release notes
+in. The files are not kept in the repository (their licenses are their projects': Pillow MIT-CMU; networkx,
+seaborn, h5py and anndata BSD-3-Clause; tornado and falcon Apache-2.0; PyWavelets MIT).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from bench.evaluate import RELEASE_NOTES_SET, changelogs_dir  # noqa: E402
+from bench.evaluate import RELEASE_NOTES_SETS, changelogs_dir  # noqa: E402
 from bench.fetch_changelogs import copy_from_sdist  # noqa: E402
 
 # product: (requirement, the notes' folder inside the sdist below its top folder, {file: release})
@@ -34,14 +37,31 @@ RELEASE_NOTES = {
     "seaborn": ("seaborn==0.13.2", "doc/whatsnew", {f"v{v}.rst": v for v in ("0.12.0", "0.12.2", "0.13.0", "0.13.1")}),
     "h5py": ("h5py==3.16.0", "docs/whatsnew", {f"3.{m}.rst": f"3.{m}.0" for m in (13, 14, 15, 16)}),
 }
+# Chosen and asked about by a helper who never ran reldocs (its first run: answer .640, source .800, refusal .571).
+BLIND2_RELEASE_NOTES = {
+    "tornado": ("tornado==6.5.2", "docs/releases", {f"v{v}.rst": v for v in ("6.4.0", "6.4.1", "6.4.2", "6.5.0")}),
+    "falcon": ("falcon==4.0.2", "docs/changes", {f"{v}.rst": v for v in ("3.1.3", "4.0.0", "4.0.1", "4.0.2")}),
+    "anndata": (
+        "anndata==0.11.4",
+        "docs/release-notes",
+        {f"{v}.md": v for v in ("0.11.0", "0.11.1", "0.11.2", "0.11.3", "0.11.4")},
+    ),
+    "pywavelets": (
+        "https://files.pythonhosted.org/packages/48/45/bfaaab38545a33a9f06c61211fc3bea2e23e8a8e00fedeb8e57feda722ff/"
+        "pywavelets-1.8.0.tar.gz#sha256=f3800245754840adc143cbc29534a1b8fc4b8cff6e9d403326bd52b7bb5c35aa",
+        "doc/release",
+        {f"{v}-notes.rst": v for v in ("1.5.0", "1.6.0", "1.7.0", "1.8.0")},
+    ),
+}
+SETS = dict(zip(RELEASE_NOTES_SETS, (RELEASE_NOTES, BLIND2_RELEASE_NOTES), strict=True))
 
 
-def fetch(out: Path) -> list[Path]:
+def fetch(out: Path, notes: dict[str, tuple[str, str, dict[str, str]]] = RELEASE_NOTES) -> list[Path]:
     """Download each pinned sdist (no dependencies; only the project itself as source: h5py's build
     dependencies do not build here) and copy its notes."""
     written: list[Path] = []
     with tempfile.TemporaryDirectory() as tmp:
-        for product, (requirement, folder, files) in RELEASE_NOTES.items():
+        for product, (requirement, folder, files) in notes.items():
             targets = {f"{folder}/{name}": out / product / version / name for name, version in files.items()}
             if not all(t.is_file() for t in targets.values()):
                 name = requirement.split("==")[0]
@@ -52,10 +72,14 @@ def fetch(out: Path) -> list[Path]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, help="folder to write <product>/<version>/<file> into")
+    parser.add_argument("--set", choices=RELEASE_NOTES_SETS, help="one set only (default: every set)")
+    parser.add_argument("--out", type=Path, help="with --set: folder to write <product>/<version>/<file> into")
     args = parser.parse_args(argv)
-    for path in fetch(args.out or changelogs_dir(RELEASE_NOTES_SET)):
-        print(path)
+    if args.out and not args.set:
+        parser.error("--out needs --set")
+    for name in [args.set] if args.set else RELEASE_NOTES_SETS:
+        for path in fetch(args.out or changelogs_dir(name), SETS[name]):
+            print(path)
     return 0
 
 

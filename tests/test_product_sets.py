@@ -21,7 +21,7 @@ from bench.evaluate import (
     CHANGELOG_SETS,
     FETCHED_SETS,
     PRODUCT_SETS,
-    RELEASE_NOTES_SET,
+    RELEASE_NOTES_SETS,
     SET_NAMES,
     check_unique_ids,
     evaluate_sets,
@@ -104,11 +104,12 @@ def test_the_changelog_sets_name_the_release_of_every_answer(name: str) -> None:
         assert all(not _MARKUP_IN_PHRASE.search(p) for p in q["must_contain"]), q["id"]
 
 
-def test_the_release_notes_set_cites_the_fetched_files_by_release() -> None:
-    from bench.fetch_release_notes import RELEASE_NOTES
+@pytest.mark.parametrize("name", RELEASE_NOTES_SETS)
+def test_the_release_notes_sets_cite_the_fetched_files_by_release(name: str) -> None:
+    from bench.fetch_release_notes import SETS
 
-    questions = load_questions(set_questions(RELEASE_NOTES_SET))
-    files = {f"{p}/{v}/{f}": v for p, (_, _, named) in RELEASE_NOTES.items() for f, v in named.items()}
+    questions = load_questions(set_questions(name))
+    files = {f"{p}/{v}/{f}": v for p, (_, _, named) in SETS[name].items() for f, v in named.items()}
     assert len(questions) >= 30 and sum(not q["answerable"] for q in questions) >= 5
     for q in questions:
         assert set(q["sources"]) <= set(files), q["id"]
