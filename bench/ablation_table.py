@@ -216,6 +216,11 @@ ABLATIONS: tuple[Ablation, ...] = (
     ),
     _ab("unknown_names", "unknown proper names are not refused", (R, "unknown_names", lambda query, stats: [])),
     _ab(
+        "_asks_later",
+        "'fixed in 6.5.1 compared with 6.5.0?' is answered from 6.5.0 when 6.5.1 is not indexed",
+        (R, "_asks_later", lambda query: False),
+    ),
+    _ab(
         "_setting",
         "names of the asker's machine ('on my Retina MacBook') must be in the docs",
         (R, "_setting", lambda query, stats: frozenset()),
@@ -239,6 +244,11 @@ ABLATIONS: tuple[Ablation, ...] = (
     ),
     # assistant/query.py
     _ab("_HOW", "no question is a how-question", (Q, "_HOW", NEVER)),
+    _ab(
+        "_before (knowledge base)",
+        "asked which release fixed what 4.0.0 broke, 4.0.0's notes answer too",
+        (K, "_before", lambda chunk, query: False),
+    ),
     _ab(
         "_FIXED_LATER",
         "'which release fixed it?' stays with the release the problem was met in",

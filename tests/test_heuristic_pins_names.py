@@ -8,7 +8,7 @@ import pytest
 from assistant.catalog import Catalog
 from assistant.models import Chunk, Passage
 from assistant.query import build_query, call_values
-from assistant.refusals import missing_symbols, release, symbols_elsewhere, unknown_names
+from assistant.refusals import before_search, missing_symbols, release, symbols_elsewhere, unknown_names
 from assistant.retrieval import HybridRetriever
 from tests.test_answer_rules import Stats
 from tests.test_refusals import CATALOG, passage
@@ -177,3 +177,13 @@ def test_french_function_words_are_no_terms() -> None:
     terms = build_query(question, Catalog.learn(CHUNKS)).terms
     assert "numpy.ma" in terms and "script" in terms and "tool" in terms
     assert not {"notr", "apr", "faut-il", "faut"} & set(terms)
+
+
+def test_a_later_release_the_index_lacks_is_what_is_asked_about() -> None:
+    # _asks_later. "Fixed in 6.5.1 compared with 6.5.0?" is 6.5.1's to say, and 6.5.1 is not indexed; an older
+    # release named beside an indexed one ("on 6.3.0 it failed, does 6.5.0 fix it?") is the asker's history.
+    catalog = Catalog.of_versions(["6.4.0", "6.5.0"])
+    later = build_query("Quels bugs ont été corrigés dans Tornado 6.5.1 par rapport à la 6.5.0 ?", catalog)
+    refused = before_search(later, catalog)
+    assert refused is not None and refused.kind == "release_not_indexed" and refused.names == ("6.5.1",)
+    assert before_search(build_query("On 6.3.0 it failed. Does 6.5.0 fix it?", catalog), catalog) is None

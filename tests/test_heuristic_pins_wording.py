@@ -9,6 +9,7 @@ from __future__ import annotations
 from assistant.answering import ExtractiveAnswerer
 from assistant.catalog import Catalog
 from assistant.document import Entry
+from assistant.knowledge_base import _before
 from assistant.models import Passage
 from assistant.query import build_query, proper_names
 from assistant.refusals import after_search, unknown_names
@@ -141,3 +142,21 @@ def test_a_question_whether_a_problem_was_fixed_asks_the_releases_after_the_one_
     assert set(asked.prefer) == {"2.2.0", "3.0.0"}
     assert build_query("Après le passage à 2.1.0 : existe-t-il une version corrigée ?", catalog).prefer != ("2.1.0",)
     assert build_query("Was the long-line bug fixed in 2.1.0?", catalog).prefer == ("2.1.0",)
+    for question in ("On 2.1.0 it fails. Is there a release that fixes that?", "Which release made it actually work?"):
+        assert build_query(question.replace("Which", "On 2.1.0 it fails. Which"), catalog).asks_fixed, question
+
+
+def test_asked_whether_a_problem_was_fixed_the_entry_brings_the_sentence_saying_so() -> None:
+    # _FIXED_LATER (then-now). The entry describes the problem first; the sentence after it says it was fixed.
+    said = "Installing 4.0.0 copies the source tree into site-packages. This issue has been rectified."
+    chunks = [make(entries=(Entry("item", said),), version="4.0.1"), make("Faster routing.", version="4.0.0", n=1)]
+    question = "Installing 4.0.0 copied the source tree into my site-packages. Is there a release that fixes that?"
+    assert "This issue has been rectified." in answer(question, chunks)
+
+
+def test_a_release_before_every_release_asked_about_is_before() -> None:
+    # _before (knowledge base): asked which release fixed what 4.0.0 broke, 4.0.0's own notes answer nothing.
+    catalog = Catalog.of_versions(["4.0.0", "4.0.1", "4.0.2"])
+    query = build_query("Since 4.0.0 it breaks. Is there a release that fixes that?", catalog)
+    assert set(query.prefer) == {"4.0.1", "4.0.2"}
+    assert _before(make("x", version="4.0.0"), query) and not _before(make("x", version="4.0.1"), query)
