@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
+from assistant.asker_code import asker_values
 from assistant.bounds import asks_dropped, following
 from assistant.catalog import Catalog, release_key, version_key
 from assistant.french import expand_french, translate_french
@@ -192,8 +193,6 @@ _GONE = re.compile(
     re.IGNORECASE,
 )
 _NOT_NAMES = frozenset(["ok", "okay", "faq", "api", "apis"])
-_CALL_ARGS = re.compile(r"(?<=[\w\]])\(([^()]*)\)")
-_ARG = re.compile(r"\s*(?:\w+\s*=\s*)?(\w+(?:\.\w+)*)\s*")
 
 
 # Asks which release brought a thing in or took it out: "Which AnyIO release added a per-task timeout argument
@@ -216,11 +215,9 @@ def asks_when(question: str) -> str:
 
 
 def call_values(question: str) -> list[str]:
-    """Names passed to a call in a question (`AsyncClient(app=my_asgi_app)`, `F.all_reduce(x)`,
-    `sns.scatterplot(df.x, df.y)`): the asker's own variables and their attributes, which no release doc names."""
-    return [
-        m.group(1).lower() for args in _CALL_ARGS.findall(question) for a in args.split(",") if (m := _ARG.fullmatch(a))
-    ]
+    """What the question's code passes to calls (`AsyncClient(app=my_asgi_app)`, `sns.scatterplot(df.x, df.y)`,
+    `executor=AsyncioExecutor()`, `'Europe/Paris'`): the asker's own variables and data, which no release doc names."""
+    return asker_values(question)
 
 
 _QUOTED = re.compile(r"[\"“«]\s*([^\"”»]{2,40}?)\s*[\"”»]|\{%-?\s*(\w{2,40})")

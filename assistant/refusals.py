@@ -250,17 +250,29 @@ _ACRONYM = re.compile(r"[A-Z]{2,5}s?")
 _BUILTINS = frozenset(dir(builtins))
 
 
-# "… on my Retina MacBook": the asker's machine or deployment, where what is asked about happens.
-_SETTING = re.compile(r"\b(?:on|sur)\s+(?:my|our|mon|ma|mes|notre|nos)\s+((?:[\w+-]+\s+){0,2}[\w+-]+)", re.IGNORECASE)
+# "… on my Retina MacBook", "we mount a legacy Flask app", "in a slim Docker image": the asker's machine, app or
+# deployment, where what is asked about happens.
+_SETTING = re.compile(
+    r"\b(?:on|sur)\s+(?:my|our|mon|ma|mes|notre|nos)\s+((?:[\w+-]+\s+){0,2}[\w+-]+)"
+    r"|\b(?:my|our|a|an|the|their)\s+((?:[\w'+-]+\s+){0,2}?[A-Z][\w+.-]*)\s+(?:apps?|applications?|images?|"
+    r"containers?|projects?|services?|servers?|clusters?|deployments?|stacks?|environments?|pipelines?|codebase)\b",
+    re.IGNORECASE,
+)
 
 
 def _setting(query: Query, stats: TermStats) -> frozenset[str]:
-    """Words of the asker's setting ("on my Retina MacBook"), when the question names a code symbol the docs
-    know: what is asked is then that symbol ("ImageGrab.grab(bbox=...) screenshots on my Retina MacBook come out at
-    double the size"), not the machine. Without one ("Does it run on my Jetson Nano?") the setting is the topic."""
-    if not any(is_identifier(t) and stats.knows(t) for t in query.terms):
+    """Words of the asker's setting ("on my Retina MacBook", "a legacy Flask app"), when the question names a code
+    symbol the docs know (or whose last part they know: `starlette.middleware.wsgi.WSGIMiddleware`): what is asked
+    is then that symbol ("ImageGrab.grab(bbox=...) screenshots on my Retina MacBook come out at double the size"),
+    not the machine. Without one ("Does it run on my Jetson Nano?") the setting is the topic."""
+    if not any(is_identifier(t) and (stats.knows(t) or _last_known(t, stats)) for t in query.terms):
         return frozenset()
-    return frozenset(w for m in _SETTING.finditer(query.question) for w in m.group(1).split())
+    return frozenset(w for m in _SETTING.finditer(query.question) for w in (m.group(1) or m.group(2)).split())
+
+
+def _last_known(term: str, stats: TermStats) -> bool:
+    words = tokens(term.rsplit(".", 1)[-1])
+    return bool(words) and all(map(stats.knows, words))
 
 
 def unknown_names(query: Query, stats: TermStats) -> list[str]:
@@ -279,9 +291,9 @@ def unknown_names(query: Query, stats: TermStats) -> list[str]:
 
     # Python's own names are no product's ("DeprecationWarning", or "DeprecationWarnings" as users write it).
     builtin = [n for n in query.names if n in _BUILTINS or (n.endswith("s") and n[:-1] in _BUILTINS)]
-    hinges = [
-        n for n in query.names if not _ACRONYM.fullmatch(n) and n not in builtin and n not in _setting(query, stats)
-    ]
+    # The asker's own values ("executor=AsyncioExecutor()", "'Europe/Paris'") and setting are theirs to name.
+    own = _setting(query, stats) | frozenset(query.values)
+    hinges = [n for n in query.names if not _ACRONYM.fullmatch(n) and n not in builtin and n not in own]
     # A French question quotes its own words (« nouveau style »): the docs say them in English.
     english = translate_french if query.language == "fr" else str
     return [n for n in hinges if not all(known(t) for t in tokens(english(n)) or [n.lower()])]

@@ -19,7 +19,7 @@ from assistant.query import Query
 from assistant.refusals import TermStats
 from assistant.removals import gone_names, removes
 from assistant.store import ChunkStore, Manifest
-from assistant.text import tokens
+from assistant.text import is_symbol, tokens
 from assistant.vectors import ExactVectors
 
 RRF_K = 60  # the usual constant: damps the head of each ranking so neither signal dominates
@@ -29,6 +29,7 @@ SYMBOL_HITS = 20  # a symbol found in more chunks than this is too common to sin
 PREFERRED_BOOST = 1.6  # a version the question names outranks a slightly better match elsewhere
 PREFERRED_HITS = 10  # dense candidates of the named release/product that make a search of their own unneeded
 REMOVAL_HEADS = 2  # candidates whose entries remove a name the question says is gone, added after fusion
+SHORT_NAME_CHARS = 8  # a dotted name's last part this long is also its name in prose ("WSGIMiddleware")
 
 
 def fuse(dense: list[tuple[str, float]], lexical: list[tuple[str, float]]) -> dict[str, float]:
@@ -131,6 +132,10 @@ class HybridRetriever:
             if receiver and len(member) >= 4:
                 # `model.dict()` is `dict()` in a table of renamed methods, `BaseModel.dict` elsewhere.
                 alts += self._members.get(member, []) + ([member] if member in self._idf else [])
+            # `starlette.middleware.wsgi.WSGIMiddleware` is "WSGIMiddleware" in prose, a word to the tokenizer.
+            word = tokens(member) if len(member) >= SHORT_NAME_CHARS and not is_symbol(member) else []
+            if len(word) == 1 and word[0] in self._idf:
+                alts.append(word[0])
         return list(dict.fromkeys(a for a in alts if a != symbol))
 
     def within(self, products: Sequence[str]) -> TermStats:

@@ -292,11 +292,6 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("_NOT_NAMES", "'API', 'FAQ' count as names", (Q, "_NOT_NAMES", frozenset())),
     _ab("_MAJOR", "'pandas 3' names no release", (Q, "_MAJOR", NEVER)),
     _ab("call_values", "names passed in a call (`app=my_app`) must be in the docs", (Q, "call_values", lambda q: [])),
-    _ab(
-        "dotted call values",
-        "attributes passed in a call (`f(df.x)`) must be in the docs",
-        (Q, "_ARG", re.compile(r"\s*(?:\w+\s*=\s*)?(\w+)\s*")),
-    ),
     _ab("is_follow_up", "no question leans on the conversation", (Q, "is_follow_up", lambda terms: False)),
     _ab("with_spellings", "no docs' spellings of symbols", (K, "with_spellings", lambda query, spell: query)),
     _ab("GENERIC (text.py)", "release-doc filler words stay query terms", ("assistant.text", "GENERIC", frozenset())),
@@ -315,6 +310,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         "REMOVAL_HEADS",
         "no match that removes a name the question says is gone is added after fusion (0)",
         (H, "REMOVAL_HEADS", 0),
+    ),
+    _ab(
+        "SHORT_NAME_CHARS",
+        "a dotted name's last part is not its name in prose (`WSGIMiddleware`)",
+        (H, "SHORT_NAME_CHARS", UNLIMITED),
     ),
     _ab(
         "HybridRetriever.within",

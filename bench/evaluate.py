@@ -47,8 +47,8 @@ SET_NAMES = ("pytorch", *PRODUCT_SETS)
 # Asked only by name, never in `all`: their docs are fetched from PyPI by bench/fetch_changelogs.py, not shared.
 CHANGELOG_SET = "changelogs"
 CHANGELOG_SETS = (CHANGELOG_SET, "changelogs-more", "changelogs-blind", "changelogs-blind2", "changelogs-blind3")
-# ... and one of per-release notes (`<product>/<version>/<file>`), fetched by bench/fetch_release_notes.py.
-RELEASE_NOTES_SETS = ("release-notes-blind", "release-notes-blind2")
+# ... and of per-release notes and guides (`<product>/<version>/<file>`), fetched by bench/fetch_release_notes.py.
+RELEASE_NOTES_SETS = ("release-notes-blind", "release-notes-blind2", "mixed-blind")
 FETCHED_SETS = (*CHANGELOG_SETS, *RELEASE_NOTES_SETS)
 REQUIRED_KEYS = (
     "id",

@@ -1,16 +1,19 @@
-"""Real per-release notes for the blind release-notes evaluation sets (bench/questions-release-notes-blind.jsonl
-and bench/questions-release-notes-blind2.jsonl).
+"""Real release docs for the blind evaluation sets of per-release notes (bench/questions-release-notes-blind.jsonl,
+bench/questions-release-notes-blind2.jsonl) and of changelogs mixed with migration guides
+(bench/questions-mixed-blind.jsonl).
 
 Usage:
     python bench/fetch_release_notes.py [--set NAME --out DIR]   # every set, each into $TMPDIR/reldocs-NAME
     python bench/evaluate.py --set release-notes-blind --show-failures    # over them
     python bench/evaluate.py --set release-notes-blind2 --show-failures
+    python bench/evaluate.py --set mixed-blind --show-failures
 
 Each project publishes one "what's new" page per release (Sphinx RST, or MyST Markdown for anndata): they are
 taken from its source distribution on PyPI (pinned below, fetched with `pip download`, or by its PyPI file URL
 where pip cannot prepare it) into `DIR/<product>/<version>/<file>`, the folder layout a user indexes release notes
 in. The files are not kept in the repository (their licenses are their projects': Pillow MIT-CMU; networkx,
-seaborn, h5py and anndata BSD-3-Clause; tornado and falcon Apache-2.0; PyWavelets MIT).
+seaborn, h5py, anndata, httpcore and starlette BSD-3-Clause; tornado, falcon and pymongo Apache-2.0; PyWavelets and
+APScheduler MIT).
 """
 
 from __future__ import annotations
@@ -53,7 +56,20 @@ BLIND2_RELEASE_NOTES = {
         {f"{v}-notes.rst": v for v in ("1.5.0", "1.6.0", "1.7.0", "1.8.0")},
     ),
 }
-SETS = dict(zip(RELEASE_NOTES_SETS, (RELEASE_NOTES, BLIND2_RELEASE_NOTES), strict=True))
+# Two multi-release changelogs (no version folder: the file holds every release) and two migration guides, in
+# the folder of the release they migrate to; chosen and asked about blind (first run: .640 / .680 / .857).
+MIXED_BLIND = {
+    "httpcore": ("httpcore==1.0.7", "", {"CHANGELOG.md": ""}),
+    "starlette": ("starlette==0.41.3", "docs", {"release-notes.md": ""}),
+    "pymongo": ("pymongo==4.10.1", "doc", {"migrate-to-pymongo4.rst": "4.0.0"}),
+    "apscheduler": ("apscheduler==4.0.0a6", "docs", {"migration.rst": "4.0.0"}),
+}
+SETS = dict(zip(RELEASE_NOTES_SETS, (RELEASE_NOTES, BLIND2_RELEASE_NOTES, MIXED_BLIND), strict=True))
+
+
+def target(out: Path, product: str, version: str, name: str) -> Path:
+    """Where a file goes: in its release's folder, or beside the product's others when it holds every release."""
+    return out / product / version / name if version else out / product / name
 
 
 def fetch(out: Path, notes: dict[str, tuple[str, str, dict[str, str]]] = RELEASE_NOTES) -> list[Path]:
@@ -62,7 +78,10 @@ def fetch(out: Path, notes: dict[str, tuple[str, str, dict[str, str]]] = RELEASE
     written: list[Path] = []
     with tempfile.TemporaryDirectory() as tmp:
         for product, (requirement, folder, files) in notes.items():
-            targets = {f"{folder}/{name}": out / product / version / name for name, version in files.items()}
+            targets = {
+                "/".join(filter(None, (folder, name))): target(out, product, version, name)
+                for name, version in files.items()
+            }
             if not all(t.is_file() for t in targets.values()):
                 name = requirement.split("==")[0]
                 copy_from_sdist(requirement, targets, Path(tmp) / product, no_binary=name)

@@ -54,9 +54,17 @@ def test_a_name_passed_to_a_call_is_the_askers_own() -> None:
     assert missing_symbols(query, retriever()) == ["f.all_reduce"]  # the API is checked, the asker's names not
 
 
-def test_an_attribute_passed_to_a_call_is_the_askers_own() -> None:
-    # call_values. `df.x` is a column of the asker's frame; `sns.scatterplot` is what the docs must name.
-    assert call_values("My old code sns.scatterplot(df.x, df.y) fails.") == ["df.x", "df.y"]
+def test_what_the_askers_code_passes_is_the_askers_own() -> None:
+    # call_values (assistant/asker_code.py). `df.x` is a column of the asker's frame, `AsyncioExecutor()` their
+    # choice of class, 'Europe/Paris' their data, `[connect_db]` their function; the called names, the keywords
+    # and a double-quoted literal (`mode="hyperdrive"`) are what the docs must name.
+    assert call_values("My old code sns.scatterplot(df.x, df.y) fails.") == ["df.x", "df", "df.y"]
+    assert "AsyncioExecutor" in call_values("Built as GraphQLApp(schema=s, executor=AsyncioExecutor()), it broke.")
+    assert {"Europe", "Paris"} <= set(call_values("I use timezone=pytz.timezone('Europe/Paris'). Can I keep it?"))
+    assert call_values("The app registers on_startup=[connect_db]. Deprecated since?") == ["connect_db"]
+    assert call_values('What does torch.compile(mode="hyperdrive") do?') == []
+    query = build_query("Built as GraphQLApp(executor=AsyncioExecutor()), it broke.", Catalog.learn(CHUNKS))
+    assert "AsyncioExecutor" in query.names and unknown_names(query, Stats(CHUNKS)) == ["GraphQLApp"]
 
 
 def test_a_method_of_the_askers_variable_is_known_by_its_words() -> None:
@@ -82,6 +90,9 @@ def test_the_askers_machine_is_no_name_the_docs_must_contain() -> None:
     shot = build_query("Since 12.3, ImageGrab.grab(bbox=b) shots on my Retina MacBook are twice the size.", catalog)
     assert unknown_names(shot, Stats(chunks)) == []
     assert unknown_names(build_query("Does it run on my MacBook?", catalog), Stats(chunks)) == ["MacBook"]
+    # ... nor is the asker's app, when the question names a call the docs know by its last part.
+    mounted = build_query("We mount a legacy Flask app with pillow.ImageGrab.grab. What now?", catalog)
+    assert unknown_names(mounted, Stats(chunks)) == []
 
 
 def test_a_snake_case_name_is_known_through_the_longer_names_it_starts() -> None:
@@ -187,3 +198,12 @@ def test_a_later_release_the_index_lacks_is_what_is_asked_about() -> None:
     refused = before_search(later, catalog)
     assert refused is not None and refused.kind == "release_not_indexed" and refused.names == ("6.5.1",)
     assert before_search(build_query("On 6.3.0 it failed. Does 6.5.0 fix it?", catalog), catalog) is None
+
+
+def test_a_long_last_part_of_a_dotted_name_is_its_name_in_prose() -> None:
+    # SHORT_NAME_CHARS. The docs say "Deprecate WSGIMiddleware in favor of a2wsgi", a word to the tokenizer; the
+    # question writes `starlette.middleware.wsgi.WSGIMiddleware`. A short last part (`value`) is too common a word.
+    chunks = [make("Deprecate WSGIMiddleware in favor of a2wsgi.", "starlette", 0), make("The value is kept.", "x", 1)]
+    stats = HybridRetriever(None, None, None, chunks)  # type: ignore[arg-type]
+    assert stats.spellings("starlette.middleware.wsgi.wsgimiddleware") == ["wsgimiddlewar"]
+    assert stats.spellings("dataset.value") == []

@@ -109,11 +109,12 @@ def test_the_release_notes_sets_cite_the_fetched_files_by_release(name: str) -> 
     from bench.fetch_release_notes import SETS
 
     questions = load_questions(set_questions(name))
-    files = {f"{p}/{v}/{f}": v for p, (_, _, named) in SETS[name].items() for f, v in named.items()}
+    files = {"/".join(filter(None, (p, v, f))): v for p, (_, _, named) in SETS[name].items() for f, v in named.items()}
     assert len(questions) >= 30 and sum(not q["answerable"] for q in questions) >= 5
     for q in questions:
         assert set(q["sources"]) <= set(files), q["id"]
-        assert set(q["versions"]) <= {files[s] for s in q["sources"]}, q["id"]
+        # A file in a release's folder answers for that release; one holding every release, for any of them.
+        assert all(files[s] in ("", *q["versions"]) for s in q["sources"]), q["id"]
         assert all(not _MARKUP_IN_PHRASE.search(p) for p in q["must_contain"]), q["id"]
 
 
