@@ -65,7 +65,7 @@ def _spans(question: str) -> Iterator[str]:
 def _parse(span: str) -> ast.AST | None:
     try:
         return ast.parse(span, mode="exec")
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # prose, or brackets nested beyond the parser
         return None
 
 
