@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bench.ablation_table import ABLATIONS, NOT_SWITCHED, REMOVED
+from bench.ablation_history import NOT_SWITCHED, REMOVED
+from bench.ablation_table import ABLATIONS
 
 COMBINED = "all"  # every set over one index of every product: reported apart, not in the totals
 # The table tests (no model, no index): each kept heuristic must make one of them fail when switched off.
