@@ -339,7 +339,7 @@ def build_query(
         prefer_products=prefer_products,
         truncated=truncated,
         product_terms=tuple(t for t in terms if t in naming),
-        values=tuple(dict.fromkeys(call_values(question))),
+        values=tuple(call_values(question)),  # each once, as read
         drops=drops,
         subject=tuple(t for t in subject if t in terms),
     )

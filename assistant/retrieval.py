@@ -222,10 +222,9 @@ class HybridRetriever:
         source = self.vectors or self.store
         hits = source.query(vector, n, **only)
         wanted = (query.prefer and not query.versions) or (query.prefer_products and not query.products)
-        if (
-            wanted
-            and sum(query.prefers(self.chunks[self.by_id[c]]) for c, _ in hits if c in self.by_id) < PREFERRED_HITS
-        ):
+        # Counted only when a search of their own may follow.
+        preferred = sum(query.prefers(self.chunks[self.by_id[c]]) for c, _ in hits if c in self.by_id) if wanted else 0
+        if wanted and preferred < PREFERRED_HITS:
             # The preferred release's (or product's) own neighbours, so its passages are candidates even when
             # others crowd them out.
             near = {

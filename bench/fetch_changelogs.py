@@ -27,8 +27,9 @@ import sys
 import tarfile
 import tempfile
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
@@ -159,17 +160,25 @@ def copy_from_sdist(requirement: str, files: Mapping[str, Path], folder: Path, n
             target.write_bytes(member.read())
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=CHANGELOG_SETS, help="one set only (default: every set)")
-    parser.add_argument("--out", type=Path, help="with --set: folder to write <product>/<file> into")
+def fetch_sets(
+    argv: list[str] | None, description: str, sets: Mapping[str, Any], fetch: Callable[..., list[Path]], layout: str
+) -> int:
+    """The fetchers' command line: every set of `sets` (or `--set NAME`) fetched into its default folder (or
+    `--out DIR`), each written file printed; `layout` says what `--out` receives."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--set", choices=list(sets), help="one set only (default: every set)")
+    parser.add_argument("--out", type=Path, help=f"with --set: folder to write {layout} into")
     args = parser.parse_args(argv)
     if args.out and not args.set:
         parser.error("--out needs --set")
-    for name in [args.set] if args.set else CHANGELOG_SETS:
-        for path in fetch(args.out or changelogs_dir(name), SETS[name]):
+    for name in [args.set] if args.set else list(sets):
+        for path in fetch(args.out or changelogs_dir(name), sets[name]):
             print(path)
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    return fetch_sets(argv, __doc__.split("\n\n")[0], SETS, fetch, "<product>/<file>")
 
 
 if __name__ == "__main__":

@@ -18,7 +18,6 @@ APScheduler MIT).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 from pathlib import Path
@@ -26,8 +25,8 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from bench.evaluate import RELEASE_NOTES_SETS, changelogs_dir  # noqa: E402
-from bench.fetch_changelogs import copy_from_sdist  # noqa: E402
+from bench.evaluate import RELEASE_NOTES_SETS  # noqa: E402
+from bench.fetch_changelogs import copy_from_sdist, fetch_sets  # noqa: E402
 
 # product: (requirement, the notes' folder inside the sdist below its top folder, {file: release})
 RELEASE_NOTES = {
@@ -90,16 +89,7 @@ def fetch(out: Path, notes: dict[str, tuple[str, str, dict[str, str]]] = RELEASE
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--set", choices=RELEASE_NOTES_SETS, help="one set only (default: every set)")
-    parser.add_argument("--out", type=Path, help="with --set: folder to write <product>/<version>/<file> into")
-    args = parser.parse_args(argv)
-    if args.out and not args.set:
-        parser.error("--out needs --set")
-    for name in [args.set] if args.set else RELEASE_NOTES_SETS:
-        for path in fetch(args.out or changelogs_dir(name), SETS[name]):
-            print(path)
-    return 0
+    return fetch_sets(argv, __doc__.split("\n\n")[0], SETS, fetch, "<product>/<version>/<file>")
 
 
 if __name__ == "__main__":
