@@ -29,6 +29,9 @@ NO_TERMS_COVERAGE = 0.5  # a question with no content terms ("what's new in 2.11
 MEMO_SIZE = 8192  # sentence scores and term weights kept; one question takes a few dozen entries
 NEIGHBOUR_RATIO = 0.5  # the best passage's further sentences need this share of the best coverage
 GROUP_UNITS = 3  # sentences quoted from the best passage
+# ... the rest of the best sentence's entry among them: "Fixes a denial of service due to recursion error for
+# deeply nested statements." answers only with "Instead of recursion error a generic SQLParseError is raised."
+ENTRY_REST = True
 CODE_LINES = 2  # lines of an instruction's example quoted with it, those using the code names asked about
 FIX_UNITS = 3  # ... with the other instructions of its entry that score as well, up to this many in all
 RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches
@@ -204,11 +207,13 @@ class ExtractiveAnswerer:
             if len(taken) >= self.max_units:
                 break
             group = groups.get(cand.p_idx)
-            # The best passage may add its neighbouring sentences (the fix after the change); others need
-            # to be nearly as good as the best sentence to join.
+            # The best passage adds the rest of its entry (the change told whole) and its other sentences that
+            # answer half as well (the fix after the change); others need to be nearly as good as the best.
             if group is not None and cand.p_idx == ranked[0].p_idx:
-                fix = query.asks_how and _tells(cand.unit) and cand.unit.entry == ranked[0].unit.entry
-                keep = (cand.coverage >= NEIGHBOUR_RATIO * ranked[0].coverage or fix) and len(group) < GROUP_UNITS
+                same_entry = cand.unit.entry == ranked[0].unit.entry
+                fix = query.asks_how and _tells(cand.unit) and same_entry
+                near = cand.coverage >= NEIGHBOUR_RATIO * ranked[0].coverage or fix
+                keep = (near or (ENTRY_REST and same_entry)) and len(group) < GROUP_UNITS
             elif ENTRY_NEIGHBOURS and group is not None and passages[cand.p_idx].chunk.kind == "changelog":
                 # Another changelog entry that answers brings the rest of its change, as the best passage does.
                 lead = group[0]

@@ -125,6 +125,7 @@ ABLATIONS: tuple[Ablation, ...] = (
     ),
     _ab("NEIGHBOUR_RATIO", "any sentence of the best passage may join it (0)", (A, "NEIGHBOUR_RATIO", 0.0)),
     _ab("GROUP_UNITS", "no cap on sentences from the best passage", (A, "GROUP_UNITS", UNLIMITED)),
+    _ab("ENTRY_REST", "the rest of the best sentence's entry joins only by its own coverage", (A, "ENTRY_REST", False)),
     _ab("RELEASE_BONUS", "the named release's sentences rank as any other (0)", (A, "RELEASE_BONUS", 0.0)),
     _ab("BUG_FIX_PENALTY", "bug-fix sentences rank as changes (0)", (A, "BUG_FIX_PENALTY", 0.0)),
     _ab(

@@ -137,6 +137,17 @@ def test_the_best_passage_gives_at_most_three_sentences() -> None:
     assert sum(s in text for s in said) == 3
 
 
+def test_the_best_sentence_brings_the_rest_of_its_entry() -> None:
+    # ENTRY_REST. The question's words are in the entry's first sentence; what happens now is in its second,
+    # which shares none of them. Another entry of the passage, as unrelated in words, stays out.
+    entries = (
+        Entry("item", "Fixed a crash on deeply nested statements. Instead a generic `ParseError` is raised."),
+        Entry("item", "Thread-safe initialization of the lexer."),
+    )
+    text = answer("What happens now with deeply nested statements?", [make(entries=entries)])
+    assert "generic `ParseError` is raised" in text and "lexer" not in text
+
+
 def test_near_duplicate_sentences_are_quoted_once_and_cited_twice() -> None:
     # _similar. Two pages state the same change; repeating it would add length, not information.
     said = "`read_csv()` no longer accepts the `squeeze` keyword."

@@ -124,10 +124,12 @@ def test_a_sentence_saying_what_no_longer_happens_brings_what_does() -> None:
 
 def test_a_why_question_brings_the_reason_after_the_change() -> None:
     # _WHY. The change is the best sentence; the reason after it in the same entry shares none of the question's
-    # words, and without it "why?" is answered by restating what changed.
+    # words, and without it "why?" is answered by restating what changed. The entry's further sentences name
+    # `disk_partitions()`, so they, not the reason, are the rest of the entry quoted with the change.
     said = (
         "`maxfile` and `maxpath` fields were removed from the namedtuple returned by `disk_partitions()`. "
-        "Reason: on network filesystems this can potentially take a very long time to complete."
+        "Reason: on network filesystems this can potentially take a very long time to complete. "
+        "The device is still listed by `disk_partitions()`. Mount options are also listed by `disk_partitions()`."
     )
     chunks = [make(entries=(Entry("item", said),), n=0), make("`cpu_freq()` is faster.", n=1)]
     assert "network filesystems" in answer("Why were maxfile and maxpath dropped from disk_partitions()?", chunks)
