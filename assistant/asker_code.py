@@ -1,9 +1,11 @@
 """The asker's own code quoted in a question: what it passes to calls is theirs, not a name the docs must hold.
 
 "Our endpoint is `GraphQLApp(schema=schema, executor=AsyncioExecutor())`", "`pytz.timezone('Europe/Paris')`",
-"`on_startup=[connect_db]`": the values are the asker's variables, classes and data. The called names and the
-keywords (`GraphQLApp`, `executor=`) are the API asked about and stay. Python's own parser (`ast`) reads each
-call or assignment found in the question; a regex would have to match nested brackets and strings itself.
+"`on_startup=[connect_db]`": the values are the asker's variables, classes and data. So are the keywords their
+code passes (`CronTrigger(day_of_week='1-5')`, `.get(url, allow_redirects=False)`): code pasted from a project
+that broke, whose keywords the notes need not name. The called names (`GraphQLApp`) are the API asked about and
+stay, as does a bare setting asked about (`auto_camel_case=True`). Python's own parser (`ast`) reads each call or
+assignment found in the question; a regex would have to match nested brackets and strings itself.
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from collections.abc import Iterator
 # Where a call or a `name=value` starts: the parser reads on from there to the closing bracket or the space.
 _START = re.compile(r"(?<![\w.])(?:[A-Za-z_][\w.]*\(|[A-Za-z_]\w*=(?!=))")
 _OPENERS, _CLOSERS = "([{", ")]}"
+CALL_KEYWORDS = True  # a call's keywords are the asker's (see above)
 
 
 def asker_values(question: str) -> list[str]:
-    """Names and words the question's code passes as values (arguments, keyword values, assigned values, string
-    contents), lowercased for symbols as query terms are, and as written for proper names."""
+    """Names and words the question's code passes as values (arguments, keywords and their values, assigned values,
+    string contents), lowercased for symbols as query terms are, and as written for proper names."""
     found: list[str] = []
     for span in _spans(question):
         tree = _parse(span)
@@ -29,6 +32,7 @@ def asker_values(question: str) -> list[str]:
             if isinstance(node, ast.Call):
                 for value in [*node.args, *(k.value for k in node.keywords)]:
                     found += _names(value)
+                found += [k.arg.lower() for k in node.keywords if k.arg and CALL_KEYWORDS]
             elif isinstance(node, ast.Assign):
                 found += _names(node.value)
         found += _single_quoted(tree, span)
@@ -36,8 +40,8 @@ def asker_values(question: str) -> list[str]:
 
 
 def _spans(question: str) -> Iterator[str]:
-    """Candidate code spans: from each start to its closing bracket (a call) or to the next space at depth 0
-    (an assignment)."""
+    """Candidate code spans: from each start to its closing bracket (a call, with the calls chained on it) or to
+    the next space at depth 0 (an assignment)."""
     for m in _START.finditer(question):
         depth, quote, end = 0, "", None
         for i in range(m.start(), len(question)):
@@ -54,7 +58,8 @@ def _spans(question: str) -> Iterator[str]:
                     break
                 if depth == 0 and m.group(0).endswith("("):
                     end = i + 1
-                    break
+                    if not re.match(r"\.[A-Za-z_]\w*\(", question[i + 1 :]):  # `TestClient(app).get(url, …)` reads on
+                        break
             elif c.isspace() and depth == 0:
                 break
             end = i + 1

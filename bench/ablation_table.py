@@ -293,6 +293,11 @@ ABLATIONS: tuple[Ablation, ...] = (
     _ab("_NOT_NAMES", "'API', 'FAQ' count as names", (Q, "_NOT_NAMES", frozenset())),
     _ab("_MAJOR", "'pandas 3' names no release", (Q, "_MAJOR", NEVER)),
     _ab("call_values", "names passed in a call (`app=my_app`) must be in the docs", (Q, "call_values", lambda q: [])),
+    _ab(
+        "CALL_KEYWORDS",
+        "a call's keywords (`day_of_week=`) must be in the docs",
+        ("assistant.asker_code", "CALL_KEYWORDS", False),
+    ),
     _ab("is_follow_up", "no question leans on the conversation", (Q, "is_follow_up", lambda terms: False)),
     _ab("with_spellings", "no docs' spellings of symbols", (K, "with_spellings", lambda query, spell: query)),
     _ab("GENERIC (text.py)", "release-doc filler words stay query terms", ("assistant.text", "GENERIC", frozenset())),

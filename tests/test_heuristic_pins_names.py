@@ -49,22 +49,32 @@ def test_names_of_the_askers_setting_are_not_required(question: str, names: list
 
 def test_a_name_passed_to_a_call_is_the_askers_own() -> None:
     question = "httpx.AsyncClient(app=my_asgi_app) warns. Does F.all_reduce(x, op=my_op) too?"
-    assert call_values(question) == ["my_asgi_app", "x", "my_op"]
+    assert call_values(question) == ["my_asgi_app", "app", "x", "my_op", "op"]
     query = build_query(question, Catalog.learn(CHUNKS))
     assert missing_symbols(query, retriever()) == ["f.all_reduce"]  # the API is checked, the asker's names not
 
 
 def test_what_the_askers_code_passes_is_the_askers_own() -> None:
     # call_values (assistant/asker_code.py). `df.x` is a column of the asker's frame, `AsyncioExecutor()` their
-    # choice of class, 'Europe/Paris' their data, `[connect_db]` their function; the called names, the keywords
-    # and a double-quoted literal (`mode="hyperdrive"`) are what the docs must name.
+    # choice of class, 'Europe/Paris' their data, `[connect_db]` their function; the called names and a
+    # double-quoted literal (`mode="hyperdrive"`) are what the docs must name.
     assert call_values("My old code sns.scatterplot(df.x, df.y) fails.") == ["df.x", "df", "df.y"]
     assert "AsyncioExecutor" in call_values("Built as GraphQLApp(schema=s, executor=AsyncioExecutor()), it broke.")
     assert {"Europe", "Paris"} <= set(call_values("I use timezone=pytz.timezone('Europe/Paris'). Can I keep it?"))
     assert call_values("The app registers on_startup=[connect_db]. Deprecated since?") == ["connect_db"]
-    assert call_values('What does torch.compile(mode="hyperdrive") do?') == []
+    assert call_values('What does torch.compile(mode="hyperdrive") do?') == ["mode"]
     query = build_query("Built as GraphQLApp(executor=AsyncioExecutor()), it broke.", Catalog.learn(CHUNKS))
     assert "AsyncioExecutor" in query.names and unknown_names(query, Stats(CHUNKS)) == ["GraphQLApp"]
+
+
+def test_the_keywords_the_askers_code_passes_are_the_askers_own() -> None:
+    # CALL_KEYWORDS. Code pasted from a project that broke passes keywords the notes need not name, through a
+    # chain of calls too; a setting asked about on its own (`auto_camel_case=True`) must still be in the docs.
+    assert call_values("My CronTrigger(day_of_week='1-5') jobs run on the wrong days.") == ["day_of_week"]
+    assert "allow_redirects" in call_values("Tests using TestClient(app).get(url, allow_redirects=False) broke.")
+    assert call_values("What does the model_config setting auto_camel_case=True do?") == []
+    query = build_query("Since 2.0, F.all_reduce(x, async_op_v2=True) hangs. Why?", Catalog.learn(CHUNKS))
+    assert missing_symbols(query, retriever()) == ["f.all_reduce"]
 
 
 def test_a_method_of_the_askers_variable_is_known_by_its_words() -> None:
