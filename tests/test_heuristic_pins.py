@@ -159,9 +159,13 @@ def test_near_duplicate_sentences_are_quoted_once_and_cited_twice() -> None:
 def test_a_sentence_from_inside_an_entry_brings_its_lead() -> None:
     # _with_leads. "It will be removed" answers the question, but only the entry's first sentence says
     # what "it" is.
-    chunks = [make(entries=(Entry("item", "Deprecated `Series.view`. It will be removed in a future version."),))]
-    text = answer("Is it going to be removed in a future version?", chunks)
-    assert text.startswith("Deprecated `Series.view`. It will be removed")
+    # The entry's other sentences share the question's words, so its rest (ENTRY_REST) fills the quote first.
+    said = (
+        "Deprecated `Series.view`. A future version may copy instead. Views may be removed from memory early. "
+        "It will be removed in a future version."
+    )
+    text = answer("Is it going to be removed in a future version?", [make(entries=(Entry("item", said),))])
+    assert text.startswith("Deprecated `Series.view`. A future version")
 
 
 def test_list_titles_get_a_full_stop_before_the_next_sentence() -> None:

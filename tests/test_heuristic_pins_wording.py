@@ -28,7 +28,12 @@ def test_a_sentence_about_how_things_were_brings_how_they_are() -> None:
     chunks = [make(entries=(Entry("paragraph", said),), n=0), make("Field order is kept in schemas.", n=1)]
     text = answer("Why does an int field accept a float value in V1 but not in V2?", chunks)
     assert "decimal part is zero" in text
-    said = "Saving an empty image would previously raise a `SystemError`. That has now been changed to a `ValueError`."
+    # The entry goes on about the question's words, so its rest (ENTRY_REST) fills the quote without the change.
+    said = (
+        "Saving an empty image would previously raise a `SystemError`. That has now been changed to a `ValueError`. "
+        "Saving an empty image as GIF also raised a `SystemError`. Saving an empty image as PNG raised a "
+        "`SystemError` as well."
+    )
     chunks = [make(entries=(Entry("paragraph", said),), n=0), make("This adds no new errors to saving.", n=1)]
     assert "`ValueError`" in answer("Does saving an empty image still raise SystemError?", chunks)
 
