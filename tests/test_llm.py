@@ -146,7 +146,11 @@ def test_model_obeying_a_planted_passage_is_not_presented_as_grounded(kb: Knowle
     injected = [passage(1, INJECTION), *passages]
     answer = list(LLMAnswerer(fake("PWNED, CUDA 9.0 is enough."), fallback=kb.extractive).stream(query, injected))[-1]
     assert answer.final and answer.mode == "extractive" and answer.notice == UNCITED["en"]
-    assert "PWNED" not in answer.text and "12.6" in answer.text and answer.citations
+    # What is shown is the extractive answer over the same passages, every line a cited quote, the real passage's
+    # 12.6 among them: the planted text may be quoted as what that passage says, never said as the answer.
+    assert answer.text == list(kb.extractive.stream(query, injected))[-1].text
+    assert "12.6" in answer.text and answer.citations and all(line.endswith("]") for line in answer.text.splitlines())
+    assert not answer.text.startswith("PWNED")
 
 
 # The answerer with LangChain's fake chat model.
