@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 # Where a call or a `name=value` starts: the parser reads on from there to the closing bracket or the space.
 _START = re.compile(r"(?<![\w.])(?:[A-Za-z_][\w.]*\(|[A-Za-z_]\w*=(?!=))")
+_CHAINED = re.compile(r"\.[A-Za-z_]\w*\(")  # a call on the call just closed: `TestClient(app).get(url, …)` reads on
 _OPENERS, _CLOSERS = "([{", ")]}"
 CALL_KEYWORDS = True  # a call's keywords are the asker's (see above)
 
@@ -32,7 +33,8 @@ def asker_values(question: str) -> list[str]:
             if isinstance(node, ast.Call):
                 for value in [*node.args, *(k.value for k in node.keywords)]:
                     found += _names(value)
-                found += [k.arg.lower() for k in node.keywords if k.arg and CALL_KEYWORDS]
+                if CALL_KEYWORDS:
+                    found += [k.arg.lower() for k in node.keywords if k.arg]
             elif isinstance(node, ast.Assign):
                 found += _names(node.value)
         found += _single_quoted(tree, span)
@@ -58,7 +60,7 @@ def _spans(question: str) -> Iterator[str]:
                     break
                 if depth == 0 and m.group(0).endswith("("):
                     end = i + 1
-                    if not re.match(r"\.[A-Za-z_]\w*\(", question[i + 1 :]):  # `TestClient(app).get(url, …)` reads on
+                    if not _CHAINED.match(question, i + 1):
                         break
             elif c.isspace() and depth == 0:
                 break
