@@ -150,7 +150,11 @@ def test_model_obeying_a_planted_passage_is_not_presented_as_grounded(kb: Knowle
     # 12.6 among them: the planted text may be quoted as what that passage says, never said as the answer.
     assert answer.text == list(kb.extractive.stream(query, injected))[-1].text
     assert "12.6" in answer.text and answer.citations and all(line.endswith("]") for line in answer.text.splitlines())
-    assert not answer.text.startswith("PWNED")
+    # The planted words are shown only as a word-for-word quote of the planted passage, cited to it.
+    planted = next(c.n for c in answer.citations if c.quote in INJECTION)
+    for line in answer.text.splitlines():
+        said, marks = re.fullmatch(r"- (.*) ((?:\[\d+\])+)", line).groups()  # type: ignore[union-attr]
+        assert "PWNED" not in said or (said in INJECTION and marks == f"[{planted}]")
 
 
 # The answerer with LangChain's fake chat model.
