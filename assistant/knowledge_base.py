@@ -8,7 +8,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from assistant import refusals
 from assistant.answering import Answerer, ExtractiveAnswerer
@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+# The release a question names answers it when its best sentence scores this close to another release's best:
+# 3.0's "Draft 7 is now the default" answers which draft 3.0 uses, though a later "JSON Schema draft" fix has
+# more of the question's words. Further behind, the other release's change is what the question is about.
+OWN_CLOSE = 0.95
 ANSWER_PASSAGES = 8  # passages the answerer reads; `top_k` of them at most are cited
 HEAD_PASSAGES = 3  # ... and each ranking's first few, where fusion ranked them lower
 
@@ -256,11 +260,12 @@ class KnowledgeBase:
         When the top passages hold too little of the release asked about, or too little evidence at all (`weak`),
         that release is searched alone: its answer may rank below other releases' near matches.
         """
-        if query.asks_fixed:  # asked which release fixed what the one it names broke: that one's notes can't say
+        if query.asks_after:  # asked what releases after the one it names did (fixed): its own notes can't say
             passages = [p for p in passages if not _before(p.chunk, query)]
-        reason = weak or self._release(query, passages, self._own(query, passages))
-        if reason is None:
-            return passages, None
+        own = self._own(query, passages)
+        reason = weak or self._release(query, passages, own)
+        if reason is None:  # nearly the best, it answers alone: the better-worded sentence is of another release
+            return (own if self._leads(query, passages) == "nearly" else passages), None
         only = replace(query, versions=query.prefer, products=query.products or query.prefer_products)
         narrowed = self.retriever.search(only, ANSWER_PASSAGES, heads=HEAD_PASSAGES)
         if narrowed and self._release(query, [*narrowed, *passages], narrowed, narrowed=True) is None:
@@ -274,16 +279,24 @@ class KnowledgeBase:
     def _release(
         self, query: Query, passages: Sequence[Passage], own: Sequence[Passage], *, narrowed: bool = False
     ) -> refusals.Reason | None:
-        # What a release did is that release's to say; a fix may come from the release that deprecated the thing
-        # ("fails after upgrading to 3.0: how do I pass it now?"), its version shown beside it, but not from a
-        # later release, which the asker does not have.
-        ranked = self.extractive.ranked(query, passages)
-        top = passages[ranked[0].p_idx].chunk if ranked else None
-        leads = top is None or query.prefers(top) or (query.asks_how and not _later(top, query))
         ok = bool(own) and self._evidence(query, own) is None
         # The release searched alone must write a code symbol the question names when others' passages do.
         ok = ok and not (narrowed and refusals.symbols_elsewhere(query, own, passages))
-        return refusals.release(query, passages, own, ok, leads=leads)
+        return refusals.release(query, passages, own, ok, leads=bool(self._leads(query, passages)))
+
+    def _leads(self, query: Query, passages: Sequence[Passage]) -> Literal["first", "nearly", ""]:
+        """Whether the best sentence to quote is of the release asked about ("first"), or its best scores nearly as
+        well ("nearly"). What a release did is that release's to say; a fix may come from the release that
+        deprecated the thing ("fails after upgrading to 3.0: how do I pass it now?"), its version shown beside it,
+        but not from a later release, which the asker does not have."""
+        ranked = self.extractive.ranked(query, passages)
+        if not ranked:
+            return "first"
+        top = passages[ranked[0].p_idx].chunk
+        if query.prefers(top) or (query.asks_how and not _later(top, query)):
+            return "first"
+        own_best = max((s.score for s in ranked if query.prefers(passages[s.p_idx].chunk)), default=0.0)
+        return "nearly" if own_best >= OWN_CLOSE * ranked[0].score else ""
 
     def _truncation_note(self, language: str) -> str:
         return say("truncated", language, n=self.settings.max_question_chars)

@@ -43,6 +43,7 @@ class Query:
     values: tuple[str, ...] = ()  # the asker's own names, passed to a call in the question (`app=my_app`, `f(x)`)
     drops: tuple[str, ...] = ()  # versions the question asks whether or when support ended for ("Python 3.9")
     asks_fixed: bool = False  # asks which release after the one it names fixed a problem met there
+    asks_after: bool = False  # asks of the releases after the one it names: that fixed it, or "in later releases"
     # Terms of the thing the question asks the release that added or removed it of ("a timeout argument").
     subject: tuple[str, ...] = ()
 
@@ -181,6 +182,14 @@ _FIXED_LATER = re.compile(
     r"version corrig\w*|corrig\w* (?:depuis|ensuite|plus tard)|a-t-(?:il|elle) été corrig\w*)",
     re.IGNORECASE,
 )
+# Asks what releases after the one it names did ("With 3.9 my footnotes changed. What is the default in later
+# releases?"): the release it names is where the asker stands, not what is asked of.
+_LATER_RELEASES = re.compile(
+    r"\b(?:(?:in|on|with|of|for|from)\s+(?:the\s+)?(?:later|subsequent|newer|following|future)\s+(?:releases?|"
+    r"versions?)|(?:releases?|versions?)\s+(?:after|since)\s+(?:that|this|then)|"
+    r"(?:releases?|versions?)\s+(?:ultérieures?|suivantes?|plus récentes?))\b",
+    re.IGNORECASE,
+)
 _FIXED_IN = re.compile(r"\b(?:fix\w*|corrig\w*)\s+(?:in|dans|en)\s+(?:version\s+|release\s+)?v?\d", re.IGNORECASE)
 # Asks for the reason of a change, which release notes give after the change, in the same entry.
 _WHY = re.compile(r"\b(?:why|how come|pourquoi)\b", re.IGNORECASE)
@@ -288,8 +297,10 @@ def build_query(
     if upgrade:  # what changed for someone upgrading is in the releases they went through, not the one they left
         prefer = [v for p in named or catalog.products for v in releases_between(*upgrade, p.versions)] or prefer
     asks_fixed = bool(prefer) and bool(_FIXED_LATER.search(question)) and not _FIXED_IN.search(question)
-    if asks_fixed:
-        # "On 25.2.0 this fails: which release fixed it?" asks of the releases after the one it names.
+    asks_after = asks_fixed or (bool(prefer) and bool(_LATER_RELEASES.search(question)))
+    if asks_after:
+        # "On 25.2.0 this fails: which release fixed it?" and "what is it in later releases?" ask of the releases
+        # after the one they name.
         last = max(map(release_key, prefer))
         prefer = [v for p in named or catalog.products for v in p.versions if release_key(v) > last] or prefer
     prefer_here = bool(prefer)
@@ -335,6 +346,7 @@ def build_query(
         asks_why=bool(_WHY.search(question)),
         asks_gone=bool(_GONE.search(question)),
         asks_fixed=asks_fixed,
+        asks_after=asks_after,
         products=products,
         prefer_products=prefer_products,
         truncated=truncated,

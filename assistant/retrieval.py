@@ -6,7 +6,7 @@ import bisect
 import itertools
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -29,6 +29,7 @@ SYMBOL_HITS = 20  # a symbol found in more chunks than this is too common to sin
 PREFERRED_BOOST = 1.6  # a version the question names outranks a slightly better match elsewhere
 PREFERRED_HITS = 10  # dense candidates of the named release/product that make a search of their own unneeded
 REMOVAL_HEADS = 2  # candidates whose entries remove a name the question says is gone, added after fusion
+NAME_CANDIDATES = 40  # ... looked for also among the chunks that name it, when the question's matches hold too few
 SHORT_NAME_CHARS = 8  # a dotted name's last part this long is also its name in prose ("WSGIMiddleware")
 
 
@@ -46,6 +47,15 @@ def fuse(dense: list[tuple[str, float]], lexical: list[tuple[str, float]]) -> di
         for rank, (cid, _) in enumerate(ranking):
             fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
     return fused
+
+
+def unique(items: Iterable[str]) -> Iterator[str]:
+    """`items` without repeats, in order, read lazily."""
+    seen: set[str] = set()
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            yield item
 
 
 def best_positive(scores: np.ndarray, k: int) -> np.ndarray:
@@ -199,9 +209,14 @@ class HybridRetriever:
         if not names or not REMOVAL_HEADS:
             return []
         named = query.prefer_products
-        candidates = (
-            self.chunks[self.by_id[cid]] for cid in dict.fromkeys(cid for cid, _ in ranking) if cid not in taken
-        )
+
+        # Then the chunks that name it at all, searched by the name alone (only when those matches hold too few):
+        # a long entry listing every removed name ranks low on the question's other words and on meaning.
+        def by_name() -> Iterator[str]:
+            yield from (cid for cid, _ in self._ranked(sorted(names), query, NAME_CANDIDATES))
+
+        ids = itertools.chain((cid for cid, _ in ranking), by_name())
+        candidates = (self.chunks[self.by_id[cid]] for cid in unique(ids) if cid not in taken)
         found = (c.id for c in candidates if (not named or c.product in named) and removes(c, names))
         return list(itertools.islice(found, REMOVAL_HEADS))
 
@@ -239,8 +254,11 @@ class HybridRetriever:
         return sorted(best.items(), key=lambda kv: kv[1], reverse=True)
 
     def _lexical(self, query: Query) -> list[tuple[str, float]]:
-        toks = tokens(query.text)
-        if not toks:
+        return self._ranked(tokens(query.text), query, CANDIDATES)
+
+    def _ranked(self, toks: list[str], query: Query, k: int) -> list[tuple[str, float]]:
+        """The k best of the BM25 ranking of `toks` within the query's versions and products."""
+        if not toks or not k:
             return []
         scores = self._within_versions(self.bm25.get_scores(toks), query)
-        return [(self.chunks[i].id, float(scores[i])) for i in best_positive(scores, CANDIDATES)]
+        return [(self.chunks[i].id, float(scores[i])) for i in best_positive(scores, k)]

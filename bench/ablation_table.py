@@ -255,6 +255,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         "'which release fixed it?' stays with the release the problem was met in",
         (Q, "_FIXED_LATER", NEVER),
     ),
+    _ab(
+        "_LATER_RELEASES",
+        "a question about later releases asks of the release it names",
+        (Q, "_LATER_RELEASES", NEVER),
+    ),
     _ab("_LISTED", "'Python 3.7 and 3.8': 3.8 is read alone, as a release of the product", (Q, "_LISTED", NEVER)),
     _ab("_COMPOUND", "'Title-Cased' is two names, 'Title' and 'Cased'", (Q, "_COMPOUND", NEVER)),
     _ab(
@@ -318,6 +323,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         (H, "REMOVAL_HEADS", 0),
     ),
     _ab(
+        "NAME_CANDIDATES",
+        "a removal of a gone name is looked for among the question's matches only, not the chunks naming it (0)",
+        (H, "NAME_CANDIDATES", 0),
+    ),
+    _ab(
         "SHORT_NAME_CHARS",
         "a dotted name's last part is not its name in prose (`WSGIMiddleware`)",
         (H, "SHORT_NAME_CHARS", UNLIMITED),
@@ -366,6 +376,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         "_later (release rule)",
         "a how-question about a release may be answered by a later release's fix",
         (K, "_later", lambda chunk, query: False),
+    ),
+    _ab(
+        "OWN_CLOSE",
+        "the release a question names answers only when its sentence is the best, not nearly (inf)",
+        (K, "OWN_CLOSE", INFINITE),
     ),
     _ab(
         "symbols_elsewhere",

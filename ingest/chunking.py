@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 # 20: function and method roles are their text (`:func:`np.x`` is `np.x`, no "()" added)
 # 21: a "[" inside a Markdown code span opens no link ("`*`, `?` or `[`" kept its "[")
 # 22: ... nor in an entry's text (`strip_markup`)
-CHUNKER_VERSION = 22
+# 23: an RST definition term ending in a dash runs on into its definition; a ". " glyph before a term is dropped
+CHUNKER_VERSION = 23
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

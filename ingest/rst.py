@@ -162,7 +162,8 @@ def _split_item(item: nodes.Element) -> tuple[list[str], nodes.Element]:
             spans.append(f"({_one_line(_inline(name))})")
         else:
             spans.append(_one_line(_inline(name)))
-    return [" ".join(s for s in spans if s)], body
+    # Plain-text changelogs read as RST mark items with a glyph RST has no list for (". `name` - do this").
+    return [_GLYPH.sub("", " ".join(s for s in spans if s))], body
 
 
 def _entry(name: list[str], body: nodes.Element, depth: int) -> str:
@@ -176,13 +177,17 @@ def _entry(name: list[str], body: nodes.Element, depth: int) -> str:
     bare = not lead and parts[0].startswith("- ")
     if not bare and (not parts or _starts_block(parts[0])):
         parts.insert(0, lead)
-    elif lead:
-        parts[0] = f"{lead}: {parts[0]}"
+    elif lead:  # "name: what it is", unless the name already ends in a dash or colon ("`x` synonym for `y` -")
+        parts[0] = f"{lead} {parts[0]}" if lead.endswith(_JOINED) else f"{lead}: {parts[0]}"
     first, *rest = parts
     lines = [first if bare else "- " + first.replace("\n", "\n  ")]
     for part in rest:  # a nested list follows its lead line directly; other blocks after a blank line
         lines.append(("" if part.startswith("- ") else "\n") + _indent(part))
     return "\n".join(lines)
+
+
+_GLYPH = re.compile(r"^[.·•]\s+")
+_JOINED = ("-", "–", "—", ":")
 
 
 def _starts_block(text: str) -> bool:

@@ -208,3 +208,41 @@ def test_the_entry_removing_a_name_the_question_says_is_gone_is_read(tmp_path: P
     assert removed not in [p.chunk for p in r.search(plain, 8, heads=1)]
     answer = KnowledgeBase(Settings(data_dir=tmp_path), r).ask(question)
     assert answer.found and "8.0.0: Drop support for `@cached(cache=None)`" in answer.text
+
+
+def test_the_entry_removing_a_gone_name_is_found_by_the_name_when_the_question_matches_miss_it() -> None:
+    # NAME_CANDIDATES. The one entry removing `operatorPrecedence` is long (it lists every removed name), so BM25
+    # ranks it below forty short notes sharing the question's other words, and meaning ranks it last: among the
+    # question's matches no entry removes the name. The chunks naming it hold the removal.
+    names = ", ".join(f"`helper{n}` (use `tool{n}`)" for n in range(30))
+    removed = make(
+        f"Deprecated features removed: `operatorPrecedence`, synonym of `infixNotation` - convert to calling "
+        f"`infixNotation`; {names}.",
+        "3.0.0",
+        0,
+    )
+    named = [make(f"Fixed `operatorPrecedence` when grammar {n} nests calls.", f"1.{n}", n + 1) for n in range(8)]
+    filler = [make(f"An old grammar port {n} calls the parser instead.", f"0.{n}", 20 + n) for n in range(40)]
+    r = retriever([removed, *named, *filler], [0.0] + [0.5] * 8 + [0.4] * 40)
+    query = build_query(
+        "Porting an old grammar: operatorPrecedence no longer exists. What do I call instead?", r.catalog
+    )
+    assert removed.id not in [cid for cid, _ in r._lexical(query)]  # the case: the question's matches miss it
+    assert removed in [p.chunk for p in r.search(query, 8)]
+
+
+def test_the_release_asked_about_answers_when_its_sentence_is_nearly_the_best(tmp_path: Path) -> None:
+    # OWN_CLOSE. 3.0's "Draft 7 is now the default" answers which draft 3.0 uses, alone; a later release's entry
+    # holds one more of the question's words and ranks first by a hair, which says nothing of 3.0. Far behind, the
+    # asked release's sentence is no answer, and the question is refused.
+    own = make("Draft 7 is now the default.", "3.0.0", 0)
+    later = make("Schema draft 2020 is now the default when validating.", "4.1.0", 1)
+    filler = [
+        make(f"Faster parsing of tag {n} when validating{' a schema' if n < 1 else ''}.", f"1.{n}", 5 + n)
+        for n in range(5)
+    ]
+    kb = KnowledgeBase(Settings(data_dir=tmp_path), retriever([own, later, *filler], [0.5, 0.5] + [0.1] * 5))
+    answer = kb.ask("With pandas 3.0, which draft is the default when validating a schema?")
+    assert answer.found and answer.text.startswith("3.0.0: Draft 7 is now the default.")
+    near_miss = kb.ask("In pandas 3.0, is schema draft 2020 the default when validating?")  # 4.1.0 made it so
+    assert not near_miss.found and "4.1.0" in near_miss.text

@@ -153,6 +153,21 @@ def test_a_question_whether_a_problem_was_fixed_asks_the_releases_after_the_one_
         assert build_query(question.replace("Which", "On 2.1.0 it fails. Which"), catalog).asks_fixed, question
 
 
+def test_a_question_about_later_releases_asks_the_releases_after_the_one_it_names() -> None:
+    # _LATER_RELEASES. "With 2.1.0 the default changed. What is it in later releases?": 2.1.0 is where the asker
+    # stands; the releases after it are asked of, and 2.1.0's own notes can't say what they did.
+    catalog = Catalog.of_versions(["2.0.0", "2.1.0", "2.2.0", "3.0.0"])
+    for question in (
+        "With 2.1.0 the footnotes are sorted by reference. What is the default in later releases?",
+        "Avec 2.1.0 les notes sont triées autrement. Quel est le défaut dans les versions suivantes ?",
+    ):
+        query = build_query(question, catalog)
+        assert set(query.prefer) == {"2.2.0", "3.0.0"} and query.asks_after, question
+        assert _before(make("x", version="2.1.0"), query)
+    # "since then" is the release it names: "I upgraded to 2.1.0 and since then ..." asks of 2.1.0.
+    assert build_query("I upgraded to 2.1.0 and since then footnotes moved. Why?", catalog).prefer == ("2.1.0",)
+
+
 def test_asked_whether_a_problem_was_fixed_the_entry_brings_the_sentence_saying_so() -> None:
     # _FIXED_LATER (then-now). The entry describes the problem first; the sentence after it says it was fixed.
     said = "Installing 4.0.0 copies the source tree into site-packages. This issue has been rectified."

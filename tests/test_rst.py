@@ -52,6 +52,8 @@ def markup_in(text: str) -> list[str]:
         ("#. first\n#. second\n", "- first\n- second"),
         ("1) a\n2) b\n", "- a\n- b"),
         ("term\n   Its definition.\n", "- term: Its definition."),
+        # ... a term ending in a dash runs on into its definition; a plain-text ". " glyph before it goes
+        (". `old` synonym for `new` -\n    convert to it\n", "- `old` synonym for `new` - convert to it"),
         ("Text.\n\n:Version: 2.0\n:Author: me\n", "- Version: 2.0\n- Author: me"),
         # inline markup
         ("Use ``np.round`` and *not* **this** or `default`.", "Use `np.round` and not this or `default`."),
