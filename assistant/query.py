@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from assistant.asker_code import asker_values
 from assistant.bounds import asks_dropped, following
@@ -327,8 +328,8 @@ def build_query(
     # Naming every product of the index singles none out.
     prefer_products = tuple(sorted(s for p in named for s in p.spellings)) if len(named) < len(catalog.products) else ()
     english = translate_french(text) if language == "fr" else text
-    terms = content_terms(without_versions(english, catalog))
-    naming = set(content_terms(" ".join(w for p in named for w in p.words)))
+    terms = content_terms(bare_question if english == question else without_versions(english, catalog))
+    naming = _naming(frozenset(w for p in named for w in p.words))
     drops = tuple(t for t in terms if is_release_number(t)) if asks_dropped(english) else ()
     subject = content_terms(asks_when(english))
     return Query(
@@ -350,11 +351,24 @@ def build_query(
         products=products,
         prefer_products=prefer_products,
         truncated=truncated,
-        product_terms=tuple(t for t in terms if t in naming),
+        product_terms=tuple(t for t in terms if t in naming or _of_product(t, catalog)),
         values=tuple(call_values(question)),  # each once, as read
         drops=drops,
         subject=tuple(t for t in subject if t in terms),
     )
+
+
+def _of_product(term: str, catalog: Catalog) -> bool:
+    """A package named after an indexed product (`pydantic-core`, `django-admin`) names its product: it says
+    whose docs to read, not what in them ("make pydantic-core validate with several threads" is about threads)."""
+    head = content_terms(term.split("-", 1)[0]) if "-" in term else []
+    return bool(head) and head[0] in _naming(catalog.product_words)
+
+
+@lru_cache(maxsize=256)
+def _naming(words: frozenset[str]) -> frozenset[str]:
+    """The terms of the words that name products (the same few sets recur at every question)."""
+    return frozenset(content_terms(" ".join(sorted(words))))
 
 
 def with_spellings(query: Query, spell: Callable[[str], Sequence[str]]) -> Query:

@@ -203,6 +203,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         "the products a question names count in the overlap check",
         (Q + ".Query", "topic", property(lambda self: self)),
     ),
+    _ab(
+        "_of_product",
+        "a package named after a product (`pydantic-core`) is a topic word",
+        (Q, "_of_product", lambda term, catalog: False),
+    ),
     _ab("release rule", "never refuse for 'only other releases answer'", (R, "release", lambda *args, **kwargs: None)),
     _ab("missing_symbols", "invented symbols are not refused", (R, "missing_symbols", lambda query, stats: [])),
     _ab(

@@ -119,6 +119,24 @@ def test_similarity_alone_is_no_evidence_when_no_word_is_shared() -> None:
     assert after_search(query, passages(chunks), stats, 0.5, 0.5) is None  # sharing words, it answers
 
 
+def test_a_package_named_after_the_product_is_no_topic_word() -> None:
+    # _of_product (query.py). "pandas-stubs" says whose docs to read, as "pandas" does: a passage sharing only
+    # that name shares nothing of "type-checking with several threads".
+    chunks = [
+        make("Type hints for `pandas-stubs` users are generated now.", version="2.0.0", n=0),
+        make("Pandas 2.0 removes deprecated readers.", version="2.0.0", n=1),
+    ]
+    query = build_query("How do I make pandas-stubs type-check with several threads?", Catalog.learn(chunks))
+    assert "pandas-stub" in query.product_terms and "pandas-stub" not in query.topic.terms
+    close = [Passage(c, 1.0 - i / 100, similarity=0.6) for i, c in enumerate(chunks)]
+    answerer, stats = ExtractiveAnswerer(Stats(chunks)), Stats(chunks)
+    best, topic = answerer.best_coverage(query, close), answerer.best_coverage(query.topic, close)
+    reason = after_search(query, close, stats, best, topic)
+    assert reason is not None and reason.kind == "weak_evidence"
+    # A hyphenated name of no product's stays a topic word.
+    assert build_query("Does pyarrow-backed mean faster?", Catalog.learn(chunks)).product_terms == ()
+
+
 def test_a_sentence_saying_what_no_longer_happens_brings_what_does() -> None:
     # _THEN, "no longer". The question's words are in the first sentence; the second says what happens now.
     said = "Unrecognized options in the configuration file are no longer errors. They are now warnings."
