@@ -202,9 +202,9 @@ class HybridRetriever:
         ]
 
     def _removing(self, ranking: list[tuple[str, float]], query: Query, taken: set[str]) -> list[str]:
-        """For a question saying a name is gone, the best matches (lexical, then dense) whose entries remove that
-        name: the removal shares few words with "it disappeared after I upgraded", and fusion ranks it below the
-        entries that added or deprecated the name."""
+        """For a question saying a name is gone, the best matches (lexical, then dense, then the chunks naming it)
+        whose entries remove that name: the removal shares few words with "it disappeared after I upgraded", and
+        fusion ranks it below the entries that added or deprecated the name."""
         names = gone_names(query)
         if not names or not REMOVAL_HEADS:
             return []
