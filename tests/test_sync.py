@@ -158,3 +158,34 @@ def test_ingest_cli_reports_warnings_and_exits_0(tmp_path: Path) -> None:
     assert again.returncode == 0  # unchanged: no model load, the warnings come from the manifest
     lines = [line for line in again.stderr.splitlines() if line.startswith("warning: ")]
     assert len(lines) == 5 and "warning: hostile/2.0/release-notes.md: url: a javascript: link" in again.stderr
+
+
+class FailingEmbedder(CountingEmbedder):
+    """The real model for its first batch; the second fails, as a model running out of memory would."""
+
+    def encode(self, texts: list[str], *, batch_size: int = 32) -> np.ndarray:
+        if self.texts:
+            raise RuntimeError("encoder failed")
+        return super().encode(texts, batch_size=batch_size)
+
+
+def test_an_encoder_failing_mid_rebuild_leaves_the_previous_generation_live(
+    corpus_copy: Path, tmp_path: Path, embedder
+) -> None:
+    # The index is never half-written: an encoder failing half-way through a rebuild leaves the old generation
+    # live and answering, and the next sync one generation. Batches of 8: the shipped corpus is a few dozen.
+    settings = Settings(corpus_dir=corpus_copy, data_dir=tmp_path / "data", embedding_batch_size=8)
+    sync(settings, progress=False, embedder=embedder)
+    store = ChunkStore.open(settings)
+    live = store.manifest()
+    assert live is not None
+    failing = FailingEmbedder(embedder)
+    with pytest.raises(RuntimeError, match="encoder failed"):
+        sync(settings, rebuild=True, progress=False, embedder=failing)
+    assert failing.texts == 8  # it stopped at the failing batch
+    assert ChunkStore.open(settings).manifest().collection == live.collection
+    assert KnowledgeBase.open(settings, embedder=embedder).ask("minimum CUDA version to build from source?").found
+    sync(settings, rebuild=True, progress=False, embedder=embedder)
+    store = ChunkStore.open(settings)
+    generations = [c.name for c in store.client.list_collections() if c.name.startswith("chunks-")]
+    assert generations == [store.manifest().collection] and generations != [live.collection]
