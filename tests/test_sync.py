@@ -183,7 +183,8 @@ def test_an_encoder_failing_mid_rebuild_leaves_the_previous_generation_live(
     with pytest.raises(RuntimeError, match="encoder failed"):
         sync(settings, rebuild=True, progress=False, embedder=failing)
     assert failing.texts == 8  # it stopped at the failing batch
-    assert ChunkStore.open(settings).manifest().collection == live.collection
+    after = ChunkStore.open(settings).manifest()
+    assert after is not None and after.collection == live.collection
     assert KnowledgeBase.open(settings, embedder=embedder).ask("minimum CUDA version to build from source?").found
     sync(settings, rebuild=True, progress=False, embedder=embedder)
     store = ChunkStore.open(settings)
