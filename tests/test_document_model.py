@@ -196,6 +196,11 @@ def test_entries_survive_json_and_the_store(tmp_path: Path) -> None:
     store = ChunkStore(tmp_path / "index")
     store.write_generation(chunks, np.ones((2, 4), dtype=np.float32), Manifest("", "model", CHUNKER_VERSION))
     assert store.load_chunks() == chunks
+    # A generation written before the text moved into metadata held it as Chroma documents: still read.
+    col = store.collection()
+    old = {**col.get(ids=["a"])["metadatas"][0], "text": ""}
+    col.update(ids=["a"], documents=["text a"], metadatas=[old], embeddings=np.ones((1, 4), dtype=np.float32))
+    assert store.load_chunks() == chunks
 
 
 def _write(root: Path, name: str, body: str) -> Path:
