@@ -8,8 +8,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Protocol
 
-from assistant.bounds import as_said
-from assistant.coverage import Terms, coverage
+from assistant.coverage import Terms, best_coverage, context_words, coverage, sentence_words
 from assistant.instructions import instructs
 from assistant.models import Answer, Chunk, Citation, Passage
 from assistant.query import Query
@@ -55,18 +54,6 @@ _BUGS = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECAS
 @lru_cache(maxsize=4096)  # a section is asked about at every question its passages answer
 def _about_bugs(section: str) -> bool:
     return bool(_BUGS.search(section))
-
-
-def _words(unit: Unit, fr: bool, drops: Sequence[str] = (), terms: Sequence[str] = ()) -> frozenset[str]:
-    """The words a sentence is matched by: a French question's are matched against its English gloss; where
-    the question asks whether a version was dropped (`drops`), as the sentence's version bounds read."""
-    words = unit.glossed if fr and unit.glossed is not None else unit.tokens
-    return as_said(words, unit.text, drops, terms) if drops else words
-
-
-def _context(chunk: Chunk) -> frozenset[str]:
-    """The words of where a chunk sits (its title and section), which count partly for its sentences."""
-    return frozenset(tokens(f"{chunk.title} {chunk.section}"))
 
 
 class Answerer(Protocol):
@@ -150,12 +137,12 @@ class ExtractiveAnswerer:
         def covered() -> list[float]:
             if not terms.weights:
                 return [NO_TERMS_COVERAGE] * len(units)
-            context = _context(chunk)
+            context = context_words(chunk)
             # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
             return [
                 coverage(
                     terms,
-                    _words(unit, fr, query.drops, query.terms),
+                    sentence_words(unit, fr, query.drops, query.terms),
                     context,
                     LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT,
                 )
@@ -174,10 +161,10 @@ class ExtractiveAnswerer:
         def covered() -> list[float]:
             if not terms.weights:
                 return [NO_TERMS_COVERAGE] * len(units)
-            context = _context(chunk)
+            context = context_words(chunk)
             words: dict[int, set[str]] = {}
             for unit in units:
-                words.setdefault(unit.entry, set()).update(_words(unit, fr, query.drops, query.terms))
+                words.setdefault(unit.entry, set()).update(sentence_words(unit, fr, query.drops, query.terms))
             whole = {e: coverage(terms, frozenset(w), context, CONTEXT_WEIGHT) for e, w in words.items()}
             return [whole[u.entry] for u in units]
 
@@ -188,7 +175,10 @@ class ExtractiveAnswerer:
         key = ("ranked", query, tuple((p.chunk.id, p.score) for p in passages))
         return self._kept(key, lambda: self.scored_units(query, passages))
 
-    def best_coverage(self, query: Query, passages: Sequence[Passage]) -> float:
+    def best_coverage(self, query: Query, passages: Sequence[Passage], stats: TermStats | None = None) -> float:
+        """The best sentence coverage of the question's terms, weighed by the index's rarity or by `stats`'."""
+        if stats is not None:
+            return best_coverage(query, passages, stats, (LEAD_CONTEXT_WEIGHT, CONTEXT_WEIGHT))
         return max((s.coverage for s in self.ranked(query, passages)), default=0.0)
 
     def choose(self, query: Query, passages: Sequence[Passage]) -> list[list[Scored]]:

@@ -239,11 +239,15 @@ class KnowledgeBase:
 
     def _evidence(self, query: Query, passages: Sequence[Passage]) -> refusals.Reason | None:
         best = self.extractive.best_coverage(query, passages)
-        topic = self.extractive.best_coverage(query.topic, passages) if query.product_terms else best
         # Proper names are looked for in the docs of the products the question is about, not in every product's
         # ("JSON Schema" in another product's notes says nothing of this one's). Code names stay whole-index:
         # a product word in ordinary prose ("requests", "black") must not make a real API unknown.
-        named = self.retriever.within(query.products or query.prefer_products) if query.names else None
+        scope = query.products or query.prefer_products
+        named = self.retriever.within(scope) if query.names or (scope and query.product_terms) else None
+        # What the question asks of a product it names weighs as rare as it is in those docs: "validate", rare
+        # among many products' notes, is in every other passage of a validation library's.
+        within = None if named is self.retriever else named
+        topic = self.extractive.best_coverage(query.topic, passages, within) if query.product_terms else best
         ranked = self.extractive.ranked(query, passages)
         words, text = frozenset[str](), ""
         if ranked:  # read under its section: "Support for Python 3.7." under "Removed" says it was dropped

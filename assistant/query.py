@@ -9,7 +9,7 @@ from functools import lru_cache
 
 from assistant.asker_code import asker_values
 from assistant.bounds import asks_dropped, following
-from assistant.catalog import Catalog, release_key, version_key
+from assistant.catalog import Catalog, Product, release_key, version_key
 from assistant.french import expand_french, translate_french
 from assistant.models import Chunk
 from assistant.text import GENERIC, STOPWORDS, content_terms, detect_language, fold, is_identifier, is_release_number
@@ -294,6 +294,7 @@ def build_query(
     text = expand_french(question) if language == "fr" else question
     prefer, unknown, bare_question = _scan_versions(question, catalog)
     named = catalog.named_products(question)
+    named += [p for p in _package_products(question, catalog) if p not in named]
     upgrade = upgrade_versions(question)
     if upgrade:  # what changed for someone upgrading is in the releases they went through, not the one they left
         prefer = [v for p in named or catalog.products for v in releases_between(*upgrade, p.versions)] or prefer
@@ -356,6 +357,16 @@ def build_query(
         drops=drops,
         subject=tuple(t for t in subject if t in terms),
     )
+
+
+_PACKAGE = re.compile(r"\b([A-Za-z]\w*)-[A-Za-z]\w*")
+
+
+def _package_products(question: str, catalog: Catalog) -> list[Product]:
+    """Products a package the question names is named after (`pydantic-core`, `django-admin`): their docs are the
+    ones to read, as for the product itself."""
+    heads = " ".join(m.group(1) for m in _PACKAGE.finditer(question))
+    return catalog.named_products(heads) if heads else []
 
 
 def _of_product(term: str, catalog: Catalog) -> bool:

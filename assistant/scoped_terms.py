@@ -8,6 +8,7 @@ is theirs; nothing is tokenised again.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -16,9 +17,10 @@ from assistant.refusals import TermStats
 
 
 class ScopedTerms:
-    """`stats` limited to the chunks `allowed` marks: a token the index holds only elsewhere is unknown here.
-    Names the index knows through longer names (`finders.find`, `SECRET_KEY` in `SECRET_KEY_FALLBACKS`) are
-    judged on the whole index, as is rarity."""
+    """`stats` limited to the chunks `allowed` marks: a token the index holds only elsewhere is unknown here, and
+    rarity is counted among those chunks ("validate", rare in an index of many products, is in every other
+    passage of a validation library's notes). Names the index knows through longer names (`finders.find`,
+    `SECRET_KEY` in `SECRET_KEY_FALLBACKS`) are judged on the whole index."""
 
     def __init__(self, stats: TermStats, bm25: Any, allowed: np.ndarray) -> None:
         self.stats = stats
@@ -26,15 +28,21 @@ class ScopedTerms:
         self.vocab: dict[str, int] = bm25.vocab_dict
         self.indptr = np.asarray(bm25.scores["indptr"])
         self.indices = np.asarray(bm25.scores["indices"])
+        self.n = int(allowed.sum())
 
-    def idf(self, token: str) -> float:
-        return self.stats.idf(token)
-
-    def knows(self, token: str) -> bool:
+    def _df(self, token: str) -> int:
         column = self.vocab.get(token)
         if column is None:
-            return self.stats.knows(token)
-        return bool(self.allowed[self.indices[self.indptr[column] : self.indptr[column + 1]]].any())
+            return 0
+        return int(self.allowed[self.indices[self.indptr[column] : self.indptr[column + 1]]].sum())
+
+    def idf(self, token: str) -> float:
+        """BM25's rarity, as in the index (`HybridRetriever.idf`), among the allowed chunks."""
+        f = self._df(token)
+        return math.log(1 + (self.n - f + 0.5) / (f + 0.5))
+
+    def knows(self, token: str) -> bool:
+        return self._df(token) > 0 if token in self.vocab else self.stats.knows(token)
 
     def knows_prefix(self, prefix: str) -> bool:
         return self.stats.knows_prefix(prefix)

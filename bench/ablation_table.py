@@ -19,6 +19,7 @@ from assistant.instructions import instructs
 from assistant.knowledge_base import KnowledgeBase
 from assistant.models import Passage
 from assistant.retrieval import HybridRetriever
+from assistant.scoped_terms import ScopedTerms
 from assistant.units import excerpt
 
 NEVER = re.compile(r"(?!)()")  # never matches; its group keeps `sub(r"\1", …)` valid
@@ -86,6 +87,11 @@ _release_rule = refusals.release
 
 def _release_led_by_any(*args: Any, leads: bool = True) -> Any:
     return _release_rule(*args)
+
+
+class _WholeIndexRarity(ScopedTerms):
+    def idf(self, token: str) -> float:
+        return self.stats.idf(token)
 
 
 def _knows_no_snake_prefix(self: HybridRetriever, token: str) -> bool:
@@ -207,6 +213,16 @@ ABLATIONS: tuple[Ablation, ...] = (
         "_of_product",
         "a package named after a product (`pydantic-core`) is a topic word",
         (Q, "_of_product", lambda term, catalog: False),
+    ),
+    _ab(
+        "_package_products",
+        "a package named after a product (`pydantic-core`) does not single that product's docs out",
+        (Q, "_package_products", lambda question, catalog: []),
+    ),
+    _ab(
+        "ScopedTerms.idf",
+        "a named product's topic words weigh by their rarity in the whole index, not in its docs",
+        ("assistant.scoped_terms", "ScopedTerms", _WholeIndexRarity),
     ),
     _ab("release rule", "never refuse for 'only other releases answer'", (R, "release", lambda *args, **kwargs: None)),
     _ab("missing_symbols", "invented symbols are not refused", (R, "missing_symbols", lambda query, stats: [])),

@@ -246,3 +246,26 @@ def test_the_release_asked_about_answers_when_its_sentence_is_nearly_the_best(tm
     assert answer.found and answer.text.startswith("3.0.0: Draft 7 is now the default.")
     near_miss = kb.ask("In pandas 3.0, is schema draft 2020 the default when validating?")  # 4.1.0 made it so
     assert not near_miss.found and "4.1.0" in near_miss.text
+
+
+def test_a_word_common_in_the_named_products_docs_is_no_evidence_of_them(tmp_path: Path) -> None:
+    # _package_products (query.py) and ScopedTerms.idf. "attrs-core" names attrs, whose notes say "validate"
+    # everywhere; among the threading library's many notes it looks rare, and sharing it alone would let the
+    # question pass on the passages' closeness. Counted within attrs' docs, it weighs next to nothing.
+    def note(text: str, product: str, n: int) -> Chunk:
+        return replace(make(text, "1.0.0", n), id=f"{product}{n}", product=product, source=f"{product}/NEWS.md")
+
+    attrs = [
+        note("Validators validate each field on assignment.", "attrs", 0),
+        note("`attrs.validators.instance_of` can validate containers.", "attrs", 1),
+        note("Hooks validate after converters run.", "attrs", 2),
+        note("Converters coerce values before validators validate them.", "attrs", 3),
+    ]
+    workers = [note(f"Worker threads are limited to {n} by default.", "anyio", n) for n in range(20)]
+    r = retriever([*attrs, *workers], [0.6] * 4 + [0.3] * 20)
+    query = build_query("How do I make attrs-core validate with several threads?", r.catalog)
+    assert query.prefer_products == ("attrs",)
+    assert r.within(["attrs"]).idf("valid") < r.idf("valid")
+    kb = KnowledgeBase(Settings(data_dir=tmp_path), r)
+    assert not kb.ask("How do I make attrs-core validate with several threads?").found
+    assert kb.ask("How do I make attrs-core coerce values?").found  # a word rare in attrs' notes
