@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
-from assistant import refusals
+from assistant import answering, refusals
 from assistant.answering import Answerer, ExtractiveAnswerer
 from assistant.catalog import release_key
 from assistant.chunk_cache import cached_chunks, save_chunks
@@ -284,6 +284,11 @@ class KnowledgeBase:
         self, query: Query, passages: Sequence[Passage], own: Sequence[Passage], *, narrowed: bool = False
     ) -> refusals.Reason | None:
         ok = bool(own) and self._evidence(query, own) is None
+        # Where the passages together are evidence enough, the release asked about answers when its sentence is
+        # the best on merit, its ranking bonus aside: its passages alone may be short of it only because the
+        # closest in meaning are other releases' ("Publish musllinux wheels again" in 1.6 for "did 1.7's
+        # musllinux tag change?", which 1.7's "upgraded from `musllinux_1_1` to `musllinux_1_2`" answers).
+        ok = ok or (bool(own) and not narrowed and self._on_merit(query, passages))
         # The release searched alone must write a code symbol the question names when others' passages do.
         ok = ok and not (narrowed and refusals.symbols_elsewhere(query, own, passages))
         return refusals.release(query, passages, own, ok, leads=bool(self._leads(query, passages)))
@@ -301,6 +306,15 @@ class KnowledgeBase:
             return "first"
         own_best = max((s.score for s in ranked if query.prefers(passages[s.p_idx].chunk)), default=0.0)
         return "nearly" if own_best >= OWN_CLOSE * ranked[0].score else ""
+
+    def _on_merit(self, query: Query, passages: Sequence[Passage]) -> bool:
+        """The best sentence is of the release asked about, ahead of every other release's by more than the
+        bonus it ranks with."""
+        ranked = self.extractive.ranked(query, passages)
+        if not ranked or not query.prefers(passages[ranked[0].p_idx].chunk):
+            return False
+        other = max((s.score for s in ranked if not query.prefers(passages[s.p_idx].chunk)), default=0.0)
+        return ranked[0].score - answering.RELEASE_BONUS > other
 
     def _truncation_note(self, language: str) -> str:
         return say("truncated", language, n=self.settings.max_question_chars)

@@ -392,6 +392,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         "a refused release is not searched alone",
         (K + ".KnowledgeBase", "_from_release", _from_release_unnarrowed),
     ),
+    _ab(
+        "_on_merit",
+        "the release asked about answers only when its passages alone are evidence enough",
+        (K + ".KnowledgeBase", "_on_merit", lambda self, query, passages: False),
+    ),
     _ab("HEAD_PASSAGES", "the answerer reads fusion's best passages only (0)", (K, "HEAD_PASSAGES", 0)),
     _ab(
         "_later (release rule)",

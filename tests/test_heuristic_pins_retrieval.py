@@ -269,3 +269,21 @@ def test_a_word_common_in_the_named_products_docs_is_no_evidence_of_them(tmp_pat
     kb = KnowledgeBase(Settings(data_dir=tmp_path), r)
     assert not kb.ask("How do I make attrs-core validate with several threads?").found
     assert kb.ask("How do I make attrs-core coerce values?").found  # a word rare in attrs' notes
+
+
+def test_the_release_asked_about_answers_when_its_sentence_is_the_best_on_merit(tmp_path: Path) -> None:
+    # _on_merit (knowledge_base.py). 1.7.0's note answers but shares few words and is far in meaning; together
+    # with 1.6.0's note, close in meaning, the passages are evidence enough. 1.7.0's sentence ranks first by more
+    # than its release bonus: it is the answer, not a near match lifted by being of the release asked about.
+    own = make("The `musllinux` wheels were upgraded from `musllinux_1_1` to `musllinux_1_2`.", "1.7.0", 0)
+    other = make("Publish wheels again for older base images.", "1.6.0", 1)
+    filler = [make(f"Faster parsing of tag number {n}.", f"1.{n}.0", 2 + n) for n in range(5)]
+    kb = KnowledgeBase(Settings(data_dir=tmp_path), retriever([own, other, *filler], [0.3, 0.5] + [0.1] * 5))
+    question = "Our build can no longer find a pandas 1.7 wheel for our older musl image. Did its musllinux tag change?"
+    answer = kb.ask(question)
+    assert answer.found and answer.text.startswith("1.7.0: The `musllinux` wheels were upgraded")
+    # Ahead only by its bonus, the release asked about is a near match: "only 1.6.0 covers it".
+    other = make("Publish musllinux wheels again for older musl base images.", "1.6.0", 1)
+    kb = KnowledgeBase(Settings(data_dir=tmp_path), retriever([own, other, *filler], [0.3, 0.5] + [0.1] * 5))
+    refused = kb.ask(question)
+    assert not refused.found and "1.6.0" in refused.text
