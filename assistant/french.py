@@ -105,8 +105,16 @@ FRENCH_GLOSSARY = {
     "objets": "objects",
     "résultat": "result",
     "résultats": "results",
-    "requête": "query",
-    "requêtes": "queries",
+    "requête": "request query",
+    "requêtes": "requests queries",
+    "réponse": "response",
+    "réponses": "responses",
+    "en-tête": "header",
+    "en-têtes": "headers",
+    "serveur": "server",
+    "navigateur": "browser",
+    "journal": "log",
+    "journaux": "logs",
     "tableau": "array table",
     "chaîne": "string",
     "chaînes": "strings",
@@ -220,6 +228,24 @@ FRENCH_GLOSSARY = {
     "rejeter": "reject",
     "refusé": "rejected",
     "refusée": "rejected",
+    "refusés": "rejected",
+    "refusées": "rejected",
+    "rejeté": "rejected",
+    "rejetée": "rejected",
+    "rejetés": "rejected",
+    "rejetées": "rejected",
+    "inhabituel": "unusual unexpected",
+    "inhabituelle": "unusual unexpected",
+    "inhabituels": "unusual unexpected",
+    "inhabituelles": "unusual unexpected",
+    "inattendu": "unexpected",
+    "inattendue": "unexpected",
+    "inattendus": "unexpected",
+    "inattendues": "unexpected",
+    "voulu": "intended intentional",
+    "voulue": "intended intentional",
+    "intentionnel": "intentional intended",
+    "portant": "with",  # "des requêtes portant un en-tête": requests with a header
     "inverse": "inverse invert",
     "commande": "command",
     "outil": "tool",
@@ -228,6 +254,7 @@ FRENCH_GLOSSARY = {
     "paquets": "packages",
     "bibliothèque": "library",
     "mise": "upgrade",  # "après la mise à jour": after the upgrade
+    "passage": "upgrade",  # "après le passage à 6.4": after the upgrade to 6.4
     "jour": "upgrade",
     "texte": "text",
     "exécution": "execution run",
@@ -251,6 +278,11 @@ FRENCH_GLOSSARY = {
     "changée": "changed",
 }
 _GLOSSARY_FOLDED = {fold(k): v for k, v in FRENCH_GLOSSARY.items()}
+# A word, or a hyphenated one the glossary holds whole ("en-tête"); "-t-il" and code names' hyphens stay apart.
+_WORD = re.compile(
+    "|".join(sorted((re.escape(k) for k in FRENCH_GLOSSARY if "-" in k), key=len, reverse=True)) + r"|[^\W\d_]+",
+    re.IGNORECASE,
+)
 
 
 # A question's inverted verb is the verb: "faut-il", "dois-je", "existe-t-il" ("t" is euphony).
@@ -275,12 +307,12 @@ _ALONE = re.compile(r"(?<![\w.\-])[^\W\d_]+(?![\w.(=\-])")
 def translate_french(text: str) -> str:
     """Known French release-doc words replaced by their English equivalents, French function words dropped (for
     term matching)."""
-    text = re.sub(r"[^\W\d_]+", lambda m: _GLOSSARY_FOLDED.get(fold(m.group(0)), m.group(0)), text)
+    text = _WORD.sub(lambda m: _GLOSSARY_FOLDED.get(fold(m.group(0)), m.group(0)), text)
     words = _function_words()
     return _ALONE.sub(lambda m: "" if fold(m.group(0)) in words else m.group(0), _INVERSION.sub(r"\1", text))
 
 
 def expand_french(text: str) -> str:
     """Append English equivalents of known French release-doc words (for search: both languages match)."""
-    extra = [_GLOSSARY_FOLDED[w] for w in (fold(t) for t in re.findall(r"[^\W\d_]+", text)) if w in _GLOSSARY_FOLDED]
+    extra = [_GLOSSARY_FOLDED[w] for w in (fold(t) for t in _WORD.findall(text)) if w in _GLOSSARY_FOLDED]
     return f"{text} {' '.join(extra)}" if extra else text

@@ -231,12 +231,24 @@ PANDAS = Catalog.learn([make(version="2.2.0"), make(version="3.0.0")])
         ("Quelles fonctions sont obsolètes ?", ("function", "deprec"), "functions deprecated"),
         # ... with the words users describe their code's behaviour with, and "mise à jour" as generic as "upgrade".
         ("Le parseur s'arrête depuis la mise à jour ?", ("parser", "stop"), "parser stops stopped upgrade upgrade"),
+        # ... a hyphenated word whole ("en-tête" is one word, "header"), without the code name's hyphen split.
+        (
+            "Un en-tête Transfer-Encoding inhabituel est rejeté ?",
+            ("header", "transfer-encod", "unusu", "unexpect", "reject"),
+            "header unusual unexpected rejected",
+        ),
         # GENERIC: every release note is about changes and versions; only `read_csv` says what this asks about.
         ("What changed in the new version of read_csv?", ("read_csv",), ""),
         # ... but a default is something a release changes: "did the default change?" is about the default.
         ("Did the default method of hash() change?", ("default", "method", "hash"), ""),
     ],
-    ids=["FRENCH_GLOSSARY", "FRENCH_GLOSSARY behaviour words", "GENERIC", "GENERIC spares 'default'"],
+    ids=[
+        "FRENCH_GLOSSARY",
+        "FRENCH_GLOSSARY behaviour words",
+        "FRENCH_GLOSSARY hyphenated word",
+        "GENERIC",
+        "GENERIC spares 'default'",
+    ],
 )
 def test_the_terms_a_question_is_weighed_by(question: str, terms: tuple[str, ...], searched: str) -> None:
     query = build_query(question, PANDAS)
