@@ -113,11 +113,3 @@ class SentenceTransformerEmbedder:
             texts, batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
         )
         return np.asarray(vectors, dtype=np.float32)
-
-    # LangChain's `Embeddings` by shape: langchain-chroma calls only these two, and subclassing it would
-    # put langchain_core's 0.25 s of imports on every command's start.
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self.encode(texts).tolist()
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.encode([text])[0].tolist()

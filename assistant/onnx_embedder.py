@@ -101,14 +101,6 @@ class OnnxEmbedder:
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
 
-    # LangChain's `Embeddings` by shape: langchain-chroma calls only these two, and subclassing it would
-    # put langchain_core's 0.25 s of imports on every command's start.
-    def embed_documents(self, texts: list[str]) -> list[list[float]]:
-        return self.encode(texts).tolist()
-
-    def embed_query(self, text: str) -> list[float]:
-        return self.encode([text])[0].tolist()
-
 
 def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1

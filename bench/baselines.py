@@ -41,31 +41,23 @@ class _Baseline:
 
 
 class DenseBaseline(_Baseline):
-    """langchain-chroma `similarity_search` on the persisted collection, with the same model and chunks."""
+    """Nearest neighbours of the raw question in the persisted Chroma collection, with the same model and chunks:
+    what a vector-store `similarity_search` (langchain-chroma's, say) returns. Chroma is asked directly: reldocs
+    keeps chunk text in metadata, not as Chroma documents, and langchain-chroma drops results without one."""
 
     def __init__(self, hybrid: HybridRetriever, embedder: Embedder) -> None:
         super().__init__(hybrid)
-        from langchain_chroma import Chroma
-
-        self.vectorstore = Chroma(
-            client=hybrid.store.client,
-            collection_name=hybrid.manifest.collection,
-            embedding_function=embedder,
-            create_collection_if_not_exists=False,
-        )
+        self.embedder = embedder
 
     def search(self, query: Query, k: int, timings: dict[str, float] | None = None, *, heads: int = 0) -> list[Passage]:
         """The k nearest chunks; `heads` adds nothing: one ranking's first passages are among its k best."""
         started = time.perf_counter()
-        where: dict[str, Any] | None = None
-        if query.versions:
-            versions = list(query.versions)
-            where = {"version": versions[0]} if len(versions) == 1 else {"version": {"$in": versions}}
-        # similarity_search plus the distances it already computes: the refusal gate reads the similarity.
-        hits = self.vectorstore.similarity_search_with_score(query.question, k=k, filter=where)
+        vector = self.embedder.encode([query.question])[0]
+        # The similarity is what the refusal gate reads.
+        hits = self.store.query(vector, k, versions=query.versions or None, manifest=self.manifest)
         if timings is not None:
             timings["dense"] = (time.perf_counter() - started) * 1e3
-        found = [(self.chunks[self.by_id[d.id]], 1.0 - distance) for d, distance in hits if d.id in self.by_id]
+        found = [(self.chunks[self.by_id[i]], sim) for i, sim in hits if i in self.by_id]
         return [Passage(c, rank_score(rank), similarity=sim) for rank, (c, sim) in enumerate(found)]
 
 

@@ -17,7 +17,11 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DOCS_DIR = REPO_ROOT / "docs"
 RESULTS_DIR = REPO_ROOT / "bench" / "results"
 COLD_QUESTION = "Why does torchrun no longer use port 29500 when I launch a single-node job?"
-SYSTEMS = {"ours": "reldocs (hybrid)", "dense_baseline": "dense only (langchain-chroma)", "bm25_baseline": "BM25 only"}
+SYSTEMS = {
+    "ours": "reldocs (hybrid)",
+    "dense_baseline": "dense only (Chroma nearest neighbours)",
+    "bm25_baseline": "BM25 only",
+}
 GOALS = {"latency_ratio": 1.5, "ingest_ratio": 0.9, "scale_span": 100, "scale_p50_ratio": 2.0, "cold_ratio": 2.0}
 
 

@@ -28,7 +28,7 @@ def machine() -> dict[str, Any]:
                 break
     versions = {}
     names = ("torch", "sentence-transformers", "transformers", "onnxruntime", "tokenizers", "chromadb")
-    for name in (*names, "langchain-chroma", "bm25s", "numpy"):
+    for name in (*names, "bm25s", "numpy"):
         try:
             versions[name] = version(name)
         except PackageNotFoundError:

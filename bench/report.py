@@ -139,9 +139,10 @@ def render_markdown(result: dict[str, Any]) -> str:
             else []
         ),
         "Only retrieval differs between the three rows. The baselines are what a user would build instead: "
-        "**dense only** is langchain-chroma's `Chroma.similarity_search(question, k)` over the same persisted "
-        "collection (same model, same chunks); **BM25 only** is bm25s over the same chunks with the project's "
-        "tokenizer. Both get the raw question, as a user would pass it, while reldocs adds its query understanding "
+        "**dense only** is the question's k nearest chunks in the same persisted Chroma collection (same model, "
+        "same chunks), what a vector store's `similarity_search(question, k)` returns; **BM25 only** is bm25s "
+        "over the same chunks with the project's tokenizer. Both get the raw question, as a user would pass it, "
+        "while reldocs adds its query understanding "
         "(version detection, synonym and French glossary expansion) and fuses both rankings. Their passages then "
         "go through the same refusal gate and the same ExtractiveAnswerer (a `KnowledgeBase` with the baseline as "
         "its retriever), so answer and refusal accuracy differ only because the passages do.",
