@@ -8,7 +8,8 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Protocol
 
-from assistant.coverage import Terms, best_coverage, context_words, coverage, sentence_words
+from assistant.bounds import as_said
+from assistant.coverage import Terms, coverage
 from assistant.instructions import instructs
 from assistant.models import Answer, Chunk, Citation, Passage
 from assistant.query import Query
@@ -54,6 +55,18 @@ _BUGS = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECAS
 @lru_cache(maxsize=4096)  # a section is asked about at every question its passages answer
 def _about_bugs(section: str) -> bool:
     return bool(_BUGS.search(section))
+
+
+def _words(unit: Unit, fr: bool, drops: Sequence[str] = (), terms: Sequence[str] = ()) -> frozenset[str]:
+    """The words a sentence is matched by: a French question's are matched against its English gloss; where
+    the question asks whether a version was dropped (`drops`), as the sentence's version bounds read."""
+    words = unit.glossed if fr and unit.glossed is not None else unit.tokens
+    return as_said(words, unit.text, drops, terms) if drops else words
+
+
+def _context(chunk: Chunk) -> frozenset[str]:
+    """The words of where a chunk sits (its title and section), which count partly for its sentences."""
+    return frozenset(tokens(f"{chunk.title} {chunk.section}"))
 
 
 class Answerer(Protocol):
@@ -132,24 +145,26 @@ class ExtractiveAnswerer:
 
     def _coverages(self, query: Query, terms: Terms, chunk: Chunk, units: Sequence[Unit]) -> list[float]:
         """Each sentence's coverage of the question's terms (kept per question and chunk)."""
+        key = ("coverage", query.terms, query.spellings, query.drops, query.language == "fr", chunk.id)
+        return self._kept(key, lambda: self._covered(query, terms, chunk, units))
+
+    @staticmethod
+    def _covered(query: Query, terms: Terms, chunk: Chunk, units: Sequence[Unit]) -> list[float]:
+        """Each sentence's coverage of `terms`, the question's terms weighed by some statistics."""
+        if not terms.weights:
+            return [NO_TERMS_COVERAGE] * len(units)
         fr = query.language == "fr"
-
-        def covered() -> list[float]:
-            if not terms.weights:
-                return [NO_TERMS_COVERAGE] * len(units)
-            context = context_words(chunk)
-            # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
-            return [
-                coverage(
-                    terms,
-                    sentence_words(unit, fr, query.drops, query.terms),
-                    context,
-                    LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT,
-                )
-                for unit in units
-            ]
-
-        return self._kept(("coverage", query.terms, query.spellings, query.drops, fr, chunk.id), covered)
+        context = _context(chunk)
+        # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
+        return [
+            coverage(
+                terms,
+                _words(unit, fr, query.drops, query.terms),
+                context,
+                LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT,
+            )
+            for unit in units
+        ]
 
     def _entry_coverages(self, query: Query, terms: Terms, chunk: Chunk, units: Sequence[Unit]) -> list[float]:
         """A changelog sentence's coverage counted over its whole entry; other documents' sentences keep their
@@ -161,10 +176,10 @@ class ExtractiveAnswerer:
         def covered() -> list[float]:
             if not terms.weights:
                 return [NO_TERMS_COVERAGE] * len(units)
-            context = context_words(chunk)
+            context = _context(chunk)
             words: dict[int, set[str]] = {}
             for unit in units:
-                words.setdefault(unit.entry, set()).update(sentence_words(unit, fr, query.drops, query.terms))
+                words.setdefault(unit.entry, set()).update(_words(unit, fr, query.drops, query.terms))
             whole = {e: coverage(terms, frozenset(w), context, CONTEXT_WEIGHT) for e, w in words.items()}
             return [whole[u.entry] for u in units]
 
@@ -177,9 +192,11 @@ class ExtractiveAnswerer:
 
     def best_coverage(self, query: Query, passages: Sequence[Passage], stats: TermStats | None = None) -> float:
         """The best sentence coverage of the question's terms, weighed by the index's rarity or by `stats`'."""
-        if stats is not None:
-            return best_coverage(query, passages, stats, (LEAD_CONTEXT_WEIGHT, CONTEXT_WEIGHT))
-        return max((s.coverage for s in self.ranked(query, passages)), default=0.0)
+        if stats is None:
+            return max((s.coverage for s in self.ranked(query, passages)), default=0.0)
+        terms = Terms.of(query, stats)  # not kept: asked once per question, of a few passages
+        covered = (self._covered(query, terms, p.chunk, units_of(p.chunk)) for p in passages)
+        return max((c for coverages in covered for c in coverages), default=0.0)
 
     def choose(self, query: Query, passages: Sequence[Passage]) -> list[list[Scored]]:
         """Groups of sentences to quote, one group per passage, best group first."""

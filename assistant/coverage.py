@@ -3,15 +3,11 @@ found in a sentence's words (a symbol counting partly when only its parts are th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from assistant.bounds import as_said
-from assistant.models import Chunk, Passage
 from assistant.query import Query
 from assistant.refusals import TermStats
 from assistant.text import is_release_number, is_symbol, release_spellings, tokens
-from assistant.units import Unit, units_of
 
 PART_WEIGHT = 0.6  # a symbol whose parts alone are there counts this much, pro rata
 
@@ -49,33 +45,3 @@ def coverage(terms: Terms, toks: frozenset[str], context: frozenset[str], contex
             parts = terms.parts[term]
             got += PART_WEIGHT * w * len(parts & toks) / len(parts)
     return got / total
-
-
-def sentence_words(unit: Unit, fr: bool, drops: Sequence[str] = (), terms: Sequence[str] = ()) -> frozenset[str]:
-    """The words a sentence is matched by: a French question's are matched against its English gloss; where
-    the question asks whether a version was dropped (`drops`), as the sentence's version bounds read."""
-    words = unit.glossed if fr and unit.glossed is not None else unit.tokens
-    return as_said(words, unit.text, drops, terms) if drops else words
-
-
-def context_words(chunk: Chunk) -> frozenset[str]:
-    """The words of where a chunk sits (its title and section), which count partly for its sentences."""
-    return frozenset(tokens(f"{chunk.title} {chunk.section}"))
-
-
-def best_coverage(
-    query: Query, passages: Sequence[Passage], stats: TermStats, context_weights: tuple[float, float]
-) -> float:
-    """The best coverage of any sentence of `passages`, the question's terms weighed by `stats`, a term in the
-    passage's title or section counting `context_weights` (for a lead sentence, for others). The answerer keeps
-    its own, memoised, under the index's statistics."""
-    terms = Terms.of(query, stats)
-    fr = query.language == "fr"
-    best = 0.0
-    for passage in passages:
-        context = context_words(passage.chunk)
-        for unit in units_of(passage.chunk):
-            words = sentence_words(unit, fr, query.drops, query.terms)
-            weight = context_weights[0] if unit.lead else context_weights[1]
-            best = max(best, coverage(terms, words, context, weight))
-    return best

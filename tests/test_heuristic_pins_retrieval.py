@@ -269,6 +269,7 @@ def test_a_word_common_in_the_named_products_docs_is_no_evidence_of_them(tmp_pat
     kb = KnowledgeBase(Settings(data_dir=tmp_path), r)
     assert not kb.ask("How do I make attrs-core validate with several threads?").found
     assert kb.ask("How do I make attrs-core coerce values?").found  # a word rare in attrs' notes
+    assert kb.ask("What changed in attrs?").found  # nothing asked but the product: every passage is about it
 
 
 def test_the_release_asked_about_answers_when_its_sentence_is_the_best_on_merit(tmp_path: Path) -> None:
