@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -115,3 +116,8 @@ def _bm25s() -> Any:
     # bm25s sets its own logger to DEBUG on import; put it back under the app's logging config.
     logging.getLogger("bm25s").setLevel(logging.NOTSET)
     return bm25s
+
+
+def bm25_idf(documents: int, df: int) -> float:
+    """BM25's rarity of a token that `df` of `documents` chunks hold; `df=0` gives the rarest a token can be."""
+    return math.log(1 + (documents - df + 0.5) / (df + 0.5))

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import bisect
 import itertools
-import math
 import time
 from collections.abc import Iterable, Iterator, Sequence
 
@@ -13,7 +12,7 @@ import numpy as np
 from assistant.catalog import Catalog
 from assistant.chunk_filter import ChunkFilter
 from assistant.embeddings import Embedder
-from assistant.lexical import LexicalIndex
+from assistant.lexical import LexicalIndex, bm25_idf
 from assistant.models import Chunk, Passage
 from assistant.query import Query
 from assistant.refusals import TermStats
@@ -93,8 +92,8 @@ class HybridRetriever:
         lexical = lexical or LexicalIndex.build(self.chunks)  # the knowledge base passes the saved one
         self.bm25 = lexical.bm25
         n = max(lexical.documents, 1)
-        self._idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in lexical.df.items()}
-        self._max_idf = math.log(1 + (n + 0.5) / 0.5)
+        self._idf = {t: bm25_idf(n, f) for t, f in lexical.df.items()}
+        self._max_idf = bm25_idf(n, 0)
         self._vocab = sorted(self._idf)
         self._last_vector: tuple[str, np.ndarray | None] = ("", None)
         # Dotted names by their last parts: a question says `finders.find` or `GeoIP2.coords` where the docs

@@ -8,11 +8,11 @@ is theirs; nothing is tokenised again.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
+from assistant.lexical import bm25_idf
 from assistant.refusals import TermStats
 
 
@@ -38,8 +38,7 @@ class ScopedTerms:
 
     def idf(self, token: str) -> float:
         """BM25's rarity, as in the index (`HybridRetriever.idf`), among the allowed chunks."""
-        f = self._df(token)
-        return math.log(1 + (self.n - f + 0.5) / (f + 0.5))
+        return bm25_idf(self.n, self._df(token))
 
     def knows(self, token: str) -> bool:
         return self._df(token) > 0 if token in self.vocab else self.stats.knows(token)
