@@ -59,12 +59,12 @@ def unique(items: Iterable[str]) -> Iterator[str]:
 
 def best_positive(scores: np.ndarray, k: int) -> np.ndarray:
     """Positions of the k highest positive scores, best first, ties in position order (a stable sort of the
-    whole array would give the same, at 100,000 chunks for several milliseconds more)."""
-    if len(scores) > k:
-        kth = np.partition(scores, len(scores) - k)[len(scores) - k]
-        top = np.flatnonzero(scores >= kth) if kth > 0 else np.flatnonzero(scores > 0)
-    else:
-        top = np.flatnonzero(scores > 0)
+    whole array would give the same, at 100,000 chunks for several milliseconds more). Only the positive scores
+    are partitioned: most of a BM25 ranking is zeros, and numpy's selection slows eightfold on so many ties."""
+    top = np.flatnonzero(scores > 0)
+    if len(top) > k:
+        positive = scores[top]
+        top = top[positive >= np.partition(positive, len(top) - k)[len(top) - k]]
     return top[np.argsort(-scores[top], kind="stable")][:k]
 
 
