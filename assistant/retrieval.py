@@ -60,7 +60,7 @@ def unique(items: Iterable[str]) -> Iterator[str]:
 def best_positive(scores: np.ndarray, k: int) -> np.ndarray:
     """Positions of the k highest positive scores, best first, ties in position order (a stable sort of the
     whole array would give the same, at 100,000 chunks for several milliseconds more). Only the positive scores
-    are partitioned: most of a BM25 ranking is zeros, and numpy's selection slows eightfold on so many ties."""
+    are partitioned: most of a BM25 ranking is zeros, and numpy's selection is several times slower over many ties."""
     top = np.flatnonzero(scores > 0)
     if len(top) > k:
         positive = scores[top]
