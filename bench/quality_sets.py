@@ -29,6 +29,7 @@ from bench.evaluate import (  # noqa: E402
     set_questions,
     set_sources,
 )
+from bench.latency import measure_latency  # noqa: E402
 from bench.quality import measure_quality  # noqa: E402
 
 SYSTEMS = {"ours": "reldocs", "dense_baseline": "dense only", "bm25_baseline": "BM25 only"}
@@ -58,22 +59,16 @@ def measure(corpus: Path, more: Path, work: Path, backend: str = "auto") -> dict
 
 
 def warm_latency(kb: Any, embedder: Any, questions: Sequence[str], passes: int = LATENCY_PASSES) -> dict[str, float]:
-    """p50/p95 of a whole answer against the floor, encoding the same question alone, interleaved; over
-    `passes` passes, as `bench/run.py`'s full plan measures, for a median that varies less between runs."""
-    import statistics
-    import time
-
-    answer, floor = [], []
-    for q in [q for _ in range(passes) for q in questions]:
-        started = time.perf_counter()
-        embedder.encode([q])
-        floor.append((time.perf_counter() - started) * 1e3)
-        started = time.perf_counter()
-        kb.ask(q)
-        answer.append((time.perf_counter() - started) * 1e3)
-    p50, f50 = statistics.median(answer), statistics.median(floor)
-    p95 = sorted(answer)[int(0.95 * (len(answer) - 1))]
-    return {"p50": round(p50, 1), "p95": round(p95, 1), "encode_p50": round(f50, 1), "ratio": round(p50 / f50, 2)}
+    """p50/p95 of a whole answer against the floor, encoding the same question alone, interleaved
+    (`bench/latency.py`, as `bench/run.py` measures); over `passes` passes, for a median that varies less."""
+    measured = measure_latency(kb, embedder, [{"question": q} for q in questions], passes)
+    p50, f50 = measured["p50"], measured["floor_p50"]
+    return {
+        "p50": round(p50, 1),
+        "p95": round(measured["p95"], 1),
+        "encode_p50": round(f50, 1),
+        "ratio": round(p50 / f50, 2),
+    }
 
 
 def render(report: dict[str, Any]) -> str:
