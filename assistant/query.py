@@ -247,7 +247,7 @@ def proper_names(question: str) -> list[str]:
     names += [w for w in _VERSIONS_OF.findall(question) if fold(w) not in STOPWORDS | GENERIC]
     sentence_start = True
     within = 0  # the end of the compound just named: its further words are in it
-    for m in re.finditer(r"[A-Za-z][\w+]*(?:\.\w+)*|[.?!:;]", question):
+    for m in re.finditer(r"[A-Za-z][\w+]*(?:\.\w+)*(?:/\d+(?:\.\d+)?(?![\w/]))?|[.?!:;]", question):
         word = m.group(0)
         if m.start() < within:
             continue

@@ -284,6 +284,7 @@ def unknown_names(query: Query, stats: TermStats) -> list[str]:
             or (token.endswith("s") and stats.knows(token[:-1]))
             # "Title-Cased" where the docs say "titlecased", "Keep-Alive" where they say "keep" and "alive"
             or ("-" in token and (stats.knows(token.replace("-", "")) or all(map(stats.knows, token.split("-")))))
+            or ("/" in token and stats.knows(token.replace("/", "")))  # "HTTP/2" where the docs say "HTTP2"
             # Only a name ending in a symbol extends that way; a word's stem is a prefix of unrelated words
             # ("redi", Redis's stem, of "redirect").
             or (len(token) >= 3 and not token[-1].isalnum() and stats.knows_prefix(token))
@@ -296,4 +297,10 @@ def unknown_names(query: Query, stats: TermStats) -> list[str]:
     hinges = [n for n in query.names if not _ACRONYM.fullmatch(n) and n not in builtin and n not in own]
     # A French question quotes its own words (« nouveau style »): the docs say them in English.
     english = translate_french if query.language == "fr" else str
-    return [n for n in hinges if not all(known(t) for t in tokens(english(n)) or [n.lower()])]
+    return [n for n in hinges if not all(map(known, _name_tokens(english(n))))]
+
+
+def _name_tokens(name: str) -> list[str]:
+    """What the docs must hold of a name: its tokens, or a versioned name ("HTTP/3") whole, not its parts."""
+    words = tokens(name) or [name.lower()]
+    return [t for t in words if "/" in t] or words

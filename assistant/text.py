@@ -11,9 +11,11 @@ from assistant.models import Chunk
 _PR_REF = re.compile(r"\s*\((?:\[#\d+\]\([^)]*\)(?:,\s*)?)+\)")  # "([#1234](https://...))"
 # A link's target may hold balanced parentheses (`javascript:alert(1)`): consumed whole, one level deep.
 _LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\n]|\([^()\n]*\))*\)")
-# A decorator keeps its "@": `@validator` is not the word "validator" (nor `@root_validator`).
+# A decorator keeps its "@": `@validator` is not the word "validator" (nor `@root_validator`). A name with its
+# version after a slash is one name: "HTTP/2" is not "HTTP/1.1" (a path's or a URL's parts are not).
 _TOKEN = re.compile(
-    r"c\+\+\d*|(?<![\w@])@[^\W\d]\w*(?:\.\w+)*|[^\W_][\w]*(?:[.\-][\w]+)*|_[\w]+(?:\.[\w]+)*",
+    r"c\+\+\d*|(?<![\w@])@[^\W\d]\w*(?:\.\w+)*|(?<![\w/])[^\W\d_]{2,}/\d+(?:\.\d+)?(?![\w/])"
+    r"|[^\W_][\w]*(?:[.\-][\w]+)*|_[\w]+(?:\.[\w]+)*",
     re.UNICODE | re.IGNORECASE,
 )
 _SPLIT = re.compile(r"[._\-]+")
@@ -113,7 +115,7 @@ def raw_tokens(text: str) -> list[str]:
 
 def is_symbol(token: str) -> bool:
     """Code-like tokens (`torch.cond`, `max_autotune`, `fused=True` parts) are matched exactly."""
-    return bool(re.search(r"^@|[._]|\d[a-z]|[a-z]\d", token)) and not re.fullmatch(r"[\d.]+", token)
+    return bool(re.search(r"^@|[._]|\d[a-z]|[a-z]/?\d", token)) and not re.fullmatch(r"[\d.]+", token)
 
 
 def is_identifier(token: str) -> bool:
@@ -152,7 +154,10 @@ def _tokenize(text: str) -> list[str]:
     for tok in raw_tokens(text):
         if tok in STOPWORDS:
             continue
-        if is_symbol(tok) or re.fullmatch(r"[\d.]+", tok):
+        if "/" in tok:  # "http/2" meets "HTTP" and "2"
+            word, number = tok.split("/")
+            out.extend((tok, _stem(word), number))
+        elif is_symbol(tok) or re.fullmatch(r"[\d.]+", tok):
             out.append(tok)
             if "." in tok and not re.fullmatch(r"[\d.]+", tok):
                 out.extend(p for p in tok.split(".") if is_symbol(p))  # `cfg.max_autotune` meets `max_autotune`

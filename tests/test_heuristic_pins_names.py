@@ -10,6 +10,7 @@ from assistant.models import Chunk, Passage
 from assistant.query import build_query, call_values
 from assistant.refusals import before_search, missing_symbols, release, symbols_elsewhere, unknown_names
 from assistant.retrieval import HybridRetriever
+from assistant.text import tokens
 from tests.test_answer_rules import Stats
 from tests.test_refusals import CATALOG, passage
 
@@ -45,6 +46,20 @@ def retriever() -> HybridRetriever:
 def test_names_of_the_askers_setting_are_not_required(question: str, names: list[str]) -> None:
     query = build_query(question, Catalog.learn(CHUNKS))
     assert unknown_names(query, Stats(CHUNKS)) == names
+
+
+def test_a_name_with_its_version_is_one_name() -> None:
+    # _TOKEN's "name/number" and proper_names': docs on HTTP/1.1 and HTTP/2 say nothing of HTTP/3, and "HTTP2"
+    # spells "HTTP/2". A URL's or a path's parts are not such names.
+    assert {"http/1.1", "http/2", "http", "2"} <= set(tokens("Serves HTTP/1.1 and HTTP/2."))
+    assert not [t for t in tokens("See https://github.com/o/r/pull/12 and a/b/3.") if "/" in t]
+    speaks = make("The server speaks HTTP/1.1 and HTTP/2.", "srv", 0)
+    for chunks, question, names in [
+        ([speaks], "Does it speak HTTP/3 (QUIC)?", ["HTTP/3"]),
+        ([speaks], "Which release added HTTP/2 support?", []),
+        ([speaks, make("Add the `http3` extra.", "cli", 1)], "Does it speak HTTP/3?", []),  # "http3" spells it
+    ]:
+        assert unknown_names(build_query(question, Catalog.learn(chunks)), Stats(chunks)) == names
 
 
 def test_a_name_passed_to_a_call_is_the_askers_own() -> None:
