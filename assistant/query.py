@@ -236,6 +236,8 @@ _VERSIONS_OF = re.compile(r"\bversions?\s+(?:minimale?s?\s+)?(?:of|de|d')\s*([^\
 
 
 _COMPOUND = re.compile(r"(?<![\w-])[A-Za-z][\w+]*(?:-[A-Za-z][\w+]*)+")
+# A word of a question, a dotted name whole, a name's version after a slash with it ("HTTP/3"); or a sentence end.
+_NAME_WORD = re.compile(r"[A-Za-z][\w+]*(?:\.\w+)*(?:/\d+(?:\.\d+)?(?![\w/]))?|[.?!:;]")
 
 
 def proper_names(question: str) -> list[str]:
@@ -247,7 +249,7 @@ def proper_names(question: str) -> list[str]:
     names += [w for w in _VERSIONS_OF.findall(question) if fold(w) not in STOPWORDS | GENERIC]
     sentence_start = True
     within = 0  # the end of the compound just named: its further words are in it
-    for m in re.finditer(r"[A-Za-z][\w+]*(?:\.\w+)*(?:/\d+(?:\.\d+)?(?![\w/]))?|[.?!:;]", question):
+    for m in _NAME_WORD.finditer(question):
         word = m.group(0)
         if m.start() < within:
             continue

@@ -1,0 +1,97 @@
+"""What switching a heuristic off puts in its place, for `bench/ablation_table.py`: patterns that never match,
+limits lifted, functions that skip a branch; and the `Ablation` record the table is made of."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from assistant import refusals, text
+from assistant.answering import ExtractiveAnswerer, Scored
+from assistant.coverage import Terms
+from assistant.knowledge_base import KnowledgeBase
+from assistant.models import Passage
+from assistant.retrieval import HybridRetriever
+from assistant.scoped_terms import ScopedTerms
+
+NEVER = re.compile(r"(?!)()")  # never matches; its group keeps `sub(r"\1", …)` valid
+
+
+def token_without(alternative: str) -> re.Pattern[str]:
+    """The word tokenizer without one of its alternatives (taken from the live pattern, so it cannot drift)."""
+    assert alternative in text._TOKEN.pattern, alternative
+    return re.compile(text._TOKEN.pattern.replace(alternative, ""), text._TOKEN.flags)
+
+
+UNLIMITED = 10**9
+INFINITE = float("inf")
+
+A, C, U, R, Q, H, K, T = (
+    "assistant.answering",
+    "assistant.coverage",
+    "assistant.units",
+    "assistant.refusals",
+    "assistant.query",
+    "assistant.retrieval",
+    "assistant.knowledge_base",
+    "assistant.text",
+)
+
+
+@dataclass(frozen=True)
+class Ablation:
+    """One heuristic switched off: its name, the module it lives in, what "off" means, and the patches."""
+
+    name: str
+    module: str
+    off: str
+    patches: tuple[tuple[str, str, Any], ...]
+    rebuild: bool = False  # the patch acts when the retriever is built (its indexes), not per question
+
+
+def ab(
+    name: str, off: str, *patches: tuple[str, str, Any], module: str | None = None, rebuild: bool = False
+) -> Ablation:
+    where = module or patches[0][0].removeprefix("assistant.").split(".")[0] + ".py"
+    return Ablation(name, where, off, patches, rebuild)
+
+
+class UnlimitedAnswerer(ExtractiveAnswerer):
+    """The extractive answerer with no cap on quoted sentences (the knowledge base passes `top_k`)."""
+
+    def __init__(self, stats: Any, *, max_units: int = 0, following: Any = None) -> None:
+        super().__init__(stats, max_units=UNLIMITED, following=following)
+
+
+_terms_of = Terms.of.__func__  # type: ignore[attr-defined]
+
+
+def terms_without_spellings(cls: type[Terms], query: Any, stats: Any) -> Terms:
+    return _terms_of(cls, replace(query, spellings=()), stats)
+
+
+def from_release_unnarrowed(
+    self: KnowledgeBase, query: Any, passages: list[Passage], weak: Any | None = None
+) -> tuple[list[Passage], Any | None]:
+    return passages, weak or self._release(query, passages, self._own(query, passages))
+
+
+def with_leads_off(self: Any, group: list[Scored], passages: Any) -> list[Scored]:
+    return sorted(group, key=lambda s: s.u_idx)
+
+
+_release_rule = refusals.release
+
+
+def release_led_by_any(*args: Any, leads: bool = True) -> Any:
+    return _release_rule(*args)
+
+
+class WholeIndexRarity(ScopedTerms):
+    def idf(self, token: str) -> float:
+        return self.stats.idf(token)
+
+
+def knows_no_snake_prefix(self: HybridRetriever, token: str) -> bool:
+    return token in self._idf or token in self._tails or ("." in token and self.knows_prefix(token + "."))
