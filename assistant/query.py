@@ -256,7 +256,7 @@ def proper_names(question: str) -> list[str]:
         if word in ".?!:;":
             sentence_start = True
             continue
-        if "_" in word or "." in word:  # code symbols are checked whole, by `missing_symbols`
+        if ("_" in word or "." in word) and "/" not in word:  # code symbols are checked whole, by `missing_symbols`
             sentence_start = False
             continue
         inner_caps = any(c.isupper() for c in word[1:])

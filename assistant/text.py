@@ -120,7 +120,7 @@ def is_symbol(token: str) -> bool:
 
 def is_identifier(token: str) -> bool:
     """A dotted or snake_case code name (`torch.cond`, `max_autotune`): matched verbatim, never guessed."""
-    return is_symbol(token) and ("." in token or "_" in token)
+    return is_symbol(token) and ("." in token or "_" in token) and "/" not in token  # "http/1.1" is a name
 
 
 _RELEASE_NUMBER = re.compile(r"\d+\.\d+(?:\.\d+)?")  # "Python 3.8", "TOML 1.1": a number a release is named by

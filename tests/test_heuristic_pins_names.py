@@ -59,7 +59,11 @@ def test_a_name_with_its_version_is_one_name() -> None:
         ([speaks], "Which release added HTTP/2 support?", []),
         ([speaks, make("Add the `http3` extra.", "cli", 1)], "Does it speak HTTP/3?", []),  # "http3" spells it
     ]:
-        assert unknown_names(build_query(question, Catalog.learn(chunks)), Stats(chunks)) == names
+        query = build_query(question, Catalog.learn(chunks))
+        assert unknown_names(query, Stats(chunks)) == names
+    # A name, not a code symbol: checked once, in the docs of the product asked about.
+    query = build_query("Does it speak HTTP/1.0?", Catalog.learn([speaks]))
+    assert (unknown_names(query, Stats([speaks])), missing_symbols(query, Stats([speaks]))) == (["HTTP/1.0"], [])
 
 
 def test_a_name_passed_to_a_call_is_the_askers_own() -> None:
