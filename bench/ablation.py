@@ -47,8 +47,9 @@ from assistant.retrieval import HybridRetriever  # noqa: E402
 from assistant.text import _short_tokens, _stem  # noqa: E402
 from assistant.units import units_of  # noqa: E402
 from bench import evaluate as ev  # noqa: E402
+from bench.ablation_neutral import Ablation  # noqa: E402
 from bench.ablation_report import CHECKS, COMBINED, FAST_TESTS, flips, rates, render  # noqa: E402
-from bench.ablation_table import ABLATIONS, Ablation  # noqa: E402
+from bench.ablation_table import ABLATIONS  # noqa: E402
 
 DEFAULT_OUT = REPO_ROOT / "docs" / "heuristics-ablation.md"
 SETS = ev.SET_NAMES  # pytorch and the four product sets, each over its own index

@@ -53,6 +53,7 @@ class Ablation:
 def ab(
     name: str, off: str, *patches: tuple[str, str, Any], module: str | None = None, rebuild: bool = False
 ) -> Ablation:
+    """An `Ablation`, its module named after the first patch's unless given."""
     where = module or patches[0][0].removeprefix("assistant.").split(".")[0] + ".py"
     return Ablation(name, where, off, patches, rebuild)
 
@@ -68,16 +69,19 @@ _terms_of = Terms.of.__func__  # type: ignore[attr-defined]
 
 
 def terms_without_spellings(cls: type[Terms], query: Any, stats: Any) -> Terms:
+    """`Terms.of` blind to the docs' spellings of the question's symbols."""
     return _terms_of(cls, replace(query, spellings=()), stats)
 
 
 def from_release_unnarrowed(
     self: KnowledgeBase, query: Any, passages: list[Passage], weak: Any | None = None
 ) -> tuple[list[Passage], Any | None]:
+    """`_from_release` that keeps every passage instead of narrowing to the release asked about."""
     return passages, weak or self._release(query, passages, self._own(query, passages))
 
 
 def with_leads_off(self: Any, group: list[Scored], passages: Any) -> list[Scored]:
+    """`_with_leads` that keeps a passage's sentences in their own order."""
     return sorted(group, key=lambda s: s.u_idx)
 
 
@@ -85,13 +89,17 @@ _release_rule = refusals.release
 
 
 def release_led_by_any(*args: Any, leads: bool = True) -> Any:
+    """The release rule, whatever sentence leads the answer."""
     return _release_rule(*args)
 
 
 class WholeIndexRarity(ScopedTerms):
+    """A named product's terms weighed by their rarity in the whole index."""
+
     def idf(self, token: str) -> float:
         return self.stats.idf(token)
 
 
 def knows_no_snake_prefix(self: HybridRetriever, token: str) -> bool:
+    """`HybridRetriever.knows` without the snake_case prefix leniency."""
     return token in self._idf or token in self._tails or ("." in token and self.knows_prefix(token + "."))
