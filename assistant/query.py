@@ -12,7 +12,16 @@ from assistant.bounds import asks_dropped, following
 from assistant.catalog import Catalog, Product, release_key, version_key
 from assistant.french import expand_french, translate_french
 from assistant.models import Chunk
-from assistant.text import GENERIC, STOPWORDS, content_terms, detect_language, fold, is_identifier, is_release_number
+from assistant.text import (
+    GENERIC,
+    STOPWORDS,
+    VERSION_AFTER_SLASH,
+    content_terms,
+    detect_language,
+    fold,
+    is_identifier,
+    is_release_number,
+)
 
 _MAJOR = re.compile(r"(?<![\w.])[vV]?(\d{1,2})(?![\w.]|\.\d)")
 _SERIES = re.compile(r"(?<![\w.])v?\d{1,3}\.x(?![\w.])", re.IGNORECASE)
@@ -237,7 +246,7 @@ _VERSIONS_OF = re.compile(r"\bversions?\s+(?:minimale?s?\s+)?(?:of|de|d')\s*([^\
 
 _COMPOUND = re.compile(r"(?<![\w-])[A-Za-z][\w+]*(?:-[A-Za-z][\w+]*)+")
 # A word of a question, a dotted name whole, a name's version after a slash with it ("HTTP/3"); or a sentence end.
-_NAME_WORD = re.compile(r"[A-Za-z][\w+]*(?:\.\w+)*(?:/\d+(?:\.\d+)?(?![\w/]))?|[.?!:;]")
+_NAME_WORD = re.compile(rf"[A-Za-z][\w+]*(?:\.\w+)*(?:{VERSION_AFTER_SLASH})?|[.?!:;]")
 
 
 def proper_names(question: str) -> list[str]:

@@ -11,11 +11,12 @@ from assistant.models import Chunk
 _PR_REF = re.compile(r"\s*\((?:\[#\d+\]\([^)]*\)(?:,\s*)?)+\)")  # "([#1234](https://...))"
 # A link's target may hold balanced parentheses (`javascript:alert(1)`): consumed whole, one level deep.
 _LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\n]|\([^()\n]*\))*\)")
-# A decorator keeps its "@": `@validator` is not the word "validator" (nor `@root_validator`). A name with its
-# version after a slash is one name: "HTTP/2" is not "HTTP/1.1" (a path's or a URL's parts are not).
+# A name's version after a slash: "HTTP/2" is one name, not "HTTP/1.1" (a path's or a URL's parts are not).
+VERSION_AFTER_SLASH = r"/\d+(?:\.\d+)?(?![\w/])"
+# A decorator keeps its "@": `@validator` is not the word "validator" (nor `@root_validator`).
 _TOKEN = re.compile(
-    r"c\+\+\d*|(?<![\w@])@[^\W\d]\w*(?:\.\w+)*|(?<![\w/])[^\W\d_]{2,}/\d+(?:\.\d+)?(?![\w/])"
-    r"|[^\W_][\w]*(?:[.\-][\w]+)*|_[\w]+(?:\.[\w]+)*",
+    r"c\+\+\d*|(?<![\w@])@[^\W\d]\w*(?:\.\w+)*|(?<![\w/])[^\W\d_]{2,}" + VERSION_AFTER_SLASH + "|"
+    r"[^\W_][\w]*(?:[.\-][\w]+)*|_[\w]+(?:\.[\w]+)*",
     re.UNICODE | re.IGNORECASE,
 )
 _SPLIT = re.compile(r"[._\-]+")

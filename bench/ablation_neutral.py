@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from assistant import refusals, text
+from assistant import refusals
 from assistant.answering import ExtractiveAnswerer, Scored
 from assistant.coverage import Terms
 from assistant.knowledge_base import KnowledgeBase
@@ -18,10 +18,10 @@ from assistant.scoped_terms import ScopedTerms
 NEVER = re.compile(r"(?!)()")  # never matches; its group keeps `sub(r"\1", …)` valid
 
 
-def token_without(alternative: str) -> re.Pattern[str]:
-    """The word tokenizer without one of its alternatives (taken from the live pattern, so it cannot drift)."""
-    assert alternative in text._TOKEN.pattern, alternative
-    return re.compile(text._TOKEN.pattern.replace(alternative, ""), text._TOKEN.flags)
+def without(pattern: re.Pattern[str], piece: str) -> re.Pattern[str]:
+    """A live pattern of the core with one of its pieces taken out (so the ablation cannot drift from it)."""
+    assert piece in pattern.pattern, piece
+    return re.compile(pattern.pattern.replace(piece, ""), pattern.flags)
 
 
 UNLIMITED = 10**9

@@ -7,9 +7,9 @@ Patches are `(object path, attribute, value)`; the object path is a module or a 
 
 from __future__ import annotations
 
-import re
 from functools import partial
 
+from assistant import query, text
 from assistant.instructions import instructs
 from assistant.units import excerpt
 from bench.ablation_neutral import (
@@ -32,8 +32,8 @@ from bench.ablation_neutral import (
     knows_no_snake_prefix,
     release_led_by_any,
     terms_without_spellings,
-    token_without,
     with_leads_off,
+    without,
 )
 
 ABLATIONS: tuple[Ablation, ...] = (
@@ -268,14 +268,14 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab(
         "decorator tokens (text.py)",
         "`@validator` is the word 'validator'",
-        (T, "_TOKEN", token_without(r"(?<![\w@])@[^\W\d]\w*(?:\.\w+)*|")),
+        (T, "_TOKEN", without(text._TOKEN, r"(?<![\w@])@[^\W\d]\w*(?:\.\w+)*|")),
         rebuild=True,
     ),
     ab(
         "versioned names (text.py)",
         "'HTTP/3' is the words 'HTTP' and '3'",
-        (T, "_TOKEN", token_without(r"(?<![\w/])[^\W\d_]{2,}/\d+(?:\.\d+)?(?![\w/])|")),
-        (Q, "_NAME_WORD", re.compile(r"[A-Za-z][\w+]*(?:\.\w+)*|[.?!:;]")),
+        (T, "_TOKEN", without(text._TOKEN, r"(?<![\w/])[^\W\d_]{2,}" + text.VERSION_AFTER_SLASH + "|")),
+        (Q, "_NAME_WORD", without(query._NAME_WORD, f"(?:{text.VERSION_AFTER_SLASH})?")),
         rebuild=True,
     ),
     # assistant/retrieval.py
