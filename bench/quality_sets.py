@@ -20,6 +20,7 @@ from typing import Any
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
+from bench.dense_layout import measure_layouts  # noqa: E402
 from bench.eval_corpus import stage_corpus  # noqa: E402
 from bench.evaluate import (  # noqa: E402
     SET_NAMES,
@@ -54,7 +55,9 @@ def measure(corpus: Path, more: Path, work: Path, backend: str = "auto") -> dict
     for name, questions in {**sets, "all": [q for qs in sets.values() for q in qs]}.items():
         print(f"{name}: {len(questions)} questions", file=sys.stderr, flush=True)
         report["sets"][name] = measure_quality(kb, embedder, questions)[0]
-    report["latency_ms"] = warm_latency(kb, embedder, [q["question"] for qs in sets.values() for q in qs])
+    asked = [q["question"] for qs in sets.values() for q in qs]
+    report["latency_ms"] = warm_latency(kb, embedder, asked)
+    report["dense_ms"] = measure_layouts(kb, embedder, asked)
     return report
 
 
@@ -90,7 +93,8 @@ def render(report: dict[str, Any]) -> str:
             f=report["latency_ms"]["encode_p50"],
             r=report["latency_ms"]["ratio"],
             passes=LATENCY_PASSES,
-        ),
+        )
+        + _layouts(report.get("dense_ms", {})),
         "",
         "| set | n | system | " + " | ".join(SHOWN) + " |",
         "|---|---|---|" + "---|" * len(SHOWN),
@@ -105,6 +109,17 @@ def render(report: dict[str, Any]) -> str:
                 + " |"
             )
     return "\n".join(lines) + "\n"
+
+
+def _layouts(dense: dict[str, float]) -> str:
+    if not dense:
+        return ""
+    return (
+        " Dense search right after a query encode (`bench/dense_layout.py`, p50): of the whole index "
+        f"{dense['whole_column_major_p50']} ms with the matrix column-major, as it is kept, against "
+        f"{dense['whole_row_major_p50']} ms row-major; within the smallest product ({dense['product_share']:.0%} "
+        f"of the rows, copied out) {dense['product_column_major_p50']} against {dense['product_row_major_p50']} ms."
+    )
 
 
 def _cell(systems: dict[str, Any], key: str, metric: str) -> str:

@@ -49,6 +49,23 @@ def test_the_writer_saves_the_vectors_and_a_start_loads_them(
     assert again.ask(QUESTIONS[0]).text == kb.ask(QUESTIONS[0]).text
 
 
+def test_the_matrix_is_kept_in_the_layout_its_searches_read_fastest(
+    settings: Settings, kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    r = kb.retriever
+    saved = np.load(cache_folder(settings, "vectors", r.manifest.collection) / "vectors.npy")
+    # Whole-index searches read it column-major; it is saved so, and loaded without a copy.
+    assert r.vectors.matrix.flags.f_contiguous and not r.vectors.matrix.flags.c_contiguous
+    assert saved.flags.f_contiguous and np.array_equal(saved, r.vectors.matrix)
+    monkeypatch.setattr(vectors, "EXACT_MAX", 10)  # above it, filtered searches copy rows out: row-major
+    large = ExactVectors(r.vectors.matrix, r.chunks, whole=r.store)
+    assert large.matrix.flags.c_contiguous
+    vector = r.embedder.encode([QUESTIONS[1]])[0]
+    for only in ({"versions": [r.chunks[0].version]}, {"products": [r.chunks[0].product]}):
+        ids = [i for i, _ in r.vectors.query(vector, 5, **only)]
+        assert ids == [i for i, _ in large.query(vector, 5, manifest=r.manifest, **only)]
+
+
 def test_missing_or_damaged_vectors_are_fetched_again(corpus_copy: Path, tmp_path: Path, embedder) -> None:
     settings = Settings(corpus_dir=corpus_copy, data_dir=tmp_path / "data")
     sync(settings, progress=False, embedder=embedder)
