@@ -15,8 +15,9 @@ from assistant.catalog import Catalog, Product, version_key
 from assistant.messages import say
 from assistant.models import Answer, Citation
 from assistant.plan import KIND_ORDER, PlanError, UpgradePlan, make_plan
-from assistant.query import Query, upgrade_versions
+from assistant.query import Query
 from assistant.text import is_symbol
+from assistant.upgrade_range import upgrade_versions
 
 PLAN_LINES = 10  # changes quoted in the answer, worst first; the command lists them all
 # "What breaks in 2.12?", "Quels sont les changements incompatibles de PyTorch 2.12 ?": a release's whole plan.
