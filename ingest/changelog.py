@@ -4,10 +4,10 @@ A file is a changelog by its name (CHANGELOG, CHANGES, HISTORY, NEWS, RELEASES, 
 `kind: changelog` in its front matter, or because two or more of its headings at one level are releases. The
 release headings recognised ("Keep a Changelog" and its relatives, after RST or plain text became Markdown):
 `## [1.2.0] - 2024-05-01`, `## v1.2.0`, `## 1.2.0 (2024-05-01)`, `# Version 1.2.0`, `## Release 1.2.0`,
-`## acme 1.2.0 (2024-05-01)` when `acme` is the product; `## [Unreleased]` starts a section with no version.
-A heading must be only that (a version, an optional product word or "Version", dates, a short parenthesis): "2.0
-Migration - ORM Usage" or "Python 3.10 support" are topics, not releases. Plain-text NEWS files get their
-`Version 1.2.0` lines turned into headings first.
+`## Changes in Version 1.2.0`, `## acme 1.2.0 (2024-05-01)` when `acme` is the product (or `acme2`);
+`## [Unreleased]` starts a section with no version. A heading must be only that (a version, an optional
+product word or "Version", dates, a short parenthesis): "2.0 Migration - ORM Usage" or "Python 3.10 support"
+are topics, not releases. Plain-text NEWS files get their `Version 1.2.0` lines turned into headings first.
 
 Written by hand: changelog parsers on PyPI (keepachangelog, changelogs) read one dialect each and return
 dictionaries of entries, where reldocs needs the sections' Markdown to chunk like any other document.
@@ -39,6 +39,7 @@ _DATE = (
 # What opens a release heading: "Version", "Release" or the product's name, then the version ("[1.2.0]", "v1.2.0").
 # A pre-release may be spelled out after a space ("1.0 beta 1").
 _LEAD = (
+    r"(?:(?:noteworthy\s+)?changes\s+in\s+)?"  # "Changes in Version 4.4.1", GNU's "Noteworthy changes in release 1.2"
     r"(?:(?:version|release|v(?=\d))\s*|(?P<name>[A-Za-z][\w.+-]*)\s+)?"
     r"\[?(?P<version>v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)(?:\s+(?P<pre>alpha|beta|rc)\s*(?P<n>\d+))?\]?"
 )
@@ -84,10 +85,16 @@ def heading_version(heading: str, product: str = "") -> str | None:
     if _UNRELEASED.fullmatch(text):
         return ""
     match = _RELEASE.fullmatch(text) or (_DATED.match(text) if len(text) <= DATED_CHARS else None)
-    if not match or (match.group("name") and fold(match.group("name")) != fold(product or "\0")):
+    if not match or (match.group("name") and not _names_product(match.group("name"), product)):
         return None
     pre = f"{_PRE[match.group('pre').lower()]}{match.group('n')}" if match.group("pre") else ""
     return safe_version(match.group("version").rstrip(".") + pre)  # "## 2.2.0. (2007-07-31)"
+
+
+def _names_product(name: str, product: str) -> bool:
+    """The word before a heading's version is the product's name, or it without the major version it ends with
+    ("Jinja 3.1.2" in `jinja2`'s changelog)."""
+    return bool(product) and fold(name) in {fold(product), re.sub(r"\d+$", "", fold(product))}
 
 
 def releases(text: str, *, product: str = "", named: bool = False, own_version: str = "") -> list[Release] | None:

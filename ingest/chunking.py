@@ -47,7 +47,8 @@ if TYPE_CHECKING:
 # 21: a "[" inside a Markdown code span opens no link ("`*`, `?` or `[`" kept its "[")
 # 22: ... nor in an entry's text (`strip_markup`)
 # 23: an RST definition term ending in a dash runs on into its definition; a ". " glyph before a term is dropped
-CHUNKER_VERSION = 23
+# 24: "Changes in Version 4.8.0" is a release heading; so is "Jinja 3.1.2" in the changelog of `jinja2`
+CHUNKER_VERSION = 24
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -188,10 +188,24 @@ def test_topic_headings_with_numbers_are_not_releases(tmp_path: Path) -> None:
         ("Upcoming release", ""),
         ("[Unreleased] - 2024-05-01", ""),
         ("Upcoming deprecation", None),
+        # "Changes in" before the version; the product's name without its major version ("Jinja" for jinja2).
+        ("Changes in Version 4.8.0 (2024/06/26)", "4.8.0"),
+        ("Noteworthy changes in release 1.2 (2020-01-01) [stable]", "1.2"),
+        ("Changes in ORM usage", None),
     ],
 )
 def test_release_headings(heading: str, version: str | None) -> None:
     assert heading_version(heading, product="acme") == version
+
+
+@pytest.mark.parametrize(
+    ("heading", "product", "version"),
+    [("Jinja 3.1.2", "jinja2", "3.1.2"), ("Jinja 3.1.2", "jinja", "3.1.2"), ("Jinja 3.1.2", "jinja2-extras", None)],
+)
+def test_a_release_heading_may_name_the_product_without_its_major_version(
+    heading: str, product: str, version: str | None
+) -> None:
+    assert heading_version(heading, product=product) == version
 
 
 def test_search_by_version_over_an_indexed_changelog(tmp_path: Path, embedder: object) -> None:
