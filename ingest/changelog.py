@@ -4,10 +4,11 @@ A file is a changelog by its name (CHANGELOG, CHANGES, HISTORY, NEWS, RELEASES, 
 `kind: changelog` in its front matter, or because two or more of its headings at one level are releases. The
 release headings recognised ("Keep a Changelog" and its relatives, after RST or plain text became Markdown):
 `## [1.2.0] - 2024-05-01`, `## v1.2.0`, `## 1.2.0 (2024-05-01)`, `# Version 1.2.0`, `## Release 1.2.0`,
-`## Changes in Version 1.2.0`, `## acme 1.2.0 (2024-05-01)` when `acme` is the product (or `acme2`);
-`## [Unreleased]` starts a section with no version. A heading must be only that (a version, an optional
-product word or "Version", dates, a short parenthesis): "2.0 Migration - ORM Usage" or "Python 3.10 support"
-are topics, not releases. Plain-text NEWS files get their `Version 1.2.0` lines turned into headings first.
+`## Changes in Version 1.2.0`, `## What's new in 1.2.0`, `## acme 1.2.0 (2024-05-01)` when `acme` is the
+product (or `acme2`); `## [Unreleased]` starts a section with no version. A heading must be only that (a
+version, an optional product word or "Version", dates, a short parenthesis): "2.0 Migration - ORM Usage" or
+"Python 3.10 support" are topics, not releases. Plain-text NEWS files get their `Version 1.2.0` lines turned
+into headings first.
 
 Written by hand: changelog parsers on PyPI (keepachangelog, changelogs) read one dialect each and return
 dictionaries of entries, where reldocs needs the sections' Markdown to chunk like any other document.
@@ -39,7 +40,8 @@ _DATE = (
 # What opens a release heading: "Version", "Release" or the product's name, then the version ("[1.2.0]", "v1.2.0").
 # A pre-release may be spelled out after a space ("1.0 beta 1").
 _LEAD = (
-    r"(?:(?:noteworthy\s+)?changes\s+in\s+)?"  # "Changes in Version 4.4.1", GNU's "Noteworthy changes in release 1.2"
+    # "Changes in Version 4.4.1", GNU's "Noteworthy changes in release 1.2", "What's new in psycopg 2.9.6"
+    r"(?:(?:(?:noteworthy\s+)?changes|what['’]?s\s+new)\s+in\s+)?"
     r"(?:(?:version|release|v(?=\d))\s*|(?P<name>[A-Za-z][\w.+-]*)\s+)?"
     r"\[?(?P<version>v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)(?:\s+(?P<pre>alpha|beta|rc)\s*(?P<n>\d+))?\]?"
 )

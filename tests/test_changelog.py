@@ -95,6 +95,22 @@ def test_rst_changes_file_and_plain_news_file(tmp_path: Path) -> None:
             assert "* " not in chunk.text and ":func:" not in chunk.text
 
 
+def test_changes_in_and_whats_new_in_releases(tmp_path: Path) -> None:
+    """PyMongo's "Changes in Version 4.8.0", psycopg's "What's new in psycopg 2.9.6" (its folder `psycopg2`)."""
+    styles = {"acme/changelog.rst": "Changes in Version {v} ({d})", "acme2/NEWS.rst": "What's new in acme {v}"}
+    for rel, style in styles.items():
+        heading = [style.format(v=v, d=f"2024/0{i + 1}/01") for i, v in enumerate(VERSIONS[:3])]
+        _write(
+            tmp_path,
+            rel,
+            "".join(f"{h}\n{'-' * len(h)}\n\n- Changed ``{CHANGES[i]}``.\n\n" for i, h in enumerate(heading)),
+        )
+        chunks = _chunks(tmp_path, rel)
+        for i, version in enumerate(VERSIONS[:3]):
+            (chunk,) = [c for c in chunks if CHANGES[i] in c.text]
+            assert chunk.version == version, rel
+
+
 def test_markdown_changelog_with_underlined_releases_and_bold_labels(tmp_path: Path) -> None:
     # A HISTORY.md written as RST-looking Markdown: setext release headings, "**Deprecations**" over each list.
     text = "Release History\n===============\n\n" + "".join(
@@ -163,7 +179,6 @@ def test_topic_headings_with_numbers_are_not_releases(tmp_path: Path) -> None:
         ("acme 7.0.0 (2022-02-03)", "7.0.0"),
         ("[Unreleased]", ""),
         ("other 7.0.0", None),
-        ("What's new in 3.0.0 (January 21, 2026)", None),
         ("Version v2.12.0 introduces 7 breaking changes.", None),
         # A version then a date is a release, whatever the heading adds: codenames, notes, ordinal days.
         ("5.0.0 Penny - July 4, 2020", "5.0.0"),
@@ -188,8 +203,11 @@ def test_topic_headings_with_numbers_are_not_releases(tmp_path: Path) -> None:
         ("Upcoming release", ""),
         ("[Unreleased] - 2024-05-01", ""),
         ("Upcoming deprecation", None),
-        # "Changes in" before the version; the product's name without its major version ("Jinja" for jinja2).
+        # "Changes in" or "What's new in" before the version.
         ("Changes in Version 4.8.0 (2024/06/26)", "4.8.0"),
+        ("What's new in 3.0.0 (January 21, 2026)", "3.0.0"),
+        ("What’s new in acme 2.9.6", "2.9.6"),
+        ("What's new in other 2.0", None),
         ("Noteworthy changes in release 1.2 (2020-01-01) [stable]", "1.2"),
         ("Changes in ORM usage", None),
     ],
