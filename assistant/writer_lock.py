@@ -35,6 +35,7 @@ logger = logging.getLogger(__name__)
 LOCK_FILE = ".writer.lock"
 LOCK_COLLECTION = "reldocs-writer"
 _POLL_S = 0.25
+NAME_WAIT_S = 1.0  # the holder writes its name right after taking the lock; a loser waits this long to read it
 
 
 class WriterLock(Protocol):
@@ -84,7 +85,7 @@ class FileLock:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "unknown"
+                    holder = _holder_of(fd)
                     os.close(fd)
                     raise _busy(self.folder, holder) from None
                 time.sleep(_POLL_S)
@@ -100,6 +101,17 @@ class FileLock:
 
     def confirm(self) -> None:
         """A flock cannot be taken away while held."""
+
+
+def _holder_of(fd: int) -> str:
+    """The name the lock's holder writes just after taking it: read again for a moment while it is not there yet
+    (an ingest started at the same instant may find the lock taken and its file still empty)."""
+    deadline = time.monotonic() + NAME_WAIT_S
+    while True:
+        holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip()
+        if holder or time.monotonic() >= deadline:
+            return holder or "unknown"
+        time.sleep(0.01)
 
 
 class LeaseLock:

@@ -19,7 +19,7 @@ from assistant.errors import IndexUnavailable, WriterBusy
 from assistant.knowledge_base import KnowledgeBase
 from assistant.settings import Settings
 from assistant.store import ChunkStore
-from assistant.writer_lock import LOCK_COLLECTION, writer_lock
+from assistant.writer_lock import LOCK_COLLECTION, LOCK_FILE, FileLock, writer_lock
 from bench.tcp_proxy import TcpProxy
 from ingest import sync
 from interfaces.slack.listeners import Seen, answer_event
@@ -99,6 +99,21 @@ def test_two_ingests_at_once_never_interleave(
         assert waiting.poll() is None  # still waiting for the lock held here
     code, out, err = finished(waiting)
     assert code == 0 and "0 added" in out, err
+
+
+def test_an_ingest_meeting_a_lock_just_taken_names_its_holder(tmp_path: Path) -> None:
+    """Two ingests started together: the loser may find the lock taken before the winner has written its name."""
+    import fcntl
+    import threading
+
+    folder = tmp_path / "index"
+    folder.mkdir()
+    held = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT)
+    fcntl.flock(held, fcntl.LOCK_EX)  # taken, the name not yet written
+    threading.Timer(0.2, lambda: os.pwrite(held, b"pid 1 on host", 0)).start()
+    with pytest.raises(WriterBusy, match=r"^another ingest \(pid 1 on host\) is writing"):
+        FileLock(folder, wait_s=0).__enter__()
+    os.close(held)
 
 
 def test_a_killed_writers_flock_is_gone_with_it(corpus_copy: Path, tmp_path: Path, embedder) -> None:
