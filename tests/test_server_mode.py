@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -103,9 +105,6 @@ def test_two_ingests_at_once_never_interleave(
 
 def test_an_ingest_meeting_a_lock_just_taken_names_its_holder(tmp_path: Path) -> None:
     """Two ingests started together: the loser may find the lock taken before the winner has written its name."""
-    import fcntl
-    import threading
-
     folder = tmp_path / "index"
     folder.mkdir()
     held = os.open(folder / LOCK_FILE, os.O_RDWR | os.O_CREAT)
