@@ -113,7 +113,7 @@ def exact_vectors(
                 len(chunks),
             )
             return None
-        matrix = np.stack([stored[c.id] for c in chunks]).astype(np.float32)
+        matrix = laid_out(np.stack([stored[c.id] for c in chunks]))  # once, for the save and the search
         save_vectors(settings, manifest.collection, chunks, matrix)
     return ExactVectors(matrix, chunks, whole=store)
 
