@@ -92,13 +92,12 @@ def answer_turns(
 
 
 def stopped(turns: Turns | None) -> Turns:
-    """After Stop: an answer cut short keeps what it had; one that had shown nothing yet says it was stopped."""
+    """After Stop: an answer cut short keeps what it had; one that had shown nothing yet says it was stopped,
+    also when Stop came before even "Searching…" reached the page (the question is then the last turn)."""
     turns = list(turns or [])
-    if (
-        turns
-        and turns[-1].get("role") == "assistant"
-        and message_text(turns[-1].get("content")) == message_text(SEARCHING)
-    ):
+    if turns and turns[-1].get("role") == "user":
+        turns.append(_bot(STOPPED))
+    elif turns and message_text(turns[-1].get("content")) == message_text(SEARCHING):
         turns[-1] = _bot(STOPPED)
     return turns
 

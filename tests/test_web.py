@@ -37,9 +37,10 @@ from interfaces.web import (
     record_feedback,
     release_choice,
     release_choices,
+    stopped,
     web_auth,
 )
-from interfaces.web_render import ERROR, SEARCHING, answer_message, message_text, user_message
+from interfaces.web_render import ERROR, SEARCHING, STOPPED, answer_message, message_text, user_message
 
 ROOT = Path(__file__).resolve().parents[1]
 CUDA_Q = "What is the minimum CUDA version to build PyTorch 2.12 from source?"
@@ -132,6 +133,15 @@ def test_errors_show_a_friendly_line_not_a_traceback():
     assert _last(turns) == ERROR
     assert "Traceback" not in ERROR and "disk on fire" not in ERROR
     assert answers == {}
+
+
+def test_stop_says_so_unless_the_answer_had_begun():
+    _, asked = add_question("What changed?", [])
+    searching = [*asked, {"role": "assistant", "content": SEARCHING}]
+    begun = [*asked, {"role": "assistant", "content": "<p>Partial answer</p>"}]
+    assert stopped(asked) == [*asked, {"role": "assistant", "content": STOPPED}]  # before "Searching…" showed
+    assert stopped(searching) == [*asked, {"role": "assistant", "content": STOPPED}]
+    assert stopped(begun) == begun and stopped([]) == []
 
 
 def test_empty_question_is_not_added():
