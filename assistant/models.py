@@ -37,6 +37,9 @@ class Passage:
     score: float
     similarity: float | None = None  # cosine similarity to the query, when dense search found it
     bm25: float | None = None  # BM25 score, when lexical search found it
+    # Whether both searches rank it among their first few (of the product and release the question names);
+    # None where no search said (a passage built by hand).
+    both: bool | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form: scores first, then the chunk's fields (`search --json`, the web API); the entries

@@ -19,7 +19,7 @@ from assistant.french import translate_french
 from assistant.messages import joined, say
 from assistant.models import Answer, Passage
 from assistant.query import Query
-from assistant.text import is_identifier, is_release_number, is_symbol, release_spellings, tokens
+from assistant.text import is_identifier, is_release_number, is_symbol, release_spellings, sentences, tokens
 
 # Evidence needed to answer: a sentence carrying this share of the question's weighted terms, or a
 # passage this close in embedding space (paraphrased questions share few words with the docs).
@@ -96,9 +96,20 @@ def after_search(
     topic = best_coverage if topic_coverage is None else topic_coverage
     if not passages or topic < MIN_OVERLAP or (best_coverage < MIN_COVERAGE and similarity < MIN_SIMILARITY):
         return Reason("weak_evidence")
+    if topic < MIN_COVERAGE and _bare(query) and all(p.both is False for p in passages):
+        return Reason("weak_evidence")
     if _sibling(query, best, best_text) or not _names_subject(query, best):
         return Reason("weak_evidence")
     return None
+
+
+def _bare(query: Query) -> bool:
+    """The question is one sentence: it asks for something ("How do I migrate my app's dependency injection?") and
+    tells nothing of what happened to the asker. Told a symptom ("X fails in 2.0. What do I pass now?"), the docs
+    say it in their own words, which the meaning search finds and the word search may not; asked for a thing
+    bare, the docs that have it name it, and both searches find it. Where they agree on none of their first
+    passages and no sentence shares enough of its words, what is close is only close: the docs lack it."""
+    return len(sentences(query.question)) == 1
 
 
 def _names_subject(query: Query, words: frozenset[str]) -> bool:

@@ -29,6 +29,9 @@ PREFERRED_BOOST = 1.6  # a version the question names outranks a slightly better
 PREFERRED_HITS = 10  # dense candidates of the named release/product that make a search of their own unneeded
 REMOVAL_HEADS = 2  # candidates whose entries remove a name the question says is gone, added after fusion
 NAME_CANDIDATES = 40  # ... looked for also among the chunks that name it, when the question's matches hold too few
+AGREEMENT_HEADS = (
+    5  # the first passages of each ranking compared: where neither search's are the other's, they disagree
+)
 SHORT_NAME_CHARS = 8  # a dotted name's last part this long is also its name in prose ("WSGIMiddleware")
 
 
@@ -183,6 +186,7 @@ class HybridRetriever:
             if query.prefer and query.prefers(chunk):
                 fused[cid] *= PREFERRED_BOOST
         sims, scores = dict(dense), dict(lexical)
+        both = self._agreed(dense, lexical, query)
         ranked = sorted(fused, key=fused.__getitem__, reverse=True)
         best = ranked[:k]
         # Fusion ranks a passage only one signal is sure of (BM25's best: the one entry naming the removed class)
@@ -196,9 +200,28 @@ class HybridRetriever:
             best.append(cid)
         timings.update(embed=(t1 - t0) * 1e3, dense=(t2 - t1) * 1e3, lexical=(t3 - t2) * 1e3)
         return [
-            Passage(self.chunks[self.by_id[cid]], fused[cid], similarity=sims.get(cid), bm25=scores.get(cid))
+            Passage(
+                self.chunks[self.by_id[cid]],
+                fused[cid],
+                similarity=sims.get(cid),
+                bm25=scores.get(cid),
+                both=cid in both,
+            )
             for cid in best
         ]
+
+    def _agreed(self, dense: list[tuple[str, float]], lexical: list[tuple[str, float]], query: Query) -> frozenset[str]:
+        """The chunks both rankings put among their `AGREEMENT_HEADS` first, counting only the product the question
+        names and, where a ranking holds any, the release it names: where the meaning search and the word search
+        look matters more than how close either finds its best."""
+
+        def heads(ranking: list[tuple[str, float]]) -> set[str]:
+            chunks = [self.chunks[self.by_id[cid]] for cid, _ in ranking]
+            named = [c for c in chunks if query.prefers_product(c)]
+            own = [c for c in named if query.prefers(c)] if query.prefer else []
+            return {c.id for c in (own or named)[:AGREEMENT_HEADS]}
+
+        return frozenset(heads(dense) & heads(lexical))
 
     def _removing(self, ranking: list[tuple[str, float]], query: Query, taken: set[str]) -> list[str]:
         """For a question saying a name is gone, the best matches (lexical, then dense, then the chunks naming it)

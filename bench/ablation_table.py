@@ -141,6 +141,11 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab("MIN_SIMILARITY", "similarity never rescues weak coverage (inf)", (R, "MIN_SIMILARITY", INFINITE)),
     ab("MIN_OVERLAP", "similarity alone is evidence, whatever the coverage (0)", (R, "MIN_OVERLAP", 0.0)),
     ab(
+        "_bare",
+        "a one-sentence question the two searches disagree on is answered on similarity",
+        (R, "_bare", lambda query: False),
+    ),
+    ab(
         "Query.topic",
         "the products a question names count in the overlap check",
         (Q + ".Query", "topic", property(lambda self: self)),

@@ -288,3 +288,16 @@ def test_the_release_asked_about_answers_when_its_sentence_is_the_best_on_merit(
     kb = KnowledgeBase(Settings(data_dir=tmp_path), retriever([own, other, *filler], [0.3, 0.5] + [0.1] * 5))
     refused = kb.ask(question)
     assert not refused.found and "1.6.0" in refused.text
+
+
+def test_a_passage_is_both_searches_when_both_put_it_among_their_first() -> None:
+    # AGREEMENT_HEADS. BM25 puts the entry naming `read_csv` first; the dense stand-in puts it last of six, past
+    # the five it compares: only passages both rankings hold near their heads are `both`.
+    named = make("`read_csv()` no longer accepts `squeeze`.", "3.0.0", 0)
+    others = [make(f"Styler option number {n} was renamed.", "3.0.0", n + 1) for n in range(5)]
+    r = retriever([named, *others], [0.1, 0.9, 0.8, 0.7, 0.6, 0.5])
+    query = build_query("Does read_csv accept squeeze?", r.catalog)
+    found = {p.chunk.id: p.both for p in r.search(query, 6)}
+    assert found[named.id] is False
+    r = retriever([named, *others], [0.95, 0.9, 0.8, 0.7, 0.6, 0.5])
+    assert {p.chunk.id: p.both for p in r.search(query, 6)}[named.id] is True

@@ -200,3 +200,24 @@ def test_a_release_before_every_release_asked_about_is_before() -> None:
     query = build_query("Since 4.0.0 it breaks. Is there a release that fixes that?", catalog)
     assert set(query.prefer) == {"4.0.1", "4.0.2"}
     assert _before(make("x", version="4.0.0"), query) and not _before(make("x", version="4.0.1"), query)
+
+
+def test_a_bare_question_the_two_searches_disagree_on_is_not_answered_on_similarity() -> None:
+    # _bare and Passage.both (AGREEMENT_HEADS). Close in meaning but sharing few words, and found first by
+    # neither search together: a one-sentence question asks for what the docs lack.
+    chunks = [
+        make("In order to unpin a `pydantic<2` dependency, take the following steps.", version="2.0.0", n=0),
+        make("Validators no longer wrap a `TypeError` (such as with FastAPI).", version="2.0.0", n=1),
+    ]
+    stats = Stats(chunks)
+    apart = [Passage(c, 1.0 - i / 100, similarity=0.6, both=False) for i, c in enumerate(chunks)]
+    bare = build_query("How do I migrate my FastAPI app's dependency injection?", Catalog.learn(chunks))
+    reason = after_search(bare, apart, stats, 0.24, 0.24)
+    assert reason is not None and reason.kind == "weak_evidence"
+    # Where both searches put one passage first, or where a sentence shares enough words, it answers.
+    together = [Passage(c, 1.0, similarity=0.6, both=i == 0) for i, c in enumerate(chunks)]
+    assert after_search(bare, together, stats, 0.24, 0.24) is None
+    assert after_search(bare, apart, stats, 0.35, 0.35) is None
+    # Told what happened first ("X fails after upgrading."), the docs say it in their own words: it answers.
+    told = build_query("My app's dependency injection broke. How do I migrate it?", Catalog.learn(chunks))
+    assert after_search(told, apart, stats, 0.24, 0.24) is None
