@@ -29,9 +29,7 @@ PREFERRED_BOOST = 1.6  # a version the question names outranks a slightly better
 PREFERRED_HITS = 10  # dense candidates of the named release/product that make a search of their own unneeded
 REMOVAL_HEADS = 2  # candidates whose entries remove a name the question says is gone, added after fusion
 NAME_CANDIDATES = 40  # ... looked for also among the chunks that name it, when the question's matches hold too few
-AGREEMENT_HEADS = (
-    5  # the first passages of each ranking compared: where neither search's are the other's, they disagree
-)
+AGREEMENT_HEADS = 5  # the first passages of each ranking compared: none shared, the two searches disagree
 SHORT_NAME_CHARS = 8  # a dotted name's last part this long is also its name in prose ("WSGIMiddleware")
 
 
