@@ -19,6 +19,7 @@ from assistant.text import (
     content_terms,
     detect_language,
     fold,
+    is_acronym,
     is_identifier,
     is_release_number,
 )
@@ -246,7 +247,19 @@ def proper_names(question: str) -> list[str]:
             names.append(compound.group(0) if compound else word)
             within = compound.end() if compound else within
         sentence_start = False
+    names += _acronym_names(question, names)
     return list(dict.fromkeys(names))
+
+
+def _acronym_names(question: str, names: Sequence[str]) -> list[str]:
+    """Names written side by side, one an acronym and one not ("Django REST Framework"): the acronym is a word of
+    that name, which the docs must hold, not of the asker's setting ("CI")."""
+    words = [n for n in names if re.fullmatch(r"[\w+-]+", n)]
+    if len(words) < 2:
+        return []
+    word = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+    runs = re.finditer(rf"(?<![\w-])(?:{word})(?:\s+(?:{word}))+(?![\w-])", question)
+    return [r.group(0) for r in runs if 0 < sum(map(is_acronym, r.group(0).split())) < len(r.group(0).split())]
 
 
 def is_follow_up(terms: Sequence[str]) -> bool:

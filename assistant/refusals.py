@@ -19,7 +19,7 @@ from assistant.french import translate_french
 from assistant.messages import joined, say
 from assistant.models import Answer, Passage
 from assistant.query import Query
-from assistant.text import is_identifier, is_release_number, is_symbol, release_spellings, sentences, tokens
+from assistant.text import is_acronym, is_identifier, is_release_number, is_symbol, release_spellings, sentences, tokens
 
 # Evidence needed to answer: a sentence carrying this share of the question's weighted terms, or a
 # passage this close in embedding space (paraphrased questions share few words with the docs).
@@ -256,8 +256,8 @@ def _in_family(term: str, stats: TermStats) -> bool:
 
 
 # Names of the asker's setting, not of what is asked: acronyms ("CI", "LAN", "HMAC", "ASCII") and Python's own
-# exceptions and warnings ("ImportError", "DeprecationWarning"). Release notes leave them unsaid.
-_ACRONYM = re.compile(r"[A-Z]{2,5}s?")
+# exceptions and warnings ("ImportError", "DeprecationWarning"). Release notes leave them unsaid. An acronym
+# written within a longer name ("Django REST Framework") is that name's word: the name is checked whole.
 _BUILTINS = frozenset(dir(builtins))
 
 
@@ -305,10 +305,24 @@ def unknown_names(query: Query, stats: TermStats) -> list[str]:
     builtin = [n for n in query.names if n in _BUILTINS or (n.endswith("s") and n[:-1] in _BUILTINS)]
     # The asker's own values ("executor=AsyncioExecutor()", "'Europe/Paris'") and setting are theirs to name.
     own = _setting(query, stats) | frozenset(query.values)
-    hinges = [n for n in query.names if not _ACRONYM.fullmatch(n) and n not in builtin and n not in own]
+    hinges = [n for n in query.names if not is_acronym(n) and n not in builtin and not _yours(n, own, query)]
     # A French question quotes its own words (« nouveau style »): the docs say them in English.
     english = translate_french if query.language == "fr" else str
-    return [n for n in hinges if not all(map(known, _name_tokens(english(n))))]
+    missing = [n for n in hinges if not all(map(known, _name_tokens(english(n))))]
+    whole = {w for n in missing if " " in n for w in n.split()}  # "JSON Schema" says it all, not "Schema" too
+    return [n for n in missing if n not in whole]
+
+
+def _yours(name: str, own: frozenset[str], query: Query) -> bool:
+    """The name is the asker's (their setting or values), or a product's part by its acronym ("Django ORM", a
+    name the notes need not write: they say "the ORM")."""
+    if name in own:
+        return True
+    words = name.split()
+    rest = [w for w in words if not is_acronym(w)]
+    return len(words) > 1 and (
+        all(w in own for w in words) or all(t in query.product_terms for t in tokens(" ".join(rest)))
+    )
 
 
 def _name_tokens(name: str) -> list[str]:

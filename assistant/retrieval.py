@@ -216,7 +216,7 @@ class HybridRetriever:
         def heads(ranking: list[tuple[str, float]]) -> set[str]:
             chunks = [self.chunks[self.by_id[cid]] for cid, _ in ranking]
             named = [c for c in chunks if query.prefers_product(c)]
-            own = [c for c in named if query.prefers(c)] if query.prefer else []
+            own = [c for c in named if query.prefers(c)]
             return {c.id for c in (own or named)[:AGREEMENT_HEADS]}
 
         return frozenset(heads(dense) & heads(lexical))

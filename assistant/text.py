@@ -127,6 +127,14 @@ def is_identifier(token: str) -> bool:
 _RELEASE_NUMBER = re.compile(r"\d+\.\d+(?:\.\d+)?")  # "Python 3.8", "TOML 1.1": a number a release is named by
 
 
+_ACRONYM = re.compile(r"[A-Z]{2,5}s?")
+
+
+def is_acronym(word: str) -> bool:
+    """ "CI", "LAN", "GPUs", "REST": a short all-capitals word."""
+    return bool(_ACRONYM.fullmatch(word))
+
+
 def is_release_number(token: str) -> bool:
     return bool(_RELEASE_NUMBER.fullmatch(token))
 

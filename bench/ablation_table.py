@@ -188,7 +188,17 @@ ABLATIONS: tuple[Ablation, ...] = (
         "names of the asker's machine ('on my Retina MacBook') must be in the docs",
         (R, "_setting", lambda query, stats: frozenset()),
     ),
-    ab("_ACRONYM", "an acronym of the asker's setting ('CI', 'LAN') must be in the docs", (R, "_ACRONYM", NEVER)),
+    ab(
+        "_ACRONYM",
+        "an acronym of the asker's setting ('CI', 'LAN') must be in the docs",
+        (T, "_ACRONYM", NEVER),
+        module="refusals.py",
+    ),
+    ab(
+        "_acronym_names",
+        "an acronym within a longer name ('Django REST Framework') is the asker's setting, not that name's word",
+        (Q, "_acronym_names", lambda question, names: []),
+    ),
     ab("_BUILTINS", "Python's own exceptions ('ImportError') must be in the docs", (R, "_BUILTINS", frozenset())),
     ab(
         "_sibling",
