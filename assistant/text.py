@@ -131,7 +131,7 @@ _ACRONYM = re.compile(r"[A-Z]{2,5}s?")
 
 
 def is_acronym(word: str) -> bool:
-    """ "CI", "LAN", "GPUs", "REST": a short all-capitals word."""
+    """A short all-capitals word: "CI", "LAN", "GPUs", "REST"."""
     return bool(_ACRONYM.fullmatch(word))
 
 
