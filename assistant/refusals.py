@@ -316,13 +316,11 @@ def unknown_names(query: Query, stats: TermStats) -> list[str]:
 def _yours(name: str, own: frozenset[str], query: Query) -> bool:
     """The name is the asker's (their setting or values), or a product's part by its acronym ("Django ORM", a
     name the notes need not write: they say "the ORM")."""
-    if name in own:
+    words = name.split()  # `own` holds single words: a name is theirs when each of its words is
+    if all(w in own for w in words):
         return True
-    words = name.split()
     rest = [w for w in words if not is_acronym(w)]
-    return len(words) > 1 and (
-        all(w in own for w in words) or all(t in query.product_terms for t in tokens(" ".join(rest)))
-    )
+    return len(words) > 1 and all(t in query.product_terms for t in tokens(" ".join(rest)))
 
 
 def _name_tokens(name: str) -> list[str]:
