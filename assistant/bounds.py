@@ -16,7 +16,10 @@ from dataclasses import dataclass
 
 from assistant.text import is_release_number, release_spellings, tokens
 
-_NUMBER = r"v?(\d+(?:\.\d+)+)"
+# A version number, never started inside another (after a digit, or a digit and '.'): a search would otherwise try
+# every digit of a long run of them and read the rest of the run from each (quadratic). Possessive: nothing after
+# a number matches a digit or '.', so giving some back never helps.
+_NUMBER = r"(?:v|(?<!\d)(?<!\d\.))(\d++(?:\.\d++)++)"
 # Each form of a bound, with the comparison it states of the versions it describes.
 _FORMS = (
     (r"(<=|>=|=<|=>|<|>|≤|≥)\s*" + _NUMBER, None),

@@ -21,8 +21,10 @@ from assistant.models import Chunk
 from assistant.text import STOPWORDS, fold
 
 MODULE_SHARE = 0.6  # a module name inside the product's name stands for it when it is this much of it
-_IMPORT = re.compile(r"^\s*(?:>>>\s*)?import\s+([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?", re.MULTILINE)
-_FROM = re.compile(r"^\s*(?:>>>\s*)?from\s+([A-Za-z_][\w.]*)\s+import\b", re.MULTILINE)
+# Leading blanks within the line only: `^\s*` went on across blank lines from every line start, quadratic over a
+# run of them (the module and alias found are the same; these are only read with findall).
+_IMPORT = re.compile(r"^[^\S\n]*+(?:>>>\s*+)?import\s+([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?", re.MULTILINE)
+_FROM = re.compile(r"^[^\S\n]*+(?:>>>\s*+)?from\s+([A-Za-z_][\w.]*)\s+import\b", re.MULTILINE)
 # `module.name`, not a file: `test.py`, `setup.cfg`, `README.md` name no module (`pkg.json` may be one).
 _DOTTED = re.compile(
     r"(?<![\w.])([a-z_][a-z0-9_]*)\.(?!(?:py[cdiwz]?|txt|cfg|ini|toml|rst|md|lock|sh|bat|exe|so|dll|whl|egg|gz|tgz"
@@ -30,7 +32,9 @@ _DOTTED = re.compile(
 )
 _PROSE_NAME = re.compile(r"\b[A-Z][A-Za-z]*(?:[ -][A-Z][A-Za-z]*){0,2}\b")
 NAME_SHARE = 0.5  # a word before version numbers written as a name this often ("SQLAlchemy") names another thing
-_NAMED_VERSION = re.compile(r"\b([A-Za-z][\w+-]*)\s+v?(\d{1,3}\.\d{1,3})\b")
+# Tried once per run of name characters, from where its first name may start (atomic): every start in a run
+# reads to the run's end, so trying each was quadratic, and all of them end alike. Read with findall only.
+_NAMED_VERSION = re.compile(r"(?<![\w+-])(?>[\w+-]*?\b(?=[A-Za-z]))([A-Za-z][\w+-]*+)\s+v?(\d{1,3}\.\d{1,3})\b")
 # Words before a number that say "this is a version" rather than naming what it is a version of.
 _VERSION_WORDS = frozenset(
     "version versions release releases v ver since until from to in on at of and or upgrade upgrading upgraded "

@@ -20,7 +20,7 @@ _INSTRUCTION = re.compile(
     # An imperative, maybe after the purpose or condition it serves: "Use X", "To keep Y, set Z" (the comma
     # may be missing: "To keep checksums set it to true"),
     # "If you still need it, install it directly", "Therefore, to ensure …, pass …".
-    rf"^(?:(?:therefore|instead|alternatively|otherwise|so),?\s*)?"
+    rf"^(?:(?:therefore|instead|alternatively|otherwise|so),?\s*+)?"  # possessive: what follows is a word
     rf"(?:(?:to|if|when|where|for) [^,]{{3,80}},\s*"
     rf"|to \w+ [^,]{{3,60}}? (?=(?:{_VERBS}) (?:it|them|this|these|the|a|an|`)))?"
     rf"(?:please\s+)?(?:just\s+|simply\s+)?(?:{_VERBS})\b"

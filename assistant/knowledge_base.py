@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Literal, Protocol, runtime_checkable
 
 from assistant import answering, refusals
 from assistant.answering import Answerer, ExtractiveAnswerer
+from assistant.bounded import BoundedWorker
 from assistant.catalog import release_key
 from assistant.chunk_cache import cached_chunks, save_chunks
 from assistant.embeddings import Embedder, make_embedder
@@ -58,6 +59,7 @@ class KnowledgeBase:
         self.answerer: Answerer = answerer or self.extractive
         self._stamp = retriever.store.stamp()
         self._reload_lock = threading.Lock()
+        self._scans = BoundedWorker(memory_mb=settings.scan_memory_mb)  # its process starts at the first scan
         # An answerer that can also condense follow-ups (the LLM one) does; otherwise build_query's heuristic.
         self.condenser: Condenser | None = self.answerer if isinstance(self.answerer, Condenser) else None
 
@@ -195,12 +197,25 @@ class KnowledgeBase:
         self.refresh()
         return make_plan(self.retriever.chunks, self.retriever.catalog, from_version, to_version, product)
 
-    def scan(self, paths: Sequence[str | Path], plan: UpgradePlan, *, progress: Progress | None = None) -> ScanReport:
-        """Where the Python files and notebooks under `paths` use what `plan` says changed."""
+    def scan(
+        self, paths: Sequence[str | Path], plan: UpgradePlan, *, progress: Progress | None = None, bounded: bool = False
+    ) -> ScanReport:
+        """Where the Python files and notebooks under `paths` use what `plan` says changed; a file over the
+        settings' size caps is named and skipped. `bounded` (what servers ask for, without `progress`) runs the
+        scan in a worker process, one at a time, raising `Overrun` past `scan_timeout_s` or `scan_memory_mb`:
+        LibCST on a large file can then neither hold this process's interpreter nor exhaust its memory."""
         from assistant.plan import targets
         from assistant.scan import scan
 
-        return scan(paths, targets(plan), progress=progress)
+        caps = {
+            "max_bytes": self.settings.scan_max_file_kb * 1024,
+            "max_notebook_bytes": self.settings.scan_max_notebook_kb * 1024,
+        }
+        if not bounded:
+            return scan(paths, targets(plan), progress=progress, **caps)
+        return self._scans.run(
+            scan, list(map(Path, paths)), targets(plan), seconds=self.settings.scan_timeout_s, **caps
+        )
 
     def _answer(self, query: Query, timings: dict[str, float]) -> Iterator[Answer]:
         from assistant.upgrade_answer import plan_answer, plan_for, planned

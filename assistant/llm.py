@@ -17,6 +17,7 @@ from typing import Any
 
 from assistant.answering import Answerer, citation
 from assistant.errors import ReldocsError
+from assistant.grounding import markers, review, unlink
 from assistant.models import Answer, Citation, Passage
 from assistant.query import Query
 from assistant.refusals import refusal
@@ -77,13 +78,17 @@ UNCITED = {
     "en": "The model's answer cited no source; showing the quoted answer instead.",
     "fr": "La réponse du modèle ne citait aucune source ; voici la réponse citée à la place.",
 }
+UNSUPPORTED = {
+    "en": "The model's answer was not supported by the passages it cited; showing the quoted answer instead.",
+    "fr": "La réponse du modèle n'était pas étayée par les passages cités ; voici la réponse citée à la place.",
+}
 
 _MARKER = re.compile(
     r"(?P<code>```.*?(?:```|$)|`[^`\n]*`)"  # code is left alone: `x[0]` is not a citation
-    r"|(?P<space>[ \t]*)\[(?P<nums>\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]",
+    r"|(?<![ \t])(?P<space>[ \t]*)\[(?P<nums>\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]",  # blanks from their first (linear)
     re.DOTALL,
 )
-_PARTIAL_MARKER = re.compile(r"[ \t]*\[[\d,; ]*$")  # "[1" while the model is still writing "[12]"
+_PARTIAL_MARKER = re.compile(r"(?<![ \t])[ \t]*\[[\d,; ]*$")  # "[1" while the model is still writing "[12]"
 _TAG = re.compile(r"<(/?)\s*(passages?)\b", re.IGNORECASE)
 
 
@@ -232,13 +237,18 @@ class LLMAnswerer:
         if time.monotonic() < self._down_until:
             yield from self._offline(query, passages, UNAVAILABLE, self._down_reason)
             return
-        raw, shown = "", ""
+        raw, shown, stopped = "", "", False
+        replies = self._reply(build_messages(query, passages))
         try:
-            for delta in self._reply(build_messages(query, passages)):
+            for delta in replies:
                 raw += delta
                 if NOT_IN_DOCS.startswith(raw.strip()) or NOT_IN_DOCS in raw:
                     continue  # maybe the sentinel: nothing to show yet
-                draft = self._answer(query, passages, check_citations(_PARTIAL_MARKER.sub("", raw), len(passages)))
+                checked = check_citations(_PARTIAL_MARKER.sub("", raw), len(passages))
+                draft = self._answer(query, passages, checked, finished=False)
+                if draft is None:  # a finished sentence says what its passages do not: the rest will not be shown
+                    stopped = True
+                    break
                 if draft.text != shown:
                     shown = draft.text
                     yield replace(draft, final=False)
@@ -246,6 +256,8 @@ class LLMAnswerer:
             self._mark_down(str(e))
             yield from self._offline(query, passages, UNAVAILABLE, str(e))
             return
+        finally:
+            replies.close()
         if NOT_IN_DOCS in raw:
             yield refusal(query, mode="llm")
             return
@@ -254,7 +266,11 @@ class LLMAnswerer:
             logger.info("model answer without a valid citation: %r", raw[:200])
             yield from self._offline(query, passages, UNCITED)
             return
-        yield self._answer(query, passages, checked)
+        answer = None if stopped else self._answer(query, passages, checked)
+        if answer is None:  # it says more than its passages do: the quoted answer says only what they do
+            yield from self._offline(query, passages, UNSUPPORTED)
+            return
+        yield answer
 
     def condense(self, question: str, history: Sequence[str]) -> str | None:
         """The follow-up as a standalone question for search; None when there is nothing to condense or no model."""
@@ -269,12 +285,23 @@ class LLMAnswerer:
         line = re.sub(r"^(?:standalone question|question)\s*:\s*", "", line, flags=re.IGNORECASE).strip("\"'“”«» ")
         return None if not line or NOT_IN_DOCS in line else line
 
-    def _answer(self, query: Query, passages: Sequence[Passage], checked: Cited) -> Answer:
+    def _answer(
+        self, query: Query, passages: Sequence[Passage], checked: Cited, *, finished: bool = True
+    ) -> Answer | None:
+        """The answer `checked` makes, links kept only where a cited passage holds them, as much of it as may be
+        shown (`assistant.grounding.review`); None when a claim is not carried by the passages it cites."""
+        cited = [passages[n - 1].chunk for n in checked.sources]
+        given = [p.chunk for p in passages]
+        verdict = review(unlink(checked.text, cited).strip(), cited, query.language, given=given, finished=finished)
+        if verdict.failed is not None:
+            logger.info("model claim not carried by its passages: %r", verdict.failed.text[:200])
+            return None
+        shown = max(markers(verdict.shown), default=0)  # markers count up by appearance: the shown are 1..n
         return Answer(
             question=query.question,
-            text=checked.text.strip(),
+            text=verdict.shown,
             found=True,
-            citations=self._citations(checked, passages),
+            citations=self._citations(Cited(verdict.shown, checked.sources[:shown], checked.claims[:shown]), passages),
             mode="llm",
             language=query.language,
         )

@@ -157,12 +157,20 @@ def _merged(announced: list[PlannedChange]) -> list[PlannedChange]:
     return out
 
 
-_REFS = re.compile(r"\((?:#|GH |gh-|issue )[^)]*\)|^issue #\d+:\s*|[`*]", re.IGNORECASE)
+# A reference's opening with no ')' after it matches to the end (`\Z`), so that the openings after it are not each
+# read to the end in turn (quadratic); `_unreferenced` keeps that text.
+_REFS = re.compile(r"\((?:#|GH |gh-|issue )[^)]*+(?:\)|\Z)|^issue #\d+:\s*|[`*]", re.IGNORECASE)
 
 
 def _said(summary: str) -> str:
     """A summary as words: no code marks, PR references or "Issue #4:" numbering, cut marks or case."""
-    return " ".join(_REFS.sub("", summary).lower().rstrip(".…").split())
+    return " ".join(_REFS.sub(_unreferenced, summary).lower().rstrip(".…").split())
+
+
+def _unreferenced(m: re.Match[str]) -> str:
+    """`_REFS`' replacement: nothing, except for an unclosed "(#…", which stays without its code and cut marks."""
+    text = m.group(0)
+    return text.replace("`", "").replace("*", "") if text.startswith("(") and not text.endswith(")") else ""
 
 
 def _same(a: str, b: str) -> bool:

@@ -92,7 +92,20 @@ def without_versions(text: str, available: Sequence[str] | Catalog) -> str:
 
 
 _AND = r"\s*(?:,|/|&|\band\b|\bor\b|\bet\b|\bou\b)\s*"
-_LISTED = re.compile(rf"(?<![\w.])v?\d+(?:\.\d+)+(?:{_AND}v?\d+(?:\.\d+)+)*{_AND}$", re.IGNORECASE)
+# A list of numbers, and whether a conjunction ends the searched text after it ("3.7 and"): read by `_list_before`,
+# which passes over a list that does not end so; its other numbers start lists that end where it does, and trying
+# each of them read the rest of the list again (quadratic). Possessive: giving back any of a list never helps.
+_LISTED = re.compile(rf"(?<![\w.])v?\d++(?:\.\d++)++(?:{_AND}v?\d++(?:\.\d++)++)*+(?P<ends>{_AND}$)?", re.IGNORECASE)
+
+
+def _list_before(text: str, end: int) -> re.Match[str] | None:
+    """The list of numbers that `text[:end]` ends with, a conjunction after it ("Python 3.7, 3.8 and"), if any."""
+    at = 0
+    while m := _LISTED.search(text, at, end):
+        if m.group("ends") is not None:
+            return m
+        at = m.end()
+    return None
 
 
 def _scan_versions(text: str, catalog: Catalog) -> tuple[list[str], list[str], str]:
@@ -106,7 +119,7 @@ def _scan_versions(text: str, catalog: Catalog) -> tuple[list[str], list[str], s
     rest = text
     for m in reversed(list(_VERSION.finditer(text))):
         # A number listed after others ("Python 3.7 and 3.8") is read by the word before the list.
-        start = listed.start() if (listed := _LISTED.search(text, 0, m.start())) else m.start()
+        start = listed.start() if (listed := _list_before(text, m.start())) else m.start()
         before = re.findall(r"[\w+]+", text[max(0, start - 24) : start].lower())
         prev = fold(before[-1]) if before else ""
         if prev in catalog.other_versioned:
@@ -209,7 +222,12 @@ def call_values(question: str) -> list[str]:
     return asker_values(question)
 
 
-_QUOTED = re.compile(r"[\"“«]\s*([^\"”»]{2,40}?)\s*[\"”»]|\{%-?\s*(\w{2,40})")
+# The blanks after the opening quote are taken at once, giving back at most the two the text needs (atomic), and
+# a quote whose 40 characters after hold no closing quote nor blank is passed over at once: trying every split of
+# the blanks before the words, and every length of the words, took time cubic in a run of blanks.
+_QUOTED = re.compile(
+    r"[\"“«](?>\s*(?=[^\"”»]{2}))(?=[^\"”»]{0,40}+[\s\"”»])([^\"”»]{2,40}?)\s*+[\"”»]|\{%-?\s*(\w{2,40})"
+)
 # What a question asks the versions of is a name even in lower case ("the minimum version of polars").
 _VERSIONS_OF = re.compile(r"\bversions?\s+(?:minimale?s?\s+)?(?:of|de|d')\s*([^\W\d_][\w+-]*)", re.IGNORECASE)
 

@@ -13,6 +13,7 @@ resolves a name in the next.
 from __future__ import annotations
 
 import ast
+import contextlib
 import io
 import json
 import os
@@ -26,6 +27,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from assistant.scan_limits import collapse_long_strings, read_at_most, size_text
 from assistant.scan_visitor import Hit, HitVisitor, TargetIndex, might_hit
 from assistant.untrusted import one_line
 
@@ -98,21 +100,35 @@ class ScanReport:
     files: int  # files scanned: a notebook with a bad cell counts, as its other cells were
 
 
-def scan(paths: Sequence[str | Path], targets: Sequence[Target], *, progress: Progress | None = None) -> ScanReport:
+def scan(
+    paths: Sequence[str | Path],
+    targets: Sequence[Target],
+    *,
+    progress: Progress | None = None,
+    max_bytes: int | None = None,
+    max_notebook_bytes: int | None = None,
+) -> ScanReport:
     """Scan files and directories (recursively: `*.py` and `*.ipynb`) for the places they hit `targets`.
-    `progress` wraps the list of files found (a tqdm bar on the command line)."""
+    `progress` wraps the list of files found (a tqdm bar on the command line). A Python file over `max_bytes`,
+    a notebook over `max_notebook_bytes` or with code cells over `max_bytes`, is named and skipped."""
     index = TargetIndex.of(targets)
     findings: list[Finding] = []
     errors: list[ScanError] = []
     files = 0
     found_files = list(_files(paths, errors))
     for path in progress(found_files) if progress else found_files:
+        notebook = path.suffix == ".ipynb"
+        limit = max_notebook_bytes if notebook else max_bytes
         try:
-            data = path.read_bytes()
+            data = read_at_most(path, limit)
         except OSError as e:
             errors.append(ScanError(str(path), f"cannot read: {e.strerror or e}"))
             continue
-        found, failed, scanned = _scan_data(data, str(path), index, notebook=path.suffix == ".ipynb")
+        if data is None:  # only ever with a limit
+            kind = "notebook" if notebook else "file"
+            errors.append(ScanError(str(path), f"not scanned: over the {size_text(limit or 0)} limit per {kind}"))
+            continue
+        found, failed, scanned = _scan_data(data, str(path), index, notebook=notebook, max_code=max_bytes)
         findings += found
         errors += failed
         files += scanned
@@ -159,9 +175,9 @@ def _files(paths: Sequence[str | Path], errors: list[ScanError]) -> Iterator[Pat
             errors.append(ScanError(str(given), "no such file or directory"))
 
 
-def _scan_data(data: bytes, shown: str, index: TargetIndex, *, notebook: bool) -> _Scanned:
+def _scan_data(data: bytes, shown: str, index: TargetIndex, *, notebook: bool, max_code: int | None) -> _Scanned:
     if notebook:
-        return _scan_notebook(data, shown, index)
+        return _scan_notebook(data, shown, index, max_code)
     try:
         # A BOM or a PEP 263 cookie says how the file is encoded, else it is UTF-8, as for Python itself.
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
@@ -187,11 +203,13 @@ class _Cell:
     lines: list[str]  # as written, for Finding.code
 
 
-def _scan_notebook(data: str | bytes, shown: str, index: TargetIndex) -> _Scanned:
+def _scan_notebook(data: str | bytes, shown: str, index: TargetIndex, max_code: int | None = None) -> _Scanned:
     try:
         cells = _code_cells(json.loads(data))
     except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return [], [ScanError(shown, f"malformed notebook: {_one_line(str(e))}")], 0
+    if max_code is not None and len(_joined(cells).encode("utf-8", "surrogatepass")) > max_code:
+        return [], [ScanError(shown, f"not scanned: its code is over the {size_text(max_code)} limit per file")], 0
     errors: list[ScanError] = []
     try:
         hits = _hits(_joined(cells), index)
@@ -312,6 +330,12 @@ def _libcst(source: str, tree: ast.Module | None, error: SyntaxError | None) -> 
             raise _Unparsable(f"syntax error at line {error.lineno}: {_one_line(error.msg)}") from e
         at = _ERROR_AT.match(e.message)
         line = int(at[1]) if at else e.raw_line
+        if tree is not None:  # this Python reads it: valid code that is more than LibCST's parser takes
+            collapsed = collapse_long_strings(source, tree)
+            if collapsed is not None:
+                with contextlib.suppress(cst.ParserSyntaxError, RecursionError):
+                    return cst.parse_module(collapsed)
+            raise _Unparsable(f"valid Python, but too complex for the scanner to read (line {line})") from e
         detail = e.message[at.end() :] if at else e.message.removeprefix("tokenizer error: ")
         raise _Unparsable(f"syntax error at line {line}: {_one_line(detail)}") from e
     except RecursionError as e:

@@ -8,9 +8,13 @@ from functools import lru_cache
 
 from assistant.models import Chunk
 
-_PR_REF = re.compile(r"\s*\((?:\[#\d+\]\([^)]*\)(?:,\s*)?)+\)")  # "([#1234](https://...))"
-# A link's target may hold balanced parentheses (`javascript:alert(1)`): consumed whole, one level deep.
-_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\n]|\([^()\n]*\))*\)")
+# "([#1234](https://...))". Its blanks are taken from their first (not retried from each); a "([#1](" that is no
+# reference is matched up to its first ')' by the second branch and kept (`_kept_unless_ref`): every such opening
+# before that ')' fails alike, and retrying each of them read on to it (quadratic).
+_PR_REF = re.compile(r"(?<!\s)\s*\((?:\[#\d+\]\([^)]*\)(?:,\s*)?)+\)|\((?=\[#\d+\]\()[^)]*")
+# A link's target may hold balanced parentheses (`javascript:alert(1)`): consumed whole, one level deep. A '[' that
+# opens no link is matched up to its first ']' by the second branch and kept (`_label_or_kept`), for the same reason.
+_LINK = re.compile(r"!?\[([^\]]*)\]\((?:[^()\n]|\([^()\n]*\))*\)|\[[^\]]*")
 # A name's version after a slash: "HTTP/2" is one name, not "HTTP/1.1" (a path's or a URL's parts are not).
 VERSION_AFTER_SLASH = r"/\d+(?:\.\d+)?(?![\w/])"
 # A decorator keeps its "@": `@validator` is not the word "validator" (nor `@root_validator`).
@@ -62,13 +66,13 @@ def strip_markup(text: str, *, keep_code: bool = True, keep_refs: bool = True) -
     Tags are not removed: ingest turned the HTML into text already, so what looks like one (`<tensor>`,
     `List<T>`) is a word of the docs and stays."""
     if not keep_refs:
-        text = _PR_REF.sub("", text)
+        text = _PR_REF.sub(_kept_unless_ref, text)
     # Link targets, bold and emphasis marks go, but not inside code (a "[" in "`[`" opens no link); `__` and `_`
     # are left alone: in release notes they are far likelier `__init__` and snake_case than emphasis.
     # Code at odd positions (`**kwargs`, `*args` stay as written), held out by private-use marks.
     parts = _CODE_SPAN.split(text.replace("\ue000", "").replace("\ue001", ""))
     held = "".join(p if i % 2 == 0 else f"\ue000{i}\ue001" for i, p in enumerate(parts))
-    held = _LINK.sub(r"\1", held).replace("**", "")
+    held = _LINK.sub(_label_or_kept, held).replace("**", "")
     text = _HELD.sub(lambda m: parts[int(m.group(1))], _EMPHASIS.sub(r"\1", held))
     if not keep_code:
         text = text.replace("`", "")
@@ -77,6 +81,16 @@ def strip_markup(text: str, *, keep_code: bool = True, keep_refs: bool = True) -
 
 
 _ESCAPED_HEADING = re.compile(r"^\\(?=#)", re.MULTILINE)  # "\# add a tag": a paragraph kept from being a heading
+
+
+def _kept_unless_ref(m: re.Match[str]) -> str:
+    """`_PR_REF`'s replacement: a reference goes, an opening that starts none stays."""
+    return "" if m.group(0).endswith(")") else m.group(0)
+
+
+def _label_or_kept(m: re.Match[str]) -> str:
+    """`_LINK`'s replacement: a link becomes its label, a '[' that opens none stays as written."""
+    return m.group(0) if m.group(1) is None else m.group(1)
 
 
 @lru_cache(maxsize=65536)  # every word of every question is folded several times (products, versions, terms)
@@ -208,7 +222,7 @@ def sentences(text: str) -> list[str]:
     start = 0
     for m in _SENTENCE_END.finditer(text):
         left = text[start : m.start()]
-        last_word = re.findall(r"[\w.]+$", left.rstrip("."))
+        last_word = re.findall(r"(?<![\w.])[\w.]+$", left.rstrip("."))  # from the run's start only: linear
         if last_word and last_word[-1].lower().rstrip(".") in _ABBREVIATIONS:
             continue
         if left.count("(") > left.count(")") or left.count("`") % 2:

@@ -46,7 +46,7 @@ class Unit:
 
 def entries(chunk: Chunk) -> tuple[Entry, ...]:
     """The chunk's entries as ingest parsed them; without them (a chunk built by hand), its text as one paragraph."""
-    return chunk.entries or (Entry("paragraph", strip_markup(re.sub(r"\s*\n\s*", " ", chunk.text))),)
+    return chunk.entries or (Entry("paragraph", strip_markup(re.sub(r"(?<!\s)\s*\n\s*", " ", chunk.text))),)
 
 
 def numbered(parts: Sequence[Entry]) -> Iterator[tuple[int, int, Entry]]:

@@ -19,8 +19,10 @@ MAX_URL_CHARS = 2048
 MAX_FIELD_CHARS = {"title": 200, "section": 300, "kind": 40, "product": 60, "language": 12}
 DEFAULT_FIELD_CHARS = 200
 # PEP 440 ("2.0.0rc1", "1!2.0.post1", "1.0+local.7") and semver ("1.2.3-alpha.1+build.5") both match:
-# digits first, then dot-separated numbers, then letter/number parts joined by '.', '-', '_' or '+'.
-VERSION_PATTERN = re.compile(r"(?:\d+!)?\d+(?:\.\d+)*(?:[-_.+]?[0-9A-Za-z]+)*")
+# digits first, then dot-separated numbers, then letters and digits where each '.', '-', '_' or '+' is followed
+# by one. Written one character at a time with possessive repeats, so a near-miss ("1" + "a" * 30 + "!") fails
+# in linear time: the old `(?:[-_.+]?[0-9A-Za-z]+)*` could split a run of letters 2^n ways before failing.
+VERSION_PATTERN = re.compile(r"(?:\d++!)?\d++(?:\.\d++)*+(?:[-_.+]?[0-9A-Za-z])*+")
 MAX_VERSION_CHARS = 64
 # Characters that never belong in a URL and are the tools of markup injection.
 _URL_FORBIDDEN = re.compile(r"[\s\"'<>`\\{}|^\x00-\x1f\x7f]")

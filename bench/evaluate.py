@@ -121,27 +121,48 @@ def load_questions(path: Path | str) -> list[dict[str, Any]]:
                 raise ValueError(f"{path}:{lineno}: invalid JSON ({exc.msg})") from exc
             if not isinstance(item, dict):
                 raise TypeError(f"{path}:{lineno}: expected a JSON object")
+            if "q" in item and "question" not in item:
+                item = from_blind_format(item)
             missing = [key for key in REQUIRED_KEYS if key not in item]
             if missing:
                 raise ValueError(f"{path}:{lineno}: missing keys {missing}")
             if item["id"] in seen:
                 raise ValueError(f"{path}:{lineno}: duplicate id {item['id']!r}")
-            if item["answerable"] and not item["must_contain"]:
+            if item["answerable"] and not item["must_contain"] and not item.get("any_of"):
                 raise ValueError(f"{path}:{lineno}: answerable question without must_contain")
             seen.add(item["id"])
             questions.append(item)
     return questions
 
 
-def normalize(text: str) -> str:
-    """Drop backticks, collapse whitespace and case-fold, for phrase matching."""
-    return re.sub(r"\s+", " ", text.replace("`", "")).strip().casefold()
+def from_blind_format(item: dict[str, Any]) -> dict[str, Any]:
+    """A question written as ../shared/blind-sets.md says (`q`, `any`, `src`, `ans`, `version`) in this scorer's
+    terms: one phrase of `any` suffices (backticks and asterisks dropped), `src` are parts of the cited path, and
+    `version` is the release the citation must be of, not a filter on the search."""
+    return {
+        "id": item.get("id"),
+        "question": item.get("q"),
+        "answerable": bool(item.get("ans")),
+        "lang": item.get("lang", "en"),
+        "must_contain": [],
+        "any_of": list(item.get("any") or []),
+        "sources": list(item.get("src") or []),
+        "source_parts": True,
+        "version": None,
+        "versions": [item["version"]] if item.get("version") else [],
+        "drop": "`*",
+    }
 
 
-def missing_phrases(text: str, phrases: Iterable[str]) -> list[str]:
+def normalize(text: str, drop: str = "`") -> str:
+    """Drop backticks (or the characters of `drop`), collapse whitespace and case-fold, for phrase matching."""
+    return re.sub(r"\s+", " ", re.sub(f"[{re.escape(drop)}]", "", text)).strip().casefold()
+
+
+def missing_phrases(text: str, phrases: Iterable[str], drop: str = "`") -> list[str]:
     """The phrases that do not occur in `text` (after normalising both sides)."""
-    haystack = normalize(text)
-    return [phrase for phrase in phrases if normalize(phrase) not in haystack]
+    haystack = normalize(text, drop)
+    return [phrase for phrase in phrases if normalize(phrase, drop) not in haystack]
 
 
 def release(version: str) -> str:
@@ -192,15 +213,24 @@ def _score_one(kb: SupportsAsk, question: dict[str, Any]) -> dict[str, Any]:
         "error": error,
     }
     if question["answerable"]:
-        missing = missing_phrases(text, question["must_contain"])
+        drop = question.get("drop", "`")
+        missing = missing_phrases(text, question["must_contain"], drop)
+        alternatives = question.get("any_of") or []
+        if alternatives and len(missing_phrases(text, alternatives, drop)) == len(alternatives):
+            missing.append(" | ".join(alternatives))  # none of them
         expected = set(question["sources"])
         result["missing_phrases"] = missing
         result["expected_sources"] = sorted(expected)
         result["answer_ok"] = error is None and found and not missing
         # A changelog holds every release in one file: there the citation must also be of the release asked about.
         versions = {release(v) for v in question.get("versions") or ()}
+        parts = question.get("source_parts", False)  # a blind set names parts of the path, not the path
+
+        def expected_file(source: str) -> bool:
+            return any(p in source for p in expected) if parts else source in expected
+
         result["source_ok"] = error is None and any(
-            str(c.source) in expected and (not versions or release(c.version) in versions) for c in citations
+            expected_file(str(c.source)) and (not versions or release(c.version) in versions) for c in citations
         )
         result["false_refusal"] = error is None and not found
         result["ok"] = result["answer_ok"] and result["source_ok"]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from bench import fresh_blind
 from bench.common import REPO_ROOT, SYSTEMS
 from bench.goals import explain_misses, fmt_ms, padded_per_chunk, plural, versus
 from bench.plots import plot
@@ -59,6 +60,7 @@ def render_markdown(result: dict[str, Any]) -> str:
         "its plots are rewritten); `--quick` runs a reduced plan: two minutes on two idle cores, up to about seven "
         "when other work takes half the CPUs.",
         "",
+        *(fresh_blind.section() if fresh_blind.ROWS.exists() else []),
         "## Goals",
         "",
         *_table(

@@ -27,6 +27,7 @@ if str(REPO_ROOT) not in sys.path:
 from assistant.catalog import Catalog  # noqa: E402
 from assistant.plan import make_plan, targets  # noqa: E402
 from assistant.scan import Target, scan  # noqa: E402
+from assistant.settings import Settings  # noqa: E402
 from bench.evaluate import default_corpus_dir  # noqa: E402
 from ingest.chunking import chunk_document  # noqa: E402
 from ingest.loader import load_document  # noqa: E402
@@ -100,8 +101,13 @@ def main(argv: list[str] | None = None) -> int:
         for path in files:  # the floor: reading and parsing every file once with CPython's own parser
             ast.parse(path.read_text(encoding="utf-8"))
         floor = time.perf_counter() - started
+        settings = Settings()  # the size caps `app.py upgrade` scans with
+        caps = {
+            "max_bytes": settings.scan_max_file_kb * 1024,
+            "max_notebook_bytes": settings.scan_max_notebook_kb * 1024,
+        }
         started = time.perf_counter()
-        report = scan([folder], found)
+        report = scan([folder], found, **caps)
         took = time.perf_counter() - started
     result = {
         "files": report.files,

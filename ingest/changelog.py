@@ -26,7 +26,10 @@ from assistant.untrusted import safe_version
 from ingest.markdown_blocks import in_fences
 
 NAMES = frozenset({"changelog", "changes", "history", "news", "releases"})
-_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)[ \t]*#*[ \t]*$")
+# The title is the line less its closing sequence: the text up to its last character other than blank or '#', then
+# up to the last '#' that a blank and a '#' follow. Found from the end in one pass; the shortest title that left a
+# closing sequence (`(.*?)`) re-read the rest of the line at every character (quadratic in a run of '#').
+_ATX = re.compile(r"^ {0,3}(#{1,6})[ \t]++((?:.*[^ \t#\n])?(?:[ \t#]*#(?=[ \t]+#))?)[ \t]*#*[ \t]*$")
 _MONTH = r"[A-Za-z]{3,9}\.?"
 _DAY = r"\d{1,2}(?:st|nd|rd|th)?"  # "6th December, 2024", "July 8th 2021"
 # A month and year alone must name the month ("September, 2026", "October-November, 2003"): not any word and a year.
@@ -47,8 +50,14 @@ _LEAD = (
 )
 _PRE = {"alpha": "a", "beta": "b", "rc": "rc"}
 # ... then only dates and short notes in brackets,
+# A release heading is short (the longest in the eval corpora is 55 characters): longer text is none, which keeps
+# the version's and dates' backtracking small. A date in parentheses is the first branch's only ("(2020-01-01)"
+# also fit the short note's), else each one doubled the ways a heading that is none could be read.
+RELEASE_CHARS = 200
 _RELEASE = re.compile(
-    rf"{_LEAD}(?:\s*(?:[-–—:/,]\s*)?(?:\(?{_DATE}\)?|\([^()]{{0,40}}\)|\[[^\[\]]{{0,20}}\]))*", re.IGNORECASE
+    rf"(?=(?s:.){{0,{RELEASE_CHARS}}}\Z){_LEAD}"
+    rf"(?:\s*(?:[-–—:/,]\s*)?(?:\(?{_DATE}\)?|\((?!{_DATE}\))[^()]{{0,40}}\)|\[[^\[\]]{{0,20}}\]))*",
+    re.IGNORECASE,
 )
 # ... or a date somewhere after it, whatever else the heading says: "5.0.0 Penny - July 4, 2020", "4.3.21 - June
 # 25, 2019 - hot fix release". Topics with numbers carry no date.
@@ -61,7 +70,7 @@ _UNRELEASED = re.compile(
     re.I,
 )
 # A heading marked as a wiki writes it: "= 4.3.0 (20130812) =".
-_WIKI_HEADING = re.compile(r"^=+\s+|\s+=+$")
+_WIKI_HEADING = re.compile(r"^=+\s+|(?<!\s)\s+=+$")  # blanks taken from their first: not retried from each (quadratic)
 _BULLET = re.compile(r"^([ \t]*)[*+•][ \t]+")
 _UNDERLINE = re.compile(r"^([=\-~^*+#])\1{2,}[ \t]*$")
 
@@ -96,7 +105,7 @@ def heading_version(heading: str, product: str = "") -> str | None:
 def _names_product(name: str, product: str) -> bool:
     """The word before a heading's version is the product's name, or it without the major version it ends with
     ("Jinja 3.1.2" in `jinja2`'s changelog)."""
-    return bool(product) and fold(name) in {fold(product), re.sub(r"\d+$", "", fold(product))}
+    return bool(product) and fold(name) in {fold(product), re.sub(r"(?<!\d)\d+$", "", fold(product))}
 
 
 def releases(text: str, *, product: str = "", named: bool = False, own_version: str = "") -> list[Release] | None:

@@ -84,7 +84,7 @@ _REPLACEMENT = re.compile(
     r"moved to|superseded by|alias(?:es)? (?:of|for)|switch to|migrate to)\s+(?:the\s+)?(?:new\s+)?`([^`]+)`",
     re.I,
 )
-_ROW_CELLS = re.compile(r"\s+—\s+")
+_ROW_CELLS = re.compile(r"(?<!\s)\s+—\s+")  # blanks taken from their first: not retried from each (quadratic)
 _LATIN = frozenset({"e.g", "i.e", "etc", "cf", "vs"})  # `e.g.` is no code name
 _NOT_NAMES = frozenset("true false none null nan self cls object int str float bool list dict".split())
 
@@ -256,7 +256,8 @@ def _bare(text: str) -> bool:
 def _owner(text: str, *, dotted: bool = False) -> str:
     """The one class-like name an intro or heading is about ("Changes to pydantic.BaseModel"), else ''.
     A heading's must be dotted: "Other API changes" is about no class `API`."""
-    found = _names(text) or tuple(re.findall(r"\b[\w.]*[A-Z]\w*\b", text))
+    # Once per run of name characters (its leading dots aside), not from every word boundary in it (quadratic).
+    found = _names(text) or tuple(re.findall(r"(?<![\w.])\.*+([\w.]*[A-Z]\w*)\b", text))
     names = [n for n in found if ("." in n or (n[:1].isupper() and not dotted)) and not n.isupper()]
     return names[0] if len(names) == 1 else ""
 

@@ -54,15 +54,19 @@ TARGET_CHARS = 350  # short entries are packed together up to this size; most en
 MAX_CHARS = 1600  # a single block longer than this is cut
 
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_HEADING = re.compile(r"^ {0,3}(#{1,6})\s+(.*?)\s*#*\s*$")
+# The title is the line less its closing sequence, found from the end in one pass (see changelog._ATX): the
+# shortest title that left one (`(.*?)`) re-read the rest of the line at every character (quadratic).
+_HEADING = re.compile(r"^ {0,3}(#{1,6})\s++((?:.*[^\s#])?(?:(?:[^\S\n]|#)*#(?=\s+#))?)\s*#*\s*$")
 _INDENTED = re.compile(r"^(?: {4}|\t)")
 _ITEM = re.compile(r"^ {0,3}(?:[-*+]|\d{1,3}[.)])\s+")
 # Extraction already drops table-of-contents entries; documents built by hand (bench, tests) still have them.
 _TOC_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\(#[^)]*\)\s*$")
 _GLYPH = re.compile(rf"^\s*[{GLYPHS}]\s*")
 # Only link reference definitions (`[1.2.0]: https://…/compare/v1.2.0 "title"`), as Keep a Changelog ends with.
+# One definition per line, each read once (atomic): "<url>" fits both target branches, so a block that was none
+# could be read 2^lines ways.
 _DEFINITIONS = re.compile(
-    r"""(?:[ ]{0,3}\[[^\]\n]+\]:[ \t]*(?:<[^>\n]*>|\S+)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*(?:\n|$))+"""
+    r"""(?>[ ]{0,3}\[[^\]\n]+\]:[ \t]*(?:<[^>\n]*>|\S+)(?:[ \t]+(?:"[^"\n]*"|'[^'\n]*'|\([^)\n]*\)))?[ \t]*(?:\n|$))+"""
 )
 _SYMBOLS = re.compile(r"^[\W_]+", re.UNICODE)
 # A heading glued to the end of the previous line when a web page was flattened ("…freezingBreaking Changes").

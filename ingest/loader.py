@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,14 +45,49 @@ class Document:
 
 def discover(root: Path) -> list[Path]:
     """Corpus files under `root` in a stable order (changelogs also without a suffix: `NEWS`, `CHANGES`),
-    hidden files and folders skipped."""
-    return sorted(
-        p
-        for p in root.rglob("*")
-        if p.is_file()
-        and (p.suffix.lower() in SUFFIXES or (not p.suffix and is_changelog_name(p.name)))
-        and not any(part.startswith(".") for part in p.relative_to(root).parts)
-    )
+    hidden files and folders skipped, symbolic links never followed (`corpus_files` names them)."""
+    return corpus_files(root)[0]
+
+
+def corpus_files(root: Path) -> tuple[list[Path], list[Path]]:
+    """`discover`'s files, and apart the symbolic links it leaves out, each list in a stable order.
+
+    A link is never followed, to a file or a folder, wherever it points: the corpus is what is in its folder,
+    and `linked.txt -> /etc/secret` would otherwise be indexed and quoted to every user. Links that would have
+    been corpus files or folders are listed so the ingest report can name them. `root` itself may be a link."""
+    files: list[Path] = []
+    links: list[Path] = []
+    folders = [root]
+    while folders:
+        try:
+            with os.scandir(folders.pop()) as scan:
+                entries = list(scan)
+        except OSError:  # an unreadable folder is left out, as `Path.rglob` did
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_symlink():
+                if _corpus_name(entry.name) or entry.is_dir():
+                    links.append(Path(entry.path))
+            elif entry.is_dir(follow_symlinks=False):
+                folders.append(Path(entry.path))
+            elif entry.is_file(follow_symlinks=False) and _corpus_name(entry.name):  # no FIFO or device
+                files.append(Path(entry.path))
+    return sorted(files), sorted(links)
+
+
+def _corpus_name(name: str) -> bool:
+    suffix = Path(name).suffix
+    return suffix.lower() in SUFFIXES or (not suffix and is_changelog_name(name))
+
+
+def read_bytes(path: Path) -> bytes:
+    """A corpus file's bytes; a file replaced by a symbolic link since `discover` fails (OSError) rather than
+    being followed."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    with os.fdopen(fd, "rb") as f:
+        return f.read()
 
 
 def file_hash(data: bytes) -> str:
@@ -61,7 +98,7 @@ def load_document(path: Path, root: Path) -> Document:
     """Read one file; raises DocumentError for binary, undecodable or badly fronted files."""
     source = path.relative_to(root).as_posix()
     try:
-        data = path.read_bytes()
+        data = read_bytes(path)
     except OSError as e:
         raise DocumentError(f"cannot read file: {e.strerror or e}") from e
     if b"\x00" in data[:8192]:
@@ -91,6 +128,7 @@ def extract(source: str, body: str, front: dict[str, str]) -> tuple[str, str, st
     # Imported here, not at the top: docutils costs 0.1 s, and every command's start imports this module
     # for `discover` and `file_hash` alone (`is_current`).
     from ingest.rst import looks_like_rst, rst_to_markdown
+    from ingest.rst_limits import SubstitutionOverflow
 
     name = source.rsplit("/", 1)[-1]
     suffix = "." + name.rsplit(".", 1)[1].lower() if "." in name else ""
@@ -103,6 +141,10 @@ def extract(source: str, body: str, front: dict[str, str]) -> tuple[str, str, st
     if suffix == ".rst" or (suffix in (".txt", "") and looks_like_rst(body)):
         try:
             markdown = rst_to_markdown(body)
+        except SubstitutionOverflow as e:  # a crafted document, not a broken one: not indexed at all
+            raise DocumentError(str(e)) from None
+        except MemoryError:  # the reading worker's ceiling (ingest.reading), not a document docutils cannot read
+            raise
         except Exception as e:  # docutils raises many kinds on pathological input: index the text anyway
             problem = f"not readable as reStructuredText ({type(e).__name__}); indexed as plain text"
         else:
@@ -132,11 +174,14 @@ def split_front_matter(text: str) -> tuple[dict[str, str], str]:
     import yaml  # only when a document is read, as docutils above
 
     try:
-        data = yaml.load(text[4:end], Loader=yaml.BaseLoader)  # every value a string: `version: 2.10` stays 2.10
+        # Every value a string (`version: 2.10` stays 2.10), and no aliases (`_front_matter_loader`).
+        data = yaml.load(text[4:end], Loader=_front_matter_loader())
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" (line {mark.line + 2})" if mark else ""
         raise DocumentError(f"broken front matter: invalid YAML{where}") from e
+    except RecursionError:  # `[[[[…` thousands deep: the composer recurses per level
+        raise DocumentError("broken front matter: nested too deeply") from None
     if data is None:
         data = {}
     if not isinstance(data, dict):
@@ -144,6 +189,25 @@ def split_front_matter(text: str) -> tuple[dict[str, str], str]:
     rest = text[end + 4 :]
     rest = rest.split("\n", 1)[1] if "\n" in rest else ""
     return {str(k): "" if v is None else str(v) for k, v in data.items()}, rest
+
+
+@functools.cache
+def _front_matter_loader() -> type:
+    """yaml's BaseLoader (every scalar a string) that refuses aliases, built on first use (yaml is imported
+    late). An alias repeats the node its anchor names without copying it, so nine lines of lists of aliases of
+    lists hold a billion strings once `split_front_matter` turns the values into text: 425 bytes took 56 s and
+    3.7 GB. Front matter has no use for them."""
+    import yaml
+
+    class FrontMatterLoader(yaml.BaseLoader):
+        def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                line = event.start_mark.line + 2  # the file's line: the block starts after `---`
+                raise DocumentError(f"broken front matter: YAML aliases are not allowed (*{event.anchor}, line {line})")
+            return super().compose_node(parent, index)
+
+    return FrontMatterLoader
 
 
 def infer_metadata(source: str, body: str, front: dict[str, str]) -> dict[str, str]:

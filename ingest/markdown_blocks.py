@@ -14,8 +14,10 @@ import re
 
 # MkDocs (Material) block syntax, common in Python projects' Markdown docs: `!!! note "Title"` admonitions and
 # `=== "Tab"` content tabs. Their markers become plain labels; the indented content under them stays.
-_ADMONITION = re.compile(r'^(\s*)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"([^"]*)")?\s*$', re.MULTILINE)
-_TAB = re.compile(r'^(\s*)===\+?\s+"([^"]+)"\s*$', re.MULTILINE)
+# The indent is taken within the line: `^(\s*)` also ran on over blank lines from every line start (quadratic
+# over a run of them); a blank line before the marker is now left in place instead of put back by the replacement.
+_ADMONITION = re.compile(r'^([^\S\n]*+)(?:!!!|\?\?\?\+?)\s+([\w-]+)(?:\s+"([^"]*)")?\s*$', re.MULTILINE)
+_TAB = re.compile(r'^([^\S\n]*+)===\+?\s+"([^"]+)"\s*$', re.MULTILINE)
 
 
 def atx_headings(body: str) -> str:
@@ -87,7 +89,8 @@ def markdown_blocks(text: str) -> str:
     return _pipe_tables(_TAB.sub(lambda m: f"{m[1]}{m[2].strip('`')}:", text))
 
 
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
+# Possessive: blanks on both sides of an optional '|' could be shared between two `\s*` in every way (quadratic).
+_TABLE_RULE = re.compile(r"^\s*+\|?\s*+:?-{3,}+:?\s*+(?:\|\s*+:?-{3,}+:?\s*+)*+\|?\s*+$")
 
 
 def _pipe_tables(text: str) -> str:

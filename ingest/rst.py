@@ -20,6 +20,8 @@ Rendering rules:
   of the section it labels when that is in the same document, else its words (`upgrade-guide`: upgrade guide);
 - `:issue:`/`:gh:`/`:pr:` 123 read "GH 123", `:ticket:` "ticket 123", `:pep:`/`:rfc:` "PEP 8"/"RFC 2616"
   (links, from docutils itself), `:user:` the name;
+- a `raw` role, or one derived from it (`.. role:: raw-html(raw)`), reads as its HTML's text, tags removed;
+  another format's is dropped (`ingest.rst_roles`);
 - `text <url>`_ and `__` become `[text](url)` when `assistant.untrusted.safe_url` accepts the URL, else text;
 - `::` blocks and code directives (code-block, sourcecode, code, ipython, doctest, console...) are fences;
 - admonitions and version notes are labelled text: "Note: ...", "Deprecated since 2.0: ...";
@@ -40,6 +42,7 @@ from docutils.core import publish_doctree
 from assistant.untrusted import safe_url, without_controls
 from ingest.markdown_links import check_links
 from ingest.markup import protect, restore
+from ingest.rst_limits import BoundedReader
 from ingest.rst_roles import CODE_ROLES, labelled, resolve_refs, role_text, sphinx_names
 
 __all__ = ["CODE_ROLES", "labelled", "looks_like_rst", "role_text", "rst_to_markdown"]
@@ -59,7 +62,8 @@ def rst_to_markdown(text: str) -> str:
     source = _TEMPLATE.sub("", text.replace("\ue000", "").replace("\ue001", ""))
     with sphinx_names(source):
         settings = {**_SETTINGS, "warning_stream": io.StringIO()}
-        doctree = publish_doctree(source, settings_overrides=settings)
+        # Raises `ingest.rst_limits.SubstitutionOverflow` for substitutions that would expand too far.
+        doctree = publish_doctree(source, reader=BoundedReader(), settings_overrides=settings)
     resolve_refs(doctree)
     markdown = "\n\n".join(_blocks(doctree, 0)) + "\n"
     held, saved = protect(markdown)  # code is verbatim; only the prose's links are checked again

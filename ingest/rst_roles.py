@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from docutils import nodes, utils
 from docutils.parsers.rst import Directive, directives, roles
 
+from assistant.untrusted import html_text
+
 CODE_ROLES = frozenset(
     "func meth class attr mod exc data obj const paramref option envvar setting djadmin ttag tfilter lookup "
     "fixture file samp program command makevar type member var function macro enum struct".split()
@@ -44,9 +46,13 @@ _DROPPED = frozenset(
     "rst-class autoclass autofunction automethod automodule autoattribute autodata autoexception".split()
 )
 _OBJECTS = frozenset("function method class attribute data exception decorator describe object".split())
-_ROLE_NAME = re.compile(r"(?<![\w`\\]):([A-Za-z][\w+.-]*(?::[A-Za-z][\w+.-]*)*):`")
+# A name, and the ":`" that makes it a role's (group 2): a chain of names without it is matched whole and passed
+# over, as every ':' in it starts a chain ending at the same place, and trying each read on to it (quadratic).
+_ROLE_NAME = re.compile(r"(?<![\w`\\]):([A-Za-z][\w+.-]*+(?::[A-Za-z][\w+.-]*+)*+)(:`)?")
 _DIRECTIVE_NAME = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w+.:-]*?)[ \t]*::", re.MULTILINE)
-_TITLED = re.compile(r"^(.+?)\s*(?<!\x00)<(.*?)>$", re.DOTALL)
+# Read with fullmatch only, so it must end with '>' (checked first, once: else every '<' read on to the end), and
+# a title does not end inside a run of blanks unless at its first character (each of those ends fails alike).
+_TITLED = re.compile(r"^(?=.*>\Z)(.+?)(?:(?<=\A.)|(?<!\s))\s*+(?<!\x00)<(.*?)>$", re.DOTALL)
 _LOCK = threading.Lock()
 
 
@@ -70,6 +76,8 @@ def role_text(name: str, text: str) -> tuple[bool, str]:
         return True, shown
     if name in _ISSUE_ROLES:
         return False, title or f"{_ISSUE_ROLES[name]} {target.lstrip('#')}"
+    if name == "raw" or name.startswith("raw-"):  # `raw-html` used without its `.. role::`: its text, no tags
+        return False, html_text(utils.unescape(text, True))
     if name in _REF_ROLES and not title:
         return False, re.sub(r"[_\-./]+", " ", target.lstrip("~!/")).strip() or target
     return False, title or target.lstrip("~!")
@@ -95,6 +103,23 @@ class _AnyOptions(dict):
 
     def __missing__(self, key: str) -> Callable[[str | None], str]:
         return directives.unchanged
+
+
+class _RawRole:
+    """The `raw` role, and every role derived from it (`.. role:: raw-html(raw)` with `:format: html`): raw
+    HTML reads as its text (assistant.untrusted.html_text: tags gone, scripts dropped), any other format is
+    dropped. docutils' own would show the whole `:raw-html:`<b>x</b>`` as text, tags included, since raw
+    content is off (`raw_enabled`)."""
+
+    options = _AnyOptions(format=directives.unchanged)  # not empty: `.. role::` reads options only then
+
+    def __call__(
+        self, name: str, rawtext: str, text: str, *_: object, options: dict[str, str] | None = None, **__: object
+    ) -> tuple[list[nodes.Node], list[object]]:
+        if "html" not in str((options or {}).get("format", "")).lower().split():
+            return [], []
+        shown = html_text(utils.unescape(text, True))
+        return ([nodes.Text(shown)] if shown.strip() else []), []
 
 
 class labelled(nodes.Element):  # noqa: N801 - docutils node classes are lower case
@@ -218,7 +243,9 @@ _KEEP = frozenset(
 @contextmanager
 def sphinx_names(source: str) -> Iterator[None]:
     """Generic roles and directives installed for one parse, for every name the source uses."""
-    role_names = {m.group(1).lower() for m in _ROLE_NAME.finditer(source)} | CODE_ROLES | set(_ISSUE_ROLES)
+    role_names = (
+        {m.group(1).lower() for m in _ROLE_NAME.finditer(source) if m.group(2)} | CODE_ROLES | set(_ISSUE_ROLES)
+    )
     role_names |= _REF_ROLES | {"user", "term"}
     directive_names = {m.group(1).lower() for m in _DIRECTIVE_NAME.finditer(source)}
     directive_names |= set(_LABELS) | set(_VERSION_LABELS) | _CODE_DIRECTIVES | {"admonition", "figure"}
@@ -227,6 +254,7 @@ def sphinx_names(source: str) -> Iterator[None]:
         try:
             for name in role_names - {"pep", "rfc", "code", "math", "literal"}:  # docutils' own read fine
                 roles.register_local_role(name, _role)
+            roles.register_local_role("raw", _RawRole())  # after `_role`, which the loop gave every name used
             for name in directive_names - _KEEP:
                 directives.register_directive(name, _directive_class(name))
             yield

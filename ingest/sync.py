@@ -20,8 +20,10 @@ from assistant.store import ChunkStore, Manifest
 from assistant.text import index_text
 from assistant.vectors import save_vectors
 from assistant.writer_lock import writer_lock
-from ingest.chunking import CHUNKER_VERSION, chunk_document
-from ingest.loader import DocumentError, discover, file_hash, load_document
+from ingest.chunking import CHUNKER_VERSION
+from ingest.loader import corpus_files, file_hash, read_bytes
+from ingest.metadata import IngestWarning
+from ingest.reading import read_corpus
 
 logger = logging.getLogger(__name__)
 
@@ -50,26 +52,35 @@ def is_current(settings: Settings, store: ChunkStore | None = None) -> bool:
     """True when the index matches the corpus byte for byte (no model load; in a folder, no Chroma either)."""
     store = store or ChunkStore.open(settings)
     manifest = store.manifest()
-    return manifest is not None and _unchanged(manifest, _hashes(settings.corpus_dir), settings)
+    return manifest is not None and _unchanged(manifest, *_hashes(settings.corpus_dir), settings)
 
 
-def _hashes(root: Path) -> dict[str, str]:
+_LINK = "link"  # the `field` of the warning that names a symbolic link left out of the corpus
+
+
+def _hashes(root: Path) -> tuple[dict[str, str], list[IngestWarning]]:
+    """Each corpus file's hash by its path, and a warning naming each symbolic link, which is not followed
+    (`ingest.loader.corpus_files`)."""
+    files, links = corpus_files(root) if root.is_dir() else ([], [])
     out = {}
-    for path in discover(root) if root.is_dir() else []:
+    for path in files:
         try:
-            out[path.relative_to(root).as_posix()] = file_hash(path.read_bytes())
+            out[path.relative_to(root).as_posix()] = file_hash(read_bytes(path))
         except OSError:
             out[path.relative_to(root).as_posix()] = "unreadable"
-    return out
+    problem = "a symbolic link, not followed: the corpus is what is inside its folder; copy the file in instead"
+    return out, [{"file": p.relative_to(root).as_posix(), "field": _LINK, "problem": problem} for p in links]
 
 
-def _unchanged(manifest: Manifest, hashes: dict[str, str], settings: Settings) -> bool:
+def _unchanged(manifest: Manifest, hashes: dict[str, str], links: list[IngestWarning], settings: Settings) -> bool:
     recorded = {**manifest.files, **{src: err["hash"] for src, err in manifest.errors.items()}}
     return (
         manifest.model == settings.embedding_model
         and manifest.chunker == CHUNKER_VERSION
         and recorded == hashes
         and not any(h == "unreadable" for h in hashes.values())
+        # A link added or removed is a change to report, though it changes no chunk.
+        and {w["file"] for w in manifest.warnings if w.get("field") == _LINK} == {w["file"] for w in links}
     )
 
 
@@ -111,9 +122,9 @@ def _sync(
     if old and (old.model != settings.embedding_model or old.chunker != CHUNKER_VERSION):
         logger.info("embedding model or chunker changed; rebuilding the index")
         old = None
-    hashes = _hashes(root)
+    hashes, links = _hashes(root)
     report = SyncReport(files=len(hashes))
-    if old and _unchanged(old, hashes, settings):
+    if old and _unchanged(old, hashes, links, settings):
         report.errors = [{"file": s, "error": e["error"]} for s, e in sorted(old.errors.items())]
         report.warnings = list(old.warnings)
         report.files -= len(report.errors)
@@ -125,7 +136,10 @@ def _sync(
         report.seconds = time.perf_counter() - started
         return report
 
-    chunks, errors, warnings = _read_corpus(root)
+    chunks, errors, warnings = read_corpus(root, [root / source for source in hashes], settings)
+    for link in links:
+        logger.info("skipped %s: %s", link["file"], link["problem"])  # a warning of the report, as metadata's
+    warnings = links + warnings
     old_chunks = {c.id: c for c in store.load_chunks(old)} if old else {}
     # A file that became unreadable keeps its last good chunks: nothing indexed is lost to a bad edit.
     kept_sources = {e["file"] for e in errors} & {c.source for c in old_chunks.values()}
@@ -178,26 +192,6 @@ def _sync(
         store.write_manifest(manifest)
     report.seconds = time.perf_counter() - started
     return report
-
-
-def _read_corpus(root: Path) -> tuple[list[Chunk], list[dict[str, str]], list[dict[str, str]]]:
-    """Chunks of every readable file, the files skipped (with why) and the metadata warnings."""
-    chunks: list[Chunk] = []
-    errors: list[dict[str, str]] = []
-    warnings: list[dict[str, str]] = []
-    for path in discover(root):
-        source = path.relative_to(root).as_posix()
-        try:
-            doc = load_document(path, root)
-        except DocumentError as e:
-            errors.append({"file": source, "error": str(e)})
-            logger.warning("skipped %s: %s", source, e)
-            continue
-        chunks.extend(chunk_document(doc))
-        warnings.extend(doc.warnings)
-        for w in doc.warnings:
-            logger.info("%s: %s: %s", w["file"], w["field"], w["problem"])
-    return chunks, errors, warnings
 
 
 def _embed(chunks: list[Chunk], embedder: Embedder | None, settings: Settings, progress: bool) -> np.ndarray:

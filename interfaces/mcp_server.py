@@ -24,13 +24,13 @@ try:
     from mcp.server.fastmcp import FastMCP
     from mcp.server.fastmcp.exceptions import ToolError
     from mcp.server.fastmcp.server import StreamableHTTPASGIApp
-    from mcp.types import CallToolResult, TextContent, ToolAnnotations
+    from mcp.types import PARSE_ERROR, CallToolResult, TextContent, ToolAnnotations
 except ImportError as e:  # pragma: no cover - mcp is in requirements.txt
     raise ImportError("The MCP server needs the mcp package: pip install -r requirements.txt") from e
 
 import anyio
 from pydantic import Field, ValidationError
-from starlette.responses import PlainTextResponse
+from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
@@ -38,6 +38,7 @@ from assistant.errors import ReldocsError
 from assistant.knowledge_base import KnowledgeBase
 from assistant.untrusted import one_line
 from interfaces import inputs
+from interfaces.http_guard import BadBody, is_json_post, read_json, replay
 from interfaces.terminal import answer_json, passages_json
 from interfaces.upgrade_render import plan_dict, plan_json
 
@@ -213,14 +214,36 @@ class Endpoint:
 
 def http_endpoint(kb: KnowledgeBase, *, host: str, auth: tuple[str, str] | None = None) -> Endpoint:
     """Streamable HTTP at `PATH`; with `auth` (the web UI's user and password) it asks for HTTP basic auth,
-    so the endpoint is no way around the web UI's password."""
+    so the endpoint is no way around the web UI's password. Bodies are checked (`JsonGuard`) after the password."""
     server = build_server(kb, host=host)
     server.streamable_http_app()  # creates the session manager that the route and the lifespan share
     manager = server.session_manager
-    app: ASGIApp = StreamableHTTPASGIApp(manager)
+    app: ASGIApp = JsonGuard(StreamableHTTPASGIApp(manager))
     if auth is not None:
         app = BasicAuth(app, *auth)
     return Endpoint(routes=(Route(PATH, endpoint=app),), lifespan=lambda _app: manager.run())
+
+
+class JsonGuard:
+    """ASGI middleware in front of the SDK's endpoint: a POST body that is too big, not UTF-8, not JSON or nested
+    deeper than any MCP message gets a JSON-RPC parse error and one log line. The SDK itself catches only
+    `JSONDecodeError`: for deep nesting (`RecursionError`) or bad UTF-8 it logs a traceback and answers 500."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if not is_json_post(scope):
+            await self.app(scope, receive, send)
+            return
+        read = await read_json(scope, receive, send, _parse_error)
+        if read is not None:
+            await self.app(scope, replay(read[0], receive), send)  # parsed twice: C-speed, within MAX_JSON_BYTES
+
+
+def _parse_error(error: BadBody) -> JSONResponse:
+    body = {"jsonrpc": "2.0", "id": None, "error": {"code": PARSE_ERROR, "message": error.message}}
+    return JSONResponse(body, status_code=error.status)
 
 
 class BasicAuth:

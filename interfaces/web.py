@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from markupsafe import escape
+from starlette.middleware import Middleware
 
 try:
     import gradio as gr
@@ -25,6 +26,7 @@ from assistant.knowledge_base import KnowledgeBase
 from assistant.models import Answer
 from assistant.settings import Settings
 from interfaces import inputs
+from interfaces.http_guard import GradioGuard, one_line_gradio_errors
 from interfaces.web_assets import COPY_JS, CSS
 from interfaces.web_render import ERROR, SEARCHING, STOPPED, answer_message, message_text, user_message
 from interfaces.web_upgrade import build_upgrade_tab
@@ -107,15 +109,23 @@ def _bot(content: str) -> dict[str, Any]:
 
 
 def record_feedback(
-    log: FeedbackLog, answers: AnswersByTurn | None, index: Any, liked: Any, *, user: str | None = None
+    log: FeedbackLog,
+    answers: AnswersByTurn | None,
+    index: Any,
+    liked: Any,
+    *,
+    voter: str | None,
+    user: str | None = None,
 ) -> dict[str, Any] | None:
-    """Store a 👍/👎 on the answer at chat index `index`; None when there is nothing to judge there."""
-    if isinstance(index, list | tuple):
+    """Store browser session `voter`'s 👍/👎 on the answer at chat index `index` (voting again on it changes
+    that vote); None when there is nothing to judge there."""
+    if isinstance(index, list | tuple) and index:
         index = index[0]
-    answer = (answers or {}).get(int(index)) if index is not None else None
+    # Not an int (a hand-made event): nothing to judge, rather than a traceback.
+    answer = (answers or {}).get(index) if isinstance(index, int) and not isinstance(index, bool) else None
     if answer is None or not isinstance(liked, bool):  # an error message, or a vote taken back
         return None
-    return log.record(answer, "up" if liked else "down", channel="web", user=user)
+    return log.record(answer, "up" if liked else "down", channel="web", voter=voter, user=user)
 
 
 def answer_data(answer: Answer) -> dict[str, Any]:
@@ -159,7 +169,7 @@ def api_search(kb: KnowledgeBase, query: Any, k: Any = 5, version: Any = "", pro
 
 def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
     """The chat page, the Upgrade tab, and the `ask` / `search` API endpoints, all over the one `kb`."""
-    log = FeedbackLog(settings.feedback_path)
+    log = FeedbackLog.from_settings(settings)
     products = kb.products()
     choices = release_choices(products)
 
@@ -180,7 +190,9 @@ def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
         return api_search(kb, query, k, version, product)
 
     def on_like(answers: AnswersByTurn, data: gr.LikeData, request: gr.Request) -> None:
-        entry = record_feedback(log, answers, data.index, data.liked, user=getattr(request, "username", None))
+        # One vote per answer per browser session: the session is the voter (the user name only when signed in).
+        voter, user = getattr(request, "session_hash", None), getattr(request, "username", None)
+        entry = record_feedback(log, answers, data.index, data.liked, voter=voter, user=user)
         if entry is not None:
             gr.Info("Thanks, your feedback was saved.")
 
@@ -309,14 +321,17 @@ def launch(
     auth = web_auth(settings)
     if auth is None and not _is_loopback(host):
         logger.warning("serving on %s without a password; set RELDOCS_WEB_AUTH=user:password", host)
-    app_kwargs: dict[str, Any] = {}
+    # Bad input to Gradio's API gets a 4xx and one log line, never a traceback (see interfaces.http_guard).
+    one_line_gradio_errors()
+    app_kwargs: dict[str, Any] = {"middleware": [Middleware(GradioGuard, blocks=demo)]}
     mcp_path = ""
     if kb is not None:
         from interfaces.mcp_server import PATH, http_endpoint
 
         endpoint = http_endpoint(kb, host=host, auth=auth)
         # The route goes in before gradio's own; gradio runs the lifespan around its server's life.
-        app_kwargs, mcp_path = {"routes": list(endpoint.routes), "lifespan": endpoint.lifespan}, PATH
+        app_kwargs |= {"routes": list(endpoint.routes), "lifespan": endpoint.lifespan}
+        mcp_path = PATH
     try:
         demo.launch(
             server_name=host,
@@ -332,6 +347,8 @@ def launch(
             ssr_mode=False,
             mcp_server=False,  # gradio's would expose every event; reldocs serves its own tools at /mcp
             app_kwargs=app_kwargs,
+            # Refused at upload, by the server: nothing larger is scanned (the scan itself checks again).
+            max_file_size=max(settings.scan_max_file_kb, settings.scan_max_notebook_kb) * 1024,
             quiet=True,  # gradio's banner suggests share=True; reldocs never makes a public link
         )
     except OSError as e:

@@ -16,6 +16,7 @@ from typing import Any
 
 from markupsafe import escape
 
+from assistant.bounded import Overrun
 from assistant.errors import IndexUnavailable
 from assistant.knowledge_base import KnowledgeBase
 from assistant.plan import PlanError, UpgradePlan
@@ -25,7 +26,6 @@ from interfaces.upgrade_render import by_change, counted, plan_markdown, where
 
 LINK_ATTRS = 'target="_blank" rel="noopener noreferrer nofollow"'
 PASTED = "pasted.py"
-MAX_PASTED_CHARS = 200_000
 
 
 def upgrade_html(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = ()) -> str:
@@ -86,27 +86,42 @@ def _work() -> tempfile.TemporaryDirectory[str]:
 def run_upgrade(
     kb: KnowledgeBase, product: str, start: str, end: str, code: str, files: Sequence[Any] | None
 ) -> tuple[str, str | None]:
-    """The plan's HTML and the path of its Markdown checklist (None when there is no plan)."""
+    """The plan's HTML and the path of its Markdown checklist (None when there is no plan). Pasted code over
+    `scan_max_pasted_chars` is refused, not cut; the scan runs in the knowledge base's bounded worker, where
+    a file over the size caps is named and skipped and one that is too much work stops the scan, not the server."""
     start, end = (start or "").strip(), (end or "").strip()
     if not start or not end:
         return '<p class="reldocs-plan-error">Pick the version you run and the one you upgrade to.</p>', None
+    code = code if isinstance(code, str) else ""  # the event is reachable by scripts, which may send anything
+    limit = kb.settings.scan_max_pasted_chars
+    if len(code) > limit:
+        return (
+            f'<p class="reldocs-plan-error">Pasted code may have up to {limit:,} characters, not {len(code):,}: '
+            "upload it as a file instead.</p>"
+        ), None
     try:
         plan = kb.plan(start, end, product=product or None)
     except (PlanError, IndexUnavailable) as e:
         return f'<p class="reldocs-plan-error">{escape(str(e))}</p>', None
     work = Path(tempfile.mkdtemp(dir=_work().name))
     paths = [Path(getattr(f, "name", f)) for f in files or []]
-    if code and code.strip():
-        (work / PASTED).write_text(code[:MAX_PASTED_CHARS], encoding="utf-8")
+    if code.strip():
+        # A lone surrogate (JSON can carry one) is no character a file can hold: it becomes U+FFFD, not an error.
+        (work / PASTED).write_text(code, encoding="utf-8", errors="replace")
         paths.append(work / PASTED)
     findings: Sequence[Finding] = ()
     errors: Sequence[ScanError] = ()
     if paths:
-        report = kb.scan(paths, plan)
-        (work / PASTED).unlink(missing_ok=True)  # the user's code is not kept; only the checklist stays
-        # Show uploaded files by their own names, not the server's temp paths.
-        findings = [replace(f, file=Path(f.file).name) for f in report.findings]
-        errors = [ScanError(Path(e.file).name, e.error) for e in report.errors]
+        try:
+            report = kb.scan(paths, plan, bounded=True)
+            # Show uploaded files by their own names, not the server's temp paths.
+            findings = [replace(f, file=Path(f.file).name) for f in report.findings]
+            errors = [ScanError(Path(e.file).name, e.error) for e in report.errors]
+        except Overrun as e:  # the plan stands; one line says why the code was not scanned
+            names = ", ".join(p.name for p in paths) if len(paths) <= 3 else f"{len(paths)} files"
+            errors = [ScanError(names, f"not scanned: the scan {e}; scan fewer or smaller files at a time")]
+        finally:
+            (work / PASTED).unlink(missing_ok=True)  # the user's code is not kept; only the checklist stays
     checklist = work / "upgrade-checklist.md"
     checklist.write_text(plan_markdown(plan, findings, errors), encoding="utf-8")
     return upgrade_html(plan, findings, errors), str(checklist)
@@ -155,6 +170,9 @@ def build_upgrade_tab(kb: KnowledgeBase) -> None:
         lambda p, a, b, c, f: run_upgrade(kb, p, a, b, c, f),
         [product, start, end, code, files],
         [result, checklist],
-        concurrency_id="kb",
+        # A queue of its own, one plan at a time: scans wait behind each other, never in front of the chat's
+        # questions (in "kb", four scans would take every slot the chat and the API have).
+        concurrency_id="upgrade",
+        concurrency_limit=1,
         **private,
     )

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import regex_recorder  # noqa: F401  # first: records every pattern the project compiles (test_regex_fuzz.py)
 from chroma_server import ChromaServer
 
 from assistant.embeddings import Embedder, make_embedder
@@ -37,6 +38,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # The regex fuzz test times every pattern the rest of the run compiled, so it runs after all of them.
+    items.sort(key=lambda item: bool(getattr(getattr(item, "function", None), "runs_last", False)))
     if config.getoption("--chroma-server"):
         skip = pytest.mark.skip(reason="folder-only: looks at the index folder, which server mode does not have")
         for item in items:

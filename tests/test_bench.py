@@ -298,3 +298,51 @@ def test_load_summary_places_failures_on_the_outage_timeline() -> None:
     assert got["p50_ms"] == 300.0 and got["per_replica"]["1"]["requests"] == 3
     assert [t["from_s"] for t in timeline(records)] == [0.0, 5.0, 10.0, 15.0]
     assert timeline(records)[2] == {"from_s": 10.0, "ok": 1, "unavailable": 1, "error": 0}
+
+
+def test_a_blind_set_line_is_scored_as_its_writer_keyed_it(tmp_path: Path) -> None:
+    """../shared/blind-sets.md's format: any one phrase of `any` (asterisks and backticks dropped), a part of
+    the cited path, and the release the citation must be of, which is no filter on the search."""
+    from types import SimpleNamespace
+
+    from bench.evaluate import _score_one, load_questions
+
+    path = tmp_path / "q.jsonl"
+    path.write_text(
+        '{"id": "ac01", "q": "What replaces foo?", "any": ["use **bar** instead", "gone"], '
+        '"src": ["acme/CHANGES"], "ans": true, "version": "2.3.0"}\n'
+        '{"id": "ac02", "q": "Does acme do baz?", "any": [], "src": [], "ans": false}\n',
+        encoding="utf-8",
+    )
+    answerable, refusal = load_questions(path)
+    assert answerable["version"] is None and refusal["answerable"] is False
+
+    def kb(text: str, source: str, version: str) -> SimpleNamespace:
+        cite = SimpleNamespace(source=source, version=version)
+        answer = SimpleNamespace(text=text, found=True, citations=[cite], timings_ms={})
+        return SimpleNamespace(ask=lambda *a, **k: answer)
+
+    right = _score_one(kb("Use `bar` instead [1].", "acme/CHANGES.md", "2.3"), answerable)
+    assert right["answer_ok"] and right["source_ok"]
+    other_release = _score_one(kb("Use bar instead [1].", "acme/CHANGES.md", "2.2"), answerable)
+    assert other_release["answer_ok"] and not other_release["source_ok"]
+    assert not _score_one(kb("Nothing here [1].", "acme/CHANGES.md", "2.3"), answerable)["answer_ok"]
+
+
+def test_the_fresh_blind_table_is_put_after_the_first_paragraph_once(tmp_path: Path) -> None:
+    from bench import fresh_blind
+
+    rows = tmp_path / "rows.jsonl"
+    rows.write_text(
+        '{"date": "2026-12-06", "project": "acme 1.0", "docs": "CHANGES", "questions": "32", "index": "alone", '
+        '"answer": 0.8, "source": 0.76, "refusal": 0.857, "commit": "abc"}\n',
+        encoding="utf-8",
+    )
+    page = tmp_path / "benchmarks.md"
+    page.write_text("# Benchmarks\n\nIntro.\n\n## Goals\n\nx\n", encoding="utf-8")
+    fresh_blind.update(page, rows)
+    fresh_blind.update(page, rows)
+    text = page.read_text(encoding="utf-8")
+    assert text.count(fresh_blind.HEADING) == 1 and text.index("Intro.") < text.index(fresh_blind.HEADING)
+    assert text.index(fresh_blind.HEADING) < text.index("## Goals")
+    assert "| 2026-12-06 | acme 1.0 | CHANGES | 32 | alone | 0.80 | 0.76 | 0.86 | `abc` |" in text

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import json
 import re
 import subprocess
 import sys
@@ -12,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from chroma_server import index_env
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import AIMessage
+from llm_cli import ask_json
 from netutil import free_port
 from openai_stub import INVENTED, OpenAIStub, grounded_reply, prompt_text
 
@@ -333,34 +332,15 @@ def test_french_question_gets_french_notice(kb: KnowledgeBase) -> None:
 # The command line, as the issue's acceptance describes it.
 
 
-def _ask_json(settings: Settings, base_url: str, monkeypatch: pytest.MonkeyPatch, capsys) -> tuple[dict, float]:
-    """`python app.py ask --json --no-sync CUDA_QUESTION` in this process (no second torch start-up)."""
-    from app import main
-
-    monkeypatch.setenv("RELDOCS_LLM", "openai:stub-model")
-    monkeypatch.setenv("OPENAI_BASE_URL", base_url)
-    monkeypatch.setenv("RELDOCS_CORPUS_DIR", str(settings.corpus_dir))
-    monkeypatch.setenv("RELDOCS_DATA_DIR", str(settings.data_dir))
-    for name, value in index_env(settings).items():
-        monkeypatch.setenv(name, value)
-    capsys.readouterr()
-    started = time.monotonic()
-    code = main(["ask", "--json", "--no-sync", CUDA_QUESTION])
-    elapsed = time.monotonic() - started
-    out = capsys.readouterr()
-    assert code == 0, out.err
-    return json.loads(out.out), elapsed
-
-
 def test_cli_answers_with_the_model(settings, kb, monkeypatch, capsys) -> None:
     with OpenAIStub() as stub:
-        data, _ = _ask_json(settings, stub.base_url, monkeypatch, capsys)
+        data, _ = ask_json(settings, stub.base_url, CUDA_QUESTION, monkeypatch, capsys)
     assert data["mode"] == "llm" and data["found"] and "12.6" in data["answer"]
     assert f"[{INVENTED}]" not in data["answer"] and [c["n"] for c in data["citations"]] == [1]
 
 
 def test_cli_answers_offline_within_15_seconds_when_the_endpoint_is_down(settings, kb, monkeypatch, capsys) -> None:
-    data, elapsed = _ask_json(settings, f"http://127.0.0.1:{free_port()}/v1", monkeypatch, capsys)
+    data, elapsed = ask_json(settings, f"http://127.0.0.1:{free_port()}/v1", CUDA_QUESTION, monkeypatch, capsys)
     assert data["mode"] == "extractive" and "12.6" in data["answer"] and data["citations"]
     assert "unavailable" in data["notice"]
     assert elapsed < 15, elapsed  # opening the knowledge base included; the model's part is ~1 s of it

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -25,6 +26,7 @@ from mcp.types import CallToolResult
 from netutil import free_port
 
 from assistant.settings import Settings
+from interfaces.http_guard import MAX_JSON_BYTES
 from interfaces.mcp_server import FAILED, ask_result, error_message, plan_result
 from interfaces.terminal import answer_json
 from interfaces.web import build_ui, launch
@@ -336,6 +338,46 @@ def test_http_is_plain_json_rpc(server) -> None:
     )
     assert reply.status_code == 200 and reply.headers["content-type"].startswith("application/json")
     assert {t["name"] for t in reply.json()["result"]["tools"]} == TOOLS
+
+
+def _deep_call(levels: int) -> bytes:
+    """A well-formed `ask` call whose `history` nests `levels` lists deep."""
+    history = "[" * levels + "]" * levels
+    return (
+        b'{"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "ask", "arguments": '
+        + f'{{"question": "q", "history": {history}}}}}}}'.encode()
+    )
+
+
+BAD_BODIES = {
+    "nested arrays": b"[" * 100_000 + b"]" * 100_000,
+    "nested objects": b'{"a": ' * 100_000 + b"1" + b"}" * 100_000,
+    "a call nested too deep to read": _deep_call(500),
+    "bytes that are not UTF-8": b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "x": "\xff\xfe"}',
+    "not JSON": b"{jsonrpc: 2.0",
+}
+
+
+@pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())
+def test_http_bad_json_is_a_parse_error_in_one_log_line(server, body: bytes, caplog, capfd) -> None:
+    """The SDK logs a traceback and answers 500 for the first four (RecursionError, UnicodeDecodeError)."""
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    reply = httpx.post(mcp_url(server), content=body, headers=headers, timeout=30)
+    assert reply.status_code == 400, reply.text
+    assert reply.json()["error"]["code"] == -32700 and "\n" not in reply.json()["error"]["message"]
+    [line] = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert "refused POST /mcp" in line.getMessage() and line.exc_info is None
+    assert "Traceback" not in caplog.text + "".join(capfd.readouterr())
+    after = httpx.post(mcp_url(server), json={"jsonrpc": "2.0", "id": 7, "method": "tools/list"}, headers=headers)
+    assert {t["name"] for t in after.json()["result"]["tools"]} == TOOLS  # and the server keeps serving
+
+
+def test_http_body_larger_than_any_call_is_refused(server, caplog) -> None:
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "pad": "' + b"x" * MAX_JSON_BYTES + b'"}'
+    reply = httpx.post(mcp_url(server), content=body, headers=headers, timeout=60)
+    assert reply.status_code == 413 and reply.json()["error"]["code"] == -32700
+    assert "Traceback" not in caplog.text
 
 
 def test_http_refuses_a_foreign_host_header(server) -> None:

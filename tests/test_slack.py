@@ -43,7 +43,7 @@ from interfaces.slack.listeners import (
     answer_event,
     thread_history,
 )
-from interfaces.slack.mrkdwn import answer_text
+from interfaces.slack.mrkdwn import answer_blocks, answer_text
 
 ROOT = Path(__file__).resolve().parents[1]
 BOT_TOKEN = "xoxb-1111-2222-botTokenValue"
@@ -354,6 +354,69 @@ def test_feedback_buttons_record_votes_like_the_web_ui(bot: Served, slack: Slack
     assert (entry["vote"], entry["channel"], entry["user"]) == ("down", "slack", "U2")
     assert entry["question"] == CUDA_QUESTION and entry["found"] is True and "12.6" in entry["answer"]
     assert entry["citations"][0]["url"] == RELEASE_URL and entry["citations"][0]["n"] == 1
+
+
+def click(url: str, slack: SlackStub, button: dict[str, Any], user: str, n: int) -> None:
+    """User `user` clicks `button` of a message in C1, as Slack posts it (signed, form-encoded)."""
+    payload = {
+        "type": "block_actions",
+        "token": VERIFICATION_TOKEN,
+        "team": {"id": TEAM_ID},
+        "user": {"id": user},
+        "channel": {"id": "C1"},
+        "container": {"type": "message", "message_ts": "1700000000.000100", "channel_id": "C1"},
+        "response_url": slack.response_url(f"click{n}"),
+        "trigger_id": f"1.2.{n}",
+        "actions": [{**button, "block_id": "feedback", "action_ts": f"{n}.5"}],
+    }
+    body = urlencode({"payload": json.dumps(payload)})
+    assert post(url, body, content_type="application/x-www-form-urlencoded")[0] == 200
+
+
+def test_three_hundred_clicks_leave_one_line_per_user(kb: KnowledgeBase, slack: SlackStub, tmp_path: Path) -> None:
+    """The real Bolt app over HTTP: 300 👎 from one user on one answer, then a 👍 from them and one from
+    another user: two lines, each user's last vote."""
+    slack.reset()
+    feedback = FeedbackLog(tmp_path / "feedback.jsonl")
+    settings = SlackSettings(slack_bot_token=BOT_TOKEN, slack_signing_secret=SECRET, slack_api_url=slack.api_url)
+    httpd = make_server(build_app(kb, settings, feedback=feedback), host="127.0.0.1", port=0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{httpd.server_port}/slack/events"
+    try:
+        up, down = next(b for b in answer_blocks(kb.ask(CUDA_QUESTION)) if b["type"] == "actions")["elements"]
+        for n in range(300):
+            click(url, slack, down, "U2", n)
+        slack.wait_for("response_url", 300, timeout=120)  # every click was thanked: all were recorded
+        click(url, slack, up, "U2", 300)
+        slack.wait_for("response_url", 301)
+        click(url, slack, up, "U3", 301)
+        slack.wait_for("response_url", 302)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    assert len(feedback.path.read_text(encoding="utf-8").splitlines()) == 2
+    assert sorted((e["user"], e["vote"]) for e in feedback.entries()) == [("U2", "up"), ("U3", "up")]
+
+
+GARBAGE = {  # bodies Bolt parses before it checks the signature
+    "not JSON": ("{not json", "application/json"),
+    "nested too deep": ("[" * 100_000 + "]" * 100_000, "application/json"),
+    "a payload that is not JSON": ("payload=%7Bnope", "application/x-www-form-urlencoded"),
+    "bytes that are not UTF-8": ("\udcff\udcfe", "application/json"),
+}
+
+
+@pytest.mark.parametrize(("body", "content_type"), GARBAGE.values(), ids=GARBAGE.keys())
+def test_unsigned_garbage_is_refused_in_one_log_line(
+    bot: Served, body: str, content_type: str, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    data = body.encode("utf-8", "surrogateescape")  # the last one: bytes as they came, not text
+    request = urllib.request.Request(bot.url, data=data, method="POST", headers={"Content-Type": content_type})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code in (400, 401)
+    logged = caplog.text + "".join(capfd.readouterr())
+    assert "Traceback" not in logged and len([r for r in caplog.records if r.levelno >= logging.WARNING]) <= 1
 
 
 def test_url_verification_challenge(bot: Served) -> None:

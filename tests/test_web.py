@@ -163,14 +163,16 @@ def test_user_questions_are_shown_as_text_and_read_back_exactly():
 def test_feedback_is_stored_with_question_answer_and_citations(tmp_path: Path, kb):
     log = FeedbackLog(tmp_path / "feedback.jsonl")
     answer = kb.ask(CUDA_Q)
-    assert record_feedback(log, {1: answer}, 1, True, user="ann")["vote"] == "up"
-    assert record_feedback(log, {1: answer}, [1, None], False) is not None
-    assert record_feedback(log, {1: answer}, 3, True) is None  # an error message: nothing to judge
-    assert record_feedback(log, {1: answer}, 1, None) is None  # a vote taken back
-    entries = log.entries()
-    assert [e["vote"] for e in entries] == ["up", "down"]
-    assert entries[0]["channel"] == "web" and entries[0]["user"] == "ann"
-    assert entries[0]["question"] == CUDA_Q and "12.6" in entries[0]["answer"]
+    assert record_feedback(log, {1: answer}, 1, True, voter="s1", user="ann")["vote"] == "up"
+    assert record_feedback(log, {1: answer}, [1, None], False, voter="s2") is not None
+    assert record_feedback(log, {1: answer}, 3, True, voter="s1") is None  # an error message: nothing to judge
+    assert record_feedback(log, {1: answer}, 1, None, voter="s1") is None  # a vote taken back
+    for index in ("1", [], ["x"], True, {"a": 1}):  # event data a script made up: nothing to judge, no error
+        assert record_feedback(log, {1: answer}, index, True, voter="s1") is None
+    assert record_feedback(log, {1: answer}, 1, False, voter="s1")["vote"] == "down"  # s1 changed its mind
+    entries = list(log.entries())
+    assert [(e["vote"], e["user"]) for e in entries] == [("down", "ann"), ("down", None)]
+    assert entries[0]["channel"] == "web" and entries[0]["question"] == CUDA_Q and "12.6" in entries[0]["answer"]
     assert entries[0]["citations"][0]["url"].startswith("https://")
 
 
@@ -393,3 +395,146 @@ def test_version_menu_with_several_products():
     assert release_choice("2.12.0") == (None, "2.12.0")  # one product: the menu holds bare versions
     assert indexed_note(products) == "Indexed: pandas 2.2.0–3.0.0 · PyTorch 2.12.0"
     assert indexed_note({"PyTorch": ["2.12.0"]}) == "Indexed version: 2.12.0"
+
+
+# -- feedback and bad input through the running server, as a script would send them -------------------------
+
+
+def page_events(http: httpx.Client, base: str) -> dict[str, int]:
+    """The ids of the page's events a script can call by hand: answering, 👍/👎, the upgrade plan."""
+    config = http.get(f"{base}config").json()
+    kinds = {c["id"]: c["type"] for c in config["components"]}
+    found = {}
+    for dep in config["dependencies"]:
+        inputs = [kinds[i] for i in dep["inputs"]]
+        if inputs == ["chatbot", "dropdown", "state"]:
+            found.setdefault("answer", dep["id"])
+        elif any(kind == "like" for _, kind in dep["targets"]):
+            found["like"] = dep["id"]
+        elif inputs and inputs[-1] == "file":
+            found["upgrade"] = dep["id"]
+    return found
+
+
+def run_events(http: httpx.Client, base: str, session: str, calls: list[tuple[int, list, dict | None]]) -> list[dict]:
+    """Queue each (event, data, event data) for `session` as the page does, then read the session's stream
+    until every one of them completed; returns their `process_completed` messages."""
+    for fn, data, event_data in calls:
+        joined = http.post(
+            f"{base}gradio_api/queue/join",
+            json={"data": data, "fn_index": fn, "session_hash": session, "event_data": event_data, "trigger_id": None},
+        )
+        assert joined.status_code == 200, joined.text
+    completed = []
+    with http.stream("GET", f"{base}gradio_api/queue/data", params={"session_hash": session}) as stream:
+        for line in stream.iter_lines():
+            message = json.loads(line.removeprefix("data: ")) if line.startswith("data: ") else {}
+            if message.get("msg") == "process_completed":
+                completed.append(message)
+            if message.get("msg") == "close_stream" or len(completed) == len(calls):
+                break
+    assert len(completed) == len(calls), completed
+    return completed
+
+
+def test_three_hundred_likes_from_one_session_leave_one_line(server, web_settings: Settings, caplog, capfd):
+    """The report: 300 scripted 👍 on one answer. One session's votes are one line (its last vote); another
+    session's vote on the same answer is a line of its own."""
+    question = "Why does torchrun no longer use port 29500?"
+    base = server.local_url
+    with httpx.Client(timeout=120) as http:
+        events = page_events(http, base)
+        for session in ("voter-a", "voter-b"):
+            [answered] = run_events(http, base, session, [(events["answer"], [[user_turn(question)], "", None], None)])
+            assert answered["success"], answered
+        like = (events["like"], [None], {"index": 1, "value": "", "liked": True})
+        assert all(done["success"] for done in run_events(http, base, "voter-a", [like] * 300))
+        run_events(http, base, "voter-a", [(events["like"], [None], {"index": 1, "value": "", "liked": False})])
+        run_events(http, base, "voter-b", [like])
+    log = FeedbackLog.from_settings(web_settings)
+    written = [line for path in log.files() for line in path.read_text(encoding="utf-8").splitlines()]
+    assert sum(question in line for line in written) == 2
+    assert sorted(e["vote"] for e in log.entries() if e["question"] == question) == ["down", "up"]
+    assert "Traceback" not in caplog.text + "".join(capfd.readouterr())
+
+
+def user_turn(text: str) -> dict:
+    return {"role": "user", "content": [{"type": "text", "text": text}]}
+
+
+def refused_files() -> list[str]:
+    from gradio.utils import get_upload_folder
+
+    uploads = get_upload_folder()
+    return ["/etc/passwd", "../../../../etc/passwd", f"{uploads}/../../etc/passwd", "http://127.0.0.1:9/x.py", "\x00"]
+
+
+@pytest.mark.parametrize("path", refused_files())
+def test_a_file_that_was_not_uploaded_is_refused_in_one_log_line(server, path: str, caplog, capfd):
+    """A server path or a URL where Gradio expects an upload, in the API and in the Upgrade tab's files, and
+    the same path asked for directly: refused, with at most one log line each and no traceback."""
+    base = server.local_url
+    file = {"path": path, "meta": {"_type": "gradio.FileData"}}
+    with httpx.Client(timeout=30) as http:
+        upgrade = page_events(http, base)["upgrade"]
+        asked = http.post(f"{base}gradio_api/call/ask", json={"data": [file, "", [], ""]})
+        planned = http.post(
+            f"{base}gradio_api/queue/join",
+            json={"data": ["PyTorch", "2.11", "2.12", "", [file]], "fn_index": upgrade, "session_hash": "files"},
+        )
+        fetched = http.get(f"{base}gradio_api/file={path.lstrip('/')}") if "\x00" not in path else None
+    assert (asked.status_code, planned.status_code) == (403, 403), (asked.text, planned.text)
+    assert "not allowed" in asked.json()["detail"] and "\n" not in asked.json()["detail"]
+    assert fetched is None or fetched.status_code in (403, 404)
+    refusals = [r for r in caplog.records if "file not allowed" in r.getMessage()]
+    assert len(refusals) == 2 and all("\n" not in r.getMessage() and r.exc_info is None for r in refusals)
+    assert "Traceback" not in caplog.text + "".join(capfd.readouterr())
+
+
+def nested(levels: int) -> list:
+    value: list = []
+    for _ in range(levels - 1):
+        value = [value]
+    return value
+
+
+MALFORMED = [  # (method, path, JSON body, status): what Gradio itself answers with a traceback in its log
+    ("POST", "gradio_api/queue/join", {"data": [], "fn_index": 999, "session_hash": "m"}, 404),
+    ("POST", "gradio_api/queue/join", "[" * 50_000 + "]" * 50_000, 400),
+    ("POST", "gradio_api/call/ask", {"data": [nested(100), "", [], ""]}, 400),  # parses, too deep to read
+    ("POST", "gradio_api/run/nosuch", {"data": []}, 500),
+    ("POST", "gradio_api/call/nosuch", {"data": []}, 500),
+    ("POST", "gradio_api/component_server", {"session_hash": "m", "component_id": 999, "fn_name": "x", "data": 1}, 500),
+    ("GET", "gradio_api/queue/data?session_hash=nosuch", None, 200),
+    ("GET", "gradio_api/call/ask/nosuch", None, 200),
+]
+
+
+@pytest.mark.parametrize(("method", "path", "body", "status"), MALFORMED)
+def test_malformed_requests_are_one_log_line(server, method: str, path: str, body, status: int, caplog, capfd):
+    content = body if isinstance(body, str) else None if body is None else json.dumps(body)
+    with httpx.Client(timeout=30) as http:
+        headers = {"Content-Type": "application/json"} if content else {}
+        reply = http.request(method, f"{server.local_url}{path}", content=content, headers=headers)
+    assert reply.status_code == status, reply.text
+    ours = [r for r in caplog.records if r.name == "interfaces.http_guard"]
+    assert len(ours) == 1 and ours[0].exc_info is None and "\n" not in ours[0].getMessage()
+    assert "Traceback" not in caplog.text + "".join(capfd.readouterr())
+
+
+@pytest.mark.parametrize(
+    ("data", "failure"),
+    [
+        ([[user_turn("hi")], "9.99", None], "not in the list of choices"),  # a version the menu does not offer
+        ([[user_turn("hi")]], "didn't receive enough input values"),
+        (["not a chat", "", None], "validation error"),
+    ],
+)
+def test_events_gradio_refuses_are_one_log_line(server, data: list, failure: str, caplog, capfd):
+    with httpx.Client(timeout=30) as http:
+        answer = page_events(http, server.local_url)["answer"]
+        [done] = run_events(http, server.local_url, f"bad-{len(data)}-{failure[:5]}", [(answer, data, None)])
+    assert done["success"] is False
+    [line] = [r for r in caplog.records if "a web event failed" in r.getMessage()]
+    assert failure in line.getMessage() and line.exc_info is None
+    assert "Traceback" not in caplog.text + "".join(capfd.readouterr())

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -83,11 +83,12 @@ def bot_message(page, containing: str):
     return message
 
 
-def wait_for_entries(log: FeedbackLog, n: int) -> list[dict]:
+def wait_for_entries(log: FeedbackLog, n: int, until: Callable[[list[dict]], bool] = lambda _: True) -> list[dict]:
+    """The log's entries once there are `n` of them and `until` holds for them (or after 15 s, as they are)."""
     deadline = time.monotonic() + 15
-    while len(log.entries()) < n and time.monotonic() < deadline:
+    while not (len(entries := list(log.entries())) >= n and until(entries)) and time.monotonic() < deadline:
         time.sleep(0.2)
-    return log.entries()
+    return entries
 
 
 def screenshot(page, name: str) -> None:
@@ -134,6 +135,11 @@ def test_cited_answer_follow_up_and_feedback(page, web_settings: Settings):
     dislikes.first.click()
     entries = wait_for_entries(FeedbackLog(web_settings.feedback_path), 2)
     assert (entries[-1]["vote"], entries[-1]["question"]) == ("down", CUDA_Q)
+
+    # Changing one's mind on the follow-up changes its line: still one line per answer of this session.
+    dislikes.last.click()
+    entries = wait_for_entries(FeedbackLog(web_settings.feedback_path), 2, lambda got: got[0]["vote"] == "down")
+    assert [(e["vote"], e["question"]) for e in entries] == [("down", FUSED_Q), ("down", CUDA_Q)]
 
 
 def test_markers_link_to_their_source_and_copy_is_plain_text(page):

@@ -36,6 +36,12 @@ def test_bad_requests_are_one_line_messages(kb: KnowledgeBase) -> None:
     assert "Pick the version" in run_upgrade(kb, "PyTorch", "", "2.12", "", None)[0]
 
 
+def test_pasted_code_with_a_lone_surrogate_is_still_scanned(kb: KnowledgeBase) -> None:
+    """JSON can carry a lone surrogate, which no UTF-8 file can: the event used to fail with a traceback."""
+    html, checklist = run_upgrade(kb, "PyTorch", "2.11", "2.12", CODE + 'x = "\ud800"\n', None)
+    assert "pasted.py:4:1" in html and checklist is not None
+
+
 def test_doc_text_and_code_are_escaped() -> None:
     cite = Citation(1, "<b>T</b>", "2.0", "release-notes", "S", "p/2.0/n.md", "javascript:alert(1)", "<img src=x>")
     change = PlannedChange("c1", "2.0", "removed", "<script>x</script>", ("a.b",), "<i>", "", False, (cite,))

@@ -6,9 +6,12 @@ import logging
 import re
 import secrets
 import socketserver
+import sys
 import threading
+from collections.abc import Iterable
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 from wsgiref.simple_server import make_server as make_wsgi_server
+from wsgiref.types import StartResponse, WSGIApplication, WSGIEnvironment
 
 import click
 from pydantic import Field, SecretStr
@@ -25,6 +28,7 @@ from assistant.errors import ReldocsError
 from assistant.feedback import FeedbackLog
 from assistant.knowledge_base import KnowledgeBase
 from assistant.settings import Settings
+from assistant.untrusted import one_line
 from interfaces.slack.listeners import register
 
 logger = logging.getLogger(__name__)
@@ -117,11 +121,27 @@ class _Handler(WSGIRequestHandler):
         logger.debug("%s " + format, self.address_string(), *args)
 
 
+class _RefuseUnreadable:
+    """WSGI wrapper around Bolt's handler. Bolt parses a request's body before it checks the signature, so an
+    unsigned body that is not JSON, not UTF-8 or nested too deep raises inside it, and wsgiref then logs a
+    traceback and answers 500; here it is a 400 and one log line."""
+
+    def __init__(self, app: WSGIApplication) -> None:
+        self.app = app
+
+    def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        try:
+            return self.app(environ, start_response)
+        except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            logger.warning("refused a request to %s: %s", EVENTS_PATH, one_line(f"{type(e).__name__}: {e}")[:300])
+            start_response("400 Bad Request", [("Content-Type", "text/plain; charset=utf-8")], sys.exc_info())
+            return [b"reldocs: not a Slack request\n"]
+
+
 def make_server(app: App, *, host: str, port: int) -> WSGIServer:
     """A threaded WSGI server for the Events API at /slack/events; `port=0` picks a free port."""
-    return make_wsgi_server(
-        host, port, SlackRequestHandler(app, path=EVENTS_PATH), server_class=_ThreadingServer, handler_class=_Handler
-    )
+    handler = _RefuseUnreadable(SlackRequestHandler(app, path=EVENTS_PATH))
+    return make_wsgi_server(host, port, handler, server_class=_ThreadingServer, handler_class=_Handler)
 
 
 def preflight(*, http: bool) -> SlackSettings:
@@ -139,7 +159,7 @@ def preflight(*, http: bool) -> SlackSettings:
 def run(kb: KnowledgeBase, settings: Settings, *, http: bool, port: int, host: str = "127.0.0.1") -> None:
     """Serve until interrupted: Socket Mode when SLACK_APP_TOKEN is set, the Events API when `http`."""
     slack = preflight(http=http)
-    app = build_app(kb, slack, feedback=FeedbackLog(settings.feedback_path))
+    app = build_app(kb, slack, feedback=FeedbackLog.from_settings(settings))
     if http:
         server = make_server(app, host=host, port=port)
         click.echo(f"Slack Events API on http://{host}:{server.server_port}{EVENTS_PATH} (Ctrl+C stops)", err=True)

@@ -199,7 +199,7 @@ def answer_command(
 
 
 def record_feedback(body: dict[str, Any], *, ack: Ack, respond: Respond, feedback: FeedbackLog) -> None:
-    """A 👍/👎 click: log the vote with the answer the button carries, and thank the voter privately."""
+    """A 👍/👎 click: log the voter's vote on the answer the button carries, and thank the voter privately."""
     ack()
     action = (body.get("actions") or [{}])[0]
     vote = FEEDBACK_ACTIONS.get(action.get("action_id", ""))
@@ -212,7 +212,8 @@ def record_feedback(body: dict[str, Any], *, ack: Ack, respond: Respond, feedbac
         return
     user = (body.get("user") or {}).get("id")
     try:
-        feedback.record(answer, vote, channel="slack", user=user)  # type: ignore[arg-type]
+        # One vote per answer per Slack user: clicking again changes that vote, it adds no line.
+        feedback.record(answer, vote, channel="slack", voter=user, user=user)  # type: ignore[arg-type]
         message = body.get("message") or {}
         thread_ts = message.get("thread_ts") or (body.get("container") or {}).get("thread_ts")
         respond(text=THANKS[vote], response_type="ephemeral", replace_original=False, thread_ts=thread_ts)
@@ -238,7 +239,7 @@ def log_error(error: Exception) -> None:
 def register(app: App, kb: KnowledgeBase, *, feedback: FeedbackLog | None = None, seen: Seen | None = None) -> None:
     """Register every listener on `app`; feedback goes to the same log as the web UI's unless given, and
     what was answered is claimed in the index's shared store, so replicas answer each message once."""
-    feedback = feedback or FeedbackLog(kb.settings.feedback_path)
+    feedback = feedback or FeedbackLog.from_settings(kb.settings)
     seen = seen or Seen(shared=shared_claims(kb.retriever.store))
 
     def on_event(event: dict, body: dict, client: WebClient, context: dict, request: BoltRequest) -> None:

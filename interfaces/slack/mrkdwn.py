@@ -21,11 +21,15 @@ LABEL_CHARS = 150
 FEEDBACK_ACTIONS = {"feedback_up": "up", "feedback_down": "down"}
 
 # A code span or block, or the start of a Markdown link or image; the link's target is read by `_destination`.
-_TOKEN = re.compile(r"(?P<code>```.*?```|`[^`\n]+`)|(?P<image>!?)\[(?P<label>[^\]\n]*)\]\(", re.DOTALL)
+# A '[' that starts no link is matched on to its first ']', line end or '`' by the last branch and passed over:
+# every '[' before that point fails alike, and trying each of them read on to it (quadratic).
+_TOKEN = re.compile(r"(?P<code>```.*?```|`[^`\n]+`)|(?P<image>!?)\[(?P<label>[^\]\n]*)\]\(|\[[^\]\n`]*", re.DOTALL)
 _BOLD = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*|__(?=\S)(.+?)(?<=\S)__")
 _ITALIC = re.compile(r"(?<![*\w])\*(?=\S)([^*\n]+?)(?<=\S)\*(?![*\w])")
 _STRIKE = re.compile(r"~~(?=\S)(.+?)(?<=\S)~~")
-_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+# The title ends at the line's last character other than blank or '#' (or is its first character, when it has no
+# other): found from the end at once, where the shortest title (`(.+?)`) re-read the rest at every character.
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.*[^ \t#\n]|.)[ \t#]*$", re.MULTILINE)
 _BULLET = re.compile(r"^([ \t]*)[-*+][ \t]+", re.MULTILINE)
 # "@here" typed as text: Slack notifies only for `<!here>` unless a message is posted with link_names (the bot
 # never sets it), but a word joiner after the '@' keeps that true whatever a future caller passes.
@@ -83,6 +87,9 @@ def to_mrkdwn(markdown: str) -> str:
     while m := _TOKEN.search(text, at):
         if m["code"]:
             piece, end = safe_text(m["code"]), m.end()
+        elif m["label"] is None:  # brackets that start no link: nothing in them does either
+            at = m.end()
+            continue
         elif found := _destination(text, m.end()):
             target, end = found
             piece = _label(m["label"]) if m["image"] else link(target, m["label"])
