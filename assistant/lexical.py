@@ -2,30 +2,27 @@
 
 Tokenising every chunk and building BM25 is most of what opening a large index costs, and it gives the same
 result for the same generation every time. So it is saved under the generation's name, by the writer after a
-sync and by any reader that finds it missing, and loaded by every later start. The key also
-holds a digest of the tokenizer's source, so a changed tokenizer never reads an index built by the old one,
-and the saved index records the chunk ids it was built from, in order. Where it is kept:
-`assistant.generation_cache`.
+sync and by any reader that finds it missing, and loaded by every later start. The key also holds
+`text.TOKENIZER_VERSION`, so a changed tokenizer never reads an index built by the old one (an edit of text.py
+that tokenises alike keeps every saved index), and the saved index records the chunk ids it was built from, in
+order. Where it is kept: `assistant.generation_cache`.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from assistant import text
 from assistant.generation_cache import cache_folder, ids_digest, written
 from assistant.models import Chunk
-from assistant.text import index_text, tokens
+from assistant.text import TOKENIZER_VERSION, index_text, tokens
 
 if TYPE_CHECKING:
     from assistant.settings import Settings
@@ -89,7 +86,7 @@ class LexicalIndex:
 
 def lexical_index(settings: Settings, generation: str, chunks: Sequence[Chunk]) -> LexicalIndex:
     """The generation's lexical index: loaded when saved, else built and saved for the next start."""
-    folder = cache_folder(settings, "lexical", f"{generation}-{_tokenizer_digest()}")
+    folder = cache_folder(settings, "lexical", lexical_key(generation))
     found = LexicalIndex.load(folder, chunks)
     if found is not None:
         return found
@@ -105,9 +102,9 @@ def _frequencies(bm25: Any) -> dict[str, int]:
     return {token: int(counts[i]) for token, i in bm25.vocab_dict.items() if token}
 
 
-@cache
-def _tokenizer_digest() -> str:
-    return hashlib.sha256(Path(text.__file__).read_bytes()).hexdigest()[:12]
+def lexical_key(generation: str) -> str:
+    """The saved lexical index's name for `generation` under the current tokenizer."""
+    return f"{generation}-t{TOKENIZER_VERSION}"
 
 
 def _bm25s() -> Any:

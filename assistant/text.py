@@ -8,6 +8,10 @@ from functools import lru_cache
 
 from assistant.models import Chunk
 
+# The BM25 index saved with each generation is keyed by this: bump it whenever `tokens` or `index_text` return
+# something else for the same chunk (tests/test_lexical.py pins their output on a sample and fails until it is).
+TOKENIZER_VERSION = 1
+
 # "([#1234](https://...))". Its blanks are taken from their first (not retried from each); a "([#1](" that is no
 # reference is matched up to its first ')' by the second branch and kept (`_kept_unless_ref`): every such opening
 # before that ')' fails alike, and retrying each of them read on to it (quadratic).

@@ -1,10 +1,10 @@
 """The fresh blind sets' table, the headline of docs/benchmarks.md: one row per set scored once, none left out.
 
 A fresh blind set is written by someone who never saw the code or any other set, over release docs of a project
-not used before (../shared/blind-sets.md), and scored once before anything is read of it; its rows live in
+not used before (../shared/blind-sets.md), and scored once before anything is read of it. Its rows live in
 `bench/fresh-blind.jsonl` (one JSON object a row: date, project, docs, questions, index, answer, source, refusal,
-commit). `python bench/fresh_blind.py` rewrites the section in docs/benchmarks.md; `bench/report.py` renders it
-too, so a full benchmark run keeps it.
+commit), the sets themselves in `bench/fresh/`. `python bench/fresh_blind.py` rewrites the section in
+docs/benchmarks.md; `bench/report.py` renders it too, so a full benchmark run keeps it.
 """
 
 from __future__ import annotations
@@ -50,12 +50,12 @@ def section(path: Path = ROWS) -> list[str]:
 def update(page: Path = PAGE, path: Path = ROWS) -> None:
     """Put the section in `page` after its first paragraph, replacing an earlier one."""
     text = page.read_text(encoding="utf-8")
-    block = "\n".join(section(path)) + "\n"
+    block = "\n".join(section(path)).rstrip() + "\n\n"
     pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## )", re.MULTILINE | re.DOTALL)
     if pattern.search(text):
         text = pattern.sub(lambda _: block, text, count=1)
     else:
-        text = text.replace("\n## ", "\n" + block + "\n## ", 1)
+        text = text.replace("\n## ", "\n" + block + "## ", 1)
     page.write_text(text, encoding="utf-8")
 
 

@@ -11,15 +11,16 @@ from assistant import lexical
 from assistant.generation_cache import cache_folder
 from assistant.knowledge_base import KnowledgeBase
 from assistant.lexical import LexicalIndex, lexical_index
+from assistant.models import Chunk
 from assistant.settings import Settings
-from assistant.text import tokens
+from assistant.text import TOKENIZER_VERSION, index_text, tokens
 from ingest import sync
 
 QUERIES = ("torchrun port 29500", "minimum CUDA version", "fused=True optimiseur", "weights_only torch.load")
 
 
 def saved_folder(settings: Settings, kb: KnowledgeBase) -> Path:
-    return cache_folder(settings, "lexical", f"{kb.retriever.manifest.collection}-{lexical._tokenizer_digest()}")
+    return cache_folder(settings, "lexical", lexical.lexical_key(kb.retriever.manifest.collection))
 
 
 def test_the_saved_index_scores_as_a_rebuilt_one(settings: Settings, kb: KnowledgeBase) -> None:
@@ -77,3 +78,27 @@ def test_a_new_generation_replaces_the_old_save(corpus_copy: Path, tmp_path: Pat
     assert saved == [saved_folder(settings, kb).name]  # the old generation's save is gone
     (quokka,) = tokens("quokkas")
     assert kb.retriever.idf(quokka) < kb.retriever.idf("never-seen-token")  # the new generation's index
+
+
+# sha256 of what `tokens(index_text(chunk))` gives for the sample below, under TOKENIZER_VERSION 1.
+TOKENIZED_SAMPLE = {1: "308ab9c0c4fe8d6119e8e6cb47ede0e506db4582a99596b2602c8b006a1759d4"}
+
+
+def test_the_tokenizer_version_changes_with_what_it_tokenises() -> None:
+    """Saved lexical indexes are keyed by TOKENIZER_VERSION, not by text.py's bytes: when the tokens of the same
+    chunks change, this fails until the version is bumped (and its digest recorded here)."""
+    import hashlib
+    import json
+
+    lines = []
+    for path in sorted((Path(__file__).parents[1] / "corpus").rglob("*.txt")):
+        lines += path.read_text(encoding="utf-8").splitlines()
+    lines += ["`torch.load(weights_only=True)` HTTP/2 @validator **kwargs [#123](https://x.y/1) v2.12.0rc1 É"]
+    chunks = [
+        Chunk(str(i), line, "p/1.0/n.md", "T", "p", "1.0", "changelog" if i % 2 else "release-notes", "S")
+        for i, line in enumerate(lines)
+    ]
+    tokenized = json.dumps([tokens(index_text(c)) for c in chunks], ensure_ascii=False)
+    digest = hashlib.sha256(tokenized.encode()).hexdigest()
+    assert len(chunks) > 50
+    assert TOKENIZED_SAMPLE.get(TOKENIZER_VERSION) == digest, f"bump TOKENIZER_VERSION; record {digest}"

@@ -109,6 +109,7 @@ def answer_event(
 ) -> None:
     """Answer a mention or DM once, in its thread, with the thread's earlier questions as context."""
     if not is_question(event, bot_user_id):
+        logger.debug("not a question for the bot: %s event (subtype %s)", event.get("type"), event.get("subtype"))
         return
     channel, ts = event["channel"], event["ts"]
     # A DM that mentions the bot can arrive as both app_mention and message.im: key on the message too.
