@@ -11,9 +11,10 @@ from typing import Any, Protocol
 from assistant.bounds import as_said
 from assistant.coverage import Terms, coverage
 from assistant.instructions import instructs
+from assistant.lexical import TermStats
 from assistant.models import Answer, Chunk, Citation, Passage
 from assistant.query import Query
-from assistant.refusals import TermStats, refusal
+from assistant.refusals import refusal
 from assistant.removals import removals
 from assistant.text import is_identifier, tokens
 from assistant.units import HEADING_ENTRY, SHOWN_CODE_CHARS, Unit, excerpt, units_of

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -60,3 +61,20 @@ def _change(
     return Change(
         kind, str(summary), tuple(map(str, symbols)), str(replacement), str(parameter), bool(default), int(entry)
     )  # type: ignore[arg-type]
+
+
+_LEADING_VERB = re.compile(
+    r"^\W*(?:removed|deprecated|enforced|disallow\w*|changed|renamed|moved|dropped|added|stopped|updated|made)\b",
+    re.IGNORECASE,
+)
+_VERB = re.compile(
+    r"\b(?:is|are|was|were|now|no longer|has|have|had|will|can|could|should|must|may|removed|deprecated|renamed|"
+    r"moved|changed|raises?|returns?|accepts?)\b",
+    re.IGNORECASE,
+)
+
+
+def subject_part(summary: str) -> str:
+    """The part of a summary naming what changed: before its verb, or all of it when it opens with the verb."""
+    verb = None if _LEADING_VERB.match(summary) else _VERB.search(summary)
+    return summary[: verb.start()] if verb else summary

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from assistant.lexical import TermStats
 from assistant.query import Query
-from assistant.refusals import TermStats
 from assistant.text import is_release_number, is_symbol, release_spellings, tokens
 
 PART_WEIGHT = 0.6  # a symbol whose parts alone are there counts this much, pro rata

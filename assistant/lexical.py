@@ -16,7 +16,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -82,6 +82,16 @@ class LexicalIndex:
 
     def scores(self, query_tokens: list[str]) -> np.ndarray:
         return self.bm25.get_scores(query_tokens)
+
+
+class TermStats(Protocol):
+    """Corpus statistics the checks and the answerer weigh terms with (the retriever provides them)."""
+
+    def idf(self, token: str) -> float: ...
+
+    def knows(self, token: str) -> bool: ...
+
+    def knows_prefix(self, prefix: str) -> bool: ...
 
 
 def lexical_index(settings: Settings, generation: str, chunks: Sequence[Chunk]) -> LexicalIndex:

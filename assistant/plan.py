@@ -12,15 +12,12 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
 
 from assistant.catalog import Catalog, Product, release_key
-from assistant.changes import Change, ChangeKind
+from assistant.changes import Change, ChangeKind, subject_part
 from assistant.errors import ReldocsError
 from assistant.models import Chunk, Citation
-
-if TYPE_CHECKING:
-    from assistant.scan import Target
+from assistant.scan_target import Target
 
 # Within a release: what breaks code first, then what will, then what merely changed or was added.
 KIND_ORDER: dict[str, int] = {"breaking": 0, "removed": 1, "behaviour": 2, "deprecated": 3, "new": 4}
@@ -239,8 +236,6 @@ def targets(plan: UpgradePlan) -> list[Target]:
     """What the scan looks for: the code names each change is about, its subjects. A name the entry only
     mentions on the way ("… now raise `RuntimeError` under `torch.compile`") is left out, or every use of
     `torch.compile` would be reported; and new features break nothing."""
-    from assistant.scan import Target  # LibCST loads only when code is scanned
-
     out = []
     for change in plan.changes:
         if change.kind == "new" or _ADDS.match(change.summary):
@@ -256,25 +251,10 @@ _LISTED = re.compile(r"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`\s]*$
 
 
 _ADDS = re.compile(r"^\W*(?:added|adds|introduced|introduces)\b", re.IGNORECASE)
+
+
 # A summary that opens with its verb ("Removed `x`", "Enforced deprecation of `y`") has its subject after it;
 # any other has it before its verb ("`x` is deprecated", "DeviceMesh now stores …, enabling `torch.compile`").
-_LEADING_VERB = re.compile(
-    r"^\W*(?:removed|deprecated|enforced|disallow\w*|changed|renamed|moved|dropped|added|stopped|updated|made)\b",
-    re.IGNORECASE,
-)
-_VERB = re.compile(
-    r"\b(?:is|are|was|were|now|no longer|has|have|had|will|can|could|should|must|may|removed|deprecated|renamed|"
-    r"moved|changed|raises?|returns?|accepts?)\b",
-    re.IGNORECASE,
-)
-
-
-def subject_part(summary: str) -> str:
-    """The part of a summary naming what changed: before its verb, or all of it when it opens with the verb."""
-    verb = None if _LEADING_VERB.match(summary) else _VERB.search(summary)
-    return summary[: verb.start()] if verb else summary
-
-
 def subjects(symbols: Sequence[str], summary: str) -> list[str]:
     """The first name the summary's subject writes, and those listed with it ("`a()` and `b()`", "`a` / `b`")."""
     subject = subject_part(summary)

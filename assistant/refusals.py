@@ -11,11 +11,12 @@ import builtins
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Protocol
+from typing import Literal
 
 from assistant.bounds import says_so
 from assistant.catalog import Catalog, release_key, sort_versions
 from assistant.french import translate_french
+from assistant.lexical import TermStats
 from assistant.messages import joined, say
 from assistant.models import Answer, Passage
 from assistant.query import Query
@@ -41,16 +42,6 @@ class Reason:
     names: tuple[str, ...] = ()
     others: tuple[str, ...] = ()
     coverage: tuple[tuple[str, tuple[str, ...]], ...] = ()
-
-
-class TermStats(Protocol):
-    """Corpus statistics the checks and the answerer weigh terms with (the retriever provides them)."""
-
-    def idf(self, token: str) -> float: ...
-
-    def knows(self, token: str) -> bool: ...
-
-    def knows_prefix(self, prefix: str) -> bool: ...
 
 
 def before_search(query: Query, catalog: Catalog) -> Reason | None:

@@ -12,10 +12,9 @@ import numpy as np
 from assistant.catalog import Catalog
 from assistant.chunk_filter import ChunkFilter
 from assistant.embeddings import Embedder
-from assistant.lexical import LexicalIndex, bm25_idf
+from assistant.lexical import LexicalIndex, TermStats, bm25_idf
 from assistant.models import Chunk, Passage
 from assistant.query import Query
-from assistant.refusals import TermStats
 from assistant.removals import gone_names, removes
 from assistant.store import ChunkStore, Manifest
 from assistant.text import is_symbol, tokens

@@ -28,6 +28,7 @@ from pathlib import Path
 import libcst as cst
 
 from assistant.scan_limits import collapse_long_strings, read_at_most, size_text
+from assistant.scan_target import Target
 from assistant.scan_visitor import Hit, HitVisitor, TargetIndex, might_hit
 from assistant.untrusted import one_line
 
@@ -45,28 +46,6 @@ _BOOLEAN_WORD = re.compile(r"\b(?:and|or)\b")
 _TOO_DEEP = "nested too deeply to read"
 _Scanned = tuple[list["Finding"], list["ScanError"], int]  # findings, errors, files scanned (0 or 1)
 Progress = Callable[[list[Path]], Iterable[Path]]
-
-
-@dataclass(frozen=True)
-class Target:
-    """What one change names, as the scan matches it."""
-
-    change: str  # the change's id (opaque to the scan)
-    symbol: str  # fully qualified: a module ("torch.ao.quantization"), a callable, a class's member
-    parameter: str = ""  # set when the change is about one parameter of `symbol` (a callable): "trust_repo"
-    omitted: bool = False  # with `parameter`: a changed default, so calls that do NOT pass it are hit
-    # The class `symbol` is a member of, when the docs say so by writing it as one (`ndarray.newbyteorder`,
-    # `session.query`): uses on receivers of unknown type are then possible hits. A last-but-one part that
-    # starts with a capital (`pandas.DataFrame.append`) is taken for a class without it.
-    member_of: str = ""
-
-    def __post_init__(self) -> None:
-        if not all(part.isidentifier() for part in self.symbol.split(".")):
-            raise ValueError(f"not a dotted name: {self.symbol!r}")
-        if self.parameter and not self.parameter.isidentifier():
-            raise ValueError(f"not a parameter name: {self.parameter!r}")
-        if self.omitted and not self.parameter:
-            raise ValueError("`omitted` needs a `parameter`")
 
 
 @dataclass(frozen=True)

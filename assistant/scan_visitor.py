@@ -16,14 +16,12 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import TYPE_CHECKING
 
 import libcst as cst
 from libcst.helpers import get_full_name_for_node_or_raise
 from libcst.metadata import PositionProvider, QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
-if TYPE_CHECKING:
-    from assistant.scan import Target
+from assistant.scan_target import Target
 
 # Method names of the builtin containers and strings. A receiver of unknown type is most often one of those
 # (`items.append(1)`), so these names make a possible hit only on a receiver whose name suggests the class.

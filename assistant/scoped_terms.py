@@ -12,8 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from assistant.lexical import bm25_idf
-from assistant.refusals import TermStats
+from assistant.lexical import TermStats, bm25_idf
 
 
 class ScopedTerms:

@@ -17,9 +17,8 @@ import re
 from dataclasses import replace
 from keyword import iskeyword
 
-from assistant.changes import Change, ChangeKind
+from assistant.changes import Change, ChangeKind, subject_part
 from assistant.models import Chunk
-from assistant.plan import subject_part
 from assistant.text import sentences
 
 SUMMARY_CHARS = 240

@@ -1,0 +1,28 @@
+"""What the scan looks for: one change's code name, as a `Target`. Apart from the scan itself so that the plan
+(which makes targets) and the scan's visitor (which matches them) import it without loading LibCST or each other."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Target:
+    """What one change names, as the scan matches it."""
+
+    change: str  # the change's id (opaque to the scan)
+    symbol: str  # fully qualified: a module ("torch.ao.quantization"), a callable, a class's member
+    parameter: str = ""  # set when the change is about one parameter of `symbol` (a callable): "trust_repo"
+    omitted: bool = False  # with `parameter`: a changed default, so calls that do NOT pass it are hit
+    # The class `symbol` is a member of, when the docs say so by writing it as one (`ndarray.newbyteorder`,
+    # `session.query`): uses on receivers of unknown type are then possible hits. A last-but-one part that
+    # starts with a capital (`pandas.DataFrame.append`) is taken for a class without it.
+    member_of: str = ""
+
+    def __post_init__(self) -> None:
+        if not all(part.isidentifier() for part in self.symbol.split(".")):
+            raise ValueError(f"not a dotted name: {self.symbol!r}")
+        if self.parameter and not self.parameter.isidentifier():
+            raise ValueError(f"not a parameter name: {self.parameter!r}")
+        if self.omitted and not self.parameter:
+            raise ValueError("`omitted` needs a `parameter`")
