@@ -66,6 +66,11 @@ def _busy(where: object, holder: str) -> WriterBusy:
     )
 
 
+def _say_waiting(holder: str, where: object, wait_s: float) -> None:
+    """One line when an ingest starts waiting for another, so a command that seems to hang says why."""
+    logger.warning("another ingest (%s) is writing the index at %s; waiting up to %g s for it", holder, where, wait_s)
+
+
 class FileLock:
     """`flock` on a file in the index folder; the file's text names the holder for the message."""
 
@@ -79,6 +84,7 @@ class FileLock:
         self.folder.mkdir(parents=True, exist_ok=True)
         fd = os.open(self.folder / LOCK_FILE, os.O_RDWR | os.O_CREAT, 0o644)
         deadline = time.monotonic() + self.wait_s
+        waited = False
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -88,6 +94,9 @@ class FileLock:
                     holder = _holder_of(fd)
                     os.close(fd)
                     raise _busy(self.folder, holder) from None
+                if not waited:
+                    _say_waiting(_holder_of(fd), self.folder, self.wait_s)
+                waited = True
                 time.sleep(_POLL_S)
         os.ftruncate(fd, 0)
         os.pwrite(fd, _me().encode(), 0)
@@ -126,9 +135,13 @@ class LeaseLock:
 
     def __enter__(self) -> LeaseLock:
         deadline = time.monotonic() + self.wait_s
+        waited = False
         while not self._try():
             if time.monotonic() >= deadline:
                 raise _busy(self.store.where, self._holder())
+            if not waited:
+                _say_waiting(self._holder(), self.store.where, self.wait_s)
+            waited = True
             time.sleep(_POLL_S)
         self._beat = threading.Thread(target=self._renew, name="writer-lease", daemon=True)
         self._beat.start()

@@ -97,8 +97,14 @@ def test_two_ingests_at_once_never_interleave(
     # With a wait, the second runs after the first instead (and finds nothing left to do).
     with writer_lock(store, settings):
         waiting = app(["app.py", "ingest"], settings, RELDOCS_WRITER_WAIT_S="120")
-        time.sleep(8)
-        assert waiting.poll() is None  # still waiting for the lock held here
+        assert waiting.stderr is not None
+        # It says that it waits, and for whom, once it has met the lock held here (no sleep that a slow start
+        # could outlast: the line is read as soon as it is written; end of output would end the loop).
+        said = ""
+        while "waiting up to" not in said and (line := waiting.stderr.readline()):
+            said += line
+        assert "waiting up to 120 s" in said and f"pid {os.getpid()}" in said, said
+        assert waiting.poll() is None
     code, out, err = finished(waiting)
     assert code == 0 and "0 added" in out, err
 
