@@ -3,7 +3,7 @@
 Tokenising every chunk and building BM25 is most of what opening a large index costs, and it gives the same
 result for the same generation every time. So it is saved under the generation's name, by the writer after a
 sync and by any reader that finds it missing, and loaded by every later start. The key also holds
-`text.TOKENIZER_VERSION`, so a changed tokenizer never reads an index built by the old one (an edit of text.py
+`TOKENIZER_VERSION`, so a changed tokenizer never reads an index built by the old one (an edit of text.py
 that tokenises alike keeps every saved index), and the saved index records the chunk ids it was built from, in
 order. Where it is kept: `assistant.generation_cache`.
 """
@@ -22,7 +22,7 @@ import numpy as np
 
 from assistant.generation_cache import cache_folder, ids_digest, written
 from assistant.models import Chunk
-from assistant.text import TOKENIZER_VERSION, index_text, tokens
+from assistant.text import strip_markup, tokens
 
 if TYPE_CHECKING:
     from assistant.settings import Settings
@@ -82,6 +82,18 @@ class LexicalIndex:
 
     def scores(self, query_tokens: list[str]) -> np.ndarray:
         return self.bm25.get_scores(query_tokens)
+
+
+# The BM25 index saved with each generation is keyed by this: bump it whenever `text.tokens` or `index_text`
+# return something else for the same chunk (tests/test_lexical.py pins their output on a sample and fails until).
+TOKENIZER_VERSION = 1
+
+
+def index_text(chunk: Chunk) -> str:
+    """What the model and BM25 see: where the chunk sits, then its readable text without code. A changelog's
+    chunk says its product and release there too, as a release's own notes do in their title."""
+    where = f"{chunk.product} {chunk.version}\n" if chunk.kind == "changelog" and chunk.version else ""
+    return f"{chunk.title}\n{where}{chunk.section}\n{strip_markup(chunk.text, keep_code=False, keep_refs=False)}"
 
 
 class TermStats(Protocol):

@@ -6,12 +6,6 @@ import re
 import unicodedata
 from functools import lru_cache
 
-from assistant.models import Chunk
-
-# The BM25 index saved with each generation is keyed by this: bump it whenever `tokens` or `index_text` return
-# something else for the same chunk (tests/test_lexical.py pins their output on a sample and fails until it is).
-TOKENIZER_VERSION = 1
-
 # "([#1234](https://...))". Its blanks are taken from their first (not retried from each); a "([#1](" that is no
 # reference is matched up to its first ')' by the second branch and kept (`_kept_unless_ref`): every such opening
 # before that ')' fails alike, and retrying each of them read on to it (quadratic).
@@ -235,10 +229,3 @@ def sentences(text: str) -> list[str]:
         start = m.end()
     out.append(text[start:].strip())
     return [s for s in out if s]
-
-
-def index_text(chunk: Chunk) -> str:
-    """What the model and BM25 see: where the chunk sits, then its readable text without code. A changelog's
-    chunk says its product and release there too, as a release's own notes do in their title."""
-    where = f"{chunk.product} {chunk.version}\n" if chunk.kind == "changelog" and chunk.version else ""
-    return f"{chunk.title}\n{where}{chunk.section}\n{strip_markup(chunk.text, keep_code=False, keep_refs=False)}"

@@ -16,10 +16,11 @@ import numpy as np
 
 from assistant.embeddings import Embedder
 from assistant.knowledge_base import KnowledgeBase
+from assistant.lexical import index_text
 from assistant.models import Passage
 from assistant.query import Query
 from assistant.retrieval import RRF_K, HybridRetriever
-from assistant.text import index_text, tokens
+from assistant.text import tokens
 from bench.evaluate import normalize
 
 

@@ -13,11 +13,10 @@ import numpy as np
 
 from assistant.chunk_cache import save_chunks
 from assistant.embeddings import Embedder, make_embedder
-from assistant.lexical import lexical_index
+from assistant.lexical import index_text, lexical_index
 from assistant.models import Chunk
 from assistant.settings import Settings
 from assistant.store import ChunkStore, Manifest
-from assistant.text import index_text
 from assistant.vectors import save_vectors
 from assistant.writer_lock import writer_lock
 from ingest.chunking import CHUNKER_VERSION

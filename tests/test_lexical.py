@@ -10,10 +10,10 @@ import pytest
 from assistant import lexical
 from assistant.generation_cache import cache_folder
 from assistant.knowledge_base import KnowledgeBase
-from assistant.lexical import LexicalIndex, lexical_index
+from assistant.lexical import TOKENIZER_VERSION, LexicalIndex, index_text, lexical_index
 from assistant.models import Chunk
 from assistant.settings import Settings
-from assistant.text import TOKENIZER_VERSION, index_text, tokens
+from assistant.text import tokens
 from ingest import sync
 
 QUERIES = ("torchrun port 29500", "minimum CUDA version", "fused=True optimiseur", "weights_only torch.load")
