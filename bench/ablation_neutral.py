@@ -10,7 +10,7 @@ from typing import Any
 from assistant import refusals
 from assistant.answering import ExtractiveAnswerer, Scored
 from assistant.coverage import Terms
-from assistant.knowledge_base import KnowledgeBase
+from assistant.gate import Gate
 from assistant.models import Passage
 from assistant.retrieval import HybridRetriever
 from assistant.scoped_terms import ScopedTerms
@@ -27,7 +27,7 @@ def without(pattern: re.Pattern[str], piece: str) -> re.Pattern[str]:
 UNLIMITED = 10**9
 INFINITE = float("inf")
 
-A, C, U, R, Q, H, K, T = (
+A, C, U, R, Q, H, K, G, T = (
     "assistant.answering",
     "assistant.coverage",
     "assistant.units",
@@ -35,6 +35,7 @@ A, C, U, R, Q, H, K, T = (
     "assistant.query",
     "assistant.retrieval",
     "assistant.knowledge_base",
+    "assistant.gate",
     "assistant.text",
 )
 
@@ -74,7 +75,7 @@ def terms_without_spellings(cls: type[Terms], query: Any, stats: Any) -> Terms:
 
 
 def from_release_unnarrowed(
-    self: KnowledgeBase, query: Any, passages: list[Passage], weak: Any | None = None
+    self: Gate, query: Any, passages: list[Passage], weak: Any | None = None
 ) -> tuple[list[Passage], Any | None]:
     """`_from_release` that keeps every passage instead of narrowing to the release asked about."""
     return passages, weak or self._release(query, passages, self._own(query, passages))

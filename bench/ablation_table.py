@@ -19,6 +19,7 @@ from bench.ablation_neutral import (
     A,
     Ablation,
     C,
+    G,
     H,
     K,
     Q,
@@ -218,9 +219,9 @@ ABLATIONS: tuple[Ablation, ...] = (
     # assistant/query.py
     ab("_HOW", "no question is a how-question", (Q, "_HOW", NEVER)),
     ab(
-        "_before (knowledge base)",
+        "_before (gate)",
         "asked which release fixed what 4.0.0 broke, 4.0.0's notes answer too",
-        (K, "_before", lambda chunk, query: False),
+        (G, "_before", lambda chunk, query: False),
     ),
     ab(
         "_FIXED_LATER",
@@ -342,7 +343,7 @@ ABLATIONS: tuple[Ablation, ...] = (
         "`SECRET_KEY` is unknown where the docs only write `SECRET_KEY_FALLBACKS`",
         (H + ".HybridRetriever", "knows", knows_no_snake_prefix),
     ),
-    # assistant/knowledge_base.py
+    # assistant/gate.py and assistant/knowledge_base.py
     ab(
         "Query.prefers_product",
         "a question naming a product may be answered from another product's docs",
@@ -351,23 +352,23 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab(
         "_from_release narrowing",
         "a refused release is not searched alone",
-        (K + ".KnowledgeBase", "_from_release", from_release_unnarrowed),
+        (G + ".Gate", "_from_release", from_release_unnarrowed),
     ),
     ab(
         "_on_merit",
         "the release asked about answers only when its passages alone are evidence enough",
-        (K + ".KnowledgeBase", "_on_merit", lambda self, query, passages: False),
+        (G + ".Gate", "_on_merit", lambda self, query, passages: False),
     ),
     ab("HEAD_PASSAGES", "the answerer reads fusion's best passages only (0)", (K, "HEAD_PASSAGES", 0)),
     ab(
         "_later (release rule)",
         "a how-question about a release may be answered by a later release's fix",
-        (K, "_later", lambda chunk, query: False),
+        (G, "_later", lambda chunk, query: False),
     ),
     ab(
         "OWN_CLOSE",
         "the release a question names answers only when its sentence is the best, not nearly (inf)",
-        (K, "OWN_CLOSE", INFINITE),
+        (G, "OWN_CLOSE", INFINITE),
     ),
     ab(
         "symbols_elsewhere",
