@@ -9,7 +9,7 @@ from __future__ import annotations
 from assistant.answering import ExtractiveAnswerer
 from assistant.catalog import Catalog
 from assistant.document import Entry
-from assistant.knowledge_base import _before
+from assistant.gate import _before
 from assistant.models import Passage
 from assistant.query import build_query, proper_names
 from assistant.refusals import after_search, unknown_names
