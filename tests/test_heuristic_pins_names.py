@@ -211,13 +211,13 @@ def test_a_release_that_never_writes_the_symbol_asked_about_does_not_cover_it() 
 
 
 def test_a_later_release_is_one_after_every_release_asked_about() -> None:
-    # _later (the knowledge base's release rule): a how-question may take its fix from the release that deprecated
+    # _later (the gate's release rule): a how-question may take its fix from the release that deprecated
     # the thing, never from one the asker does not have yet.
-    from assistant import knowledge_base
+    from assistant import gate
 
     chunks = [make("Replaced.", "nx", n, version) for n, version in enumerate(("3.4", "3.5", "3.6"))]
     query = build_query("How do I replace random_lobster in nx 3.5?", Catalog.learn(chunks))
-    assert [knowledge_base._later(c, query) for c in chunks] == [False, False, True]
+    assert [gate._later(c, query) for c in chunks] == [False, False, True]
 
 
 def test_a_name_of_a_family_the_docs_write_with_a_wildcard_is_known() -> None:

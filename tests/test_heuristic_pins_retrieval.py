@@ -273,7 +273,7 @@ def test_a_word_common_in_the_named_products_docs_is_no_evidence_of_them(tmp_pat
 
 
 def test_the_release_asked_about_answers_when_its_sentence_is_the_best_on_merit(tmp_path: Path) -> None:
-    # _on_merit (knowledge_base.py). 1.7.0's note answers but shares few words and is far in meaning; together
+    # _on_merit (gate.py). 1.7.0's note answers but shares few words and is far in meaning; together
     # with 1.6.0's note, close in meaning, the passages are evidence enough. 1.7.0's sentence ranks first by more
     # than its release bonus: it is the answer, not a near match lifted by being of the release asked about.
     own = make("The `musllinux` wheels were upgraded from `musllinux_1_1` to `musllinux_1_2`.", "1.7.0", 0)
