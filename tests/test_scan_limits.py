@@ -93,7 +93,8 @@ def test_a_scan_past_its_memory_ceiling_stops_in_the_worker_not_here(kb: Knowled
     """LibCST's parser aborts its process when an allocation fails (the report's `memory allocation … failed`
     that ended the web server): under a ceiling too low for the file, that process is the worker."""
     path = tmp_path / "big_module.py"
-    path.write_text(real_module(500 * KB))
+    # ~900 KB, under the 1 MB cap, needs ~500 MB of LibCST: twice the ceiling (500 KB, ~300 MB, was too near it).
+    path.write_text(real_module(900 * KB))
     plan = kb.plan("2.11", "2.12", product="PyTorch")
     tight = KnowledgeBase(kb.settings.model_copy(update={"scan_memory_mb": 256}), kb.retriever)
     with pytest.raises(Overrun, match="memory"):
