@@ -187,11 +187,12 @@ def _scan_notebook(data: str | bytes, shown: str, index: TargetIndex, max_code: 
         cells = _code_cells(json.loads(data))
     except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return [], [ScanError(shown, f"malformed notebook: {_one_line(str(e))}")], 0
-    if max_code is not None and len(_joined(cells).encode("utf-8", "surrogatepass")) > max_code:
+    joined = _joined(cells)
+    if max_code is not None and len(joined.encode("utf-8", "surrogatepass")) > max_code:
         return [], [ScanError(shown, f"not scanned: its code is over the {size_text(max_code)} limit per file")], 0
     errors: list[ScanError] = []
     try:
-        hits = _hits(_joined(cells), index)
+        hits = _hits(joined, index)
     except _Unparsable:
         good = []
         for cell in cells:

@@ -16,10 +16,11 @@ import ast
 import io
 from pathlib import Path
 
+from assistant.bounded import MB
+
 # A run LibCST refuses has more than 3,000 parts of at least two characters each (`""''""…`): some 6,000 in all.
 # Shorter strings stay as written, so a collapsed copy differs from the source only where it has to.
 LONG_STRING_CHARS = 6000
-MB = 1024 * 1024
 
 
 def read_at_most(path: Path, limit: int | None) -> bytes | None:
