@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from assistant.errors import ReldocsError
-from assistant.settings import Settings, load_settings
+from assistant.model.errors import ReldocsError
+from assistant.runtime.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from ingest.sync import SyncReport
@@ -28,9 +28,9 @@ EXIT_USAGE = 2
 
 def open_knowledge_base(settings: Settings, *, sync_first: bool = True, quiet: bool = False):
     """Sync the index when the corpus changed (with progress on stderr), then load it."""
-    from assistant.embeddings import make_embedder
-    from assistant.errors import WriterBusy
+    from assistant.embed.embedder import make_embedder
     from assistant.knowledge_base import KnowledgeBase
+    from assistant.model.errors import WriterBusy
     from ingest import is_current, sync
 
     embedder = None  # loaded by KnowledgeBase.open while it reads the index, unless a sync needs it first
@@ -48,7 +48,7 @@ def open_knowledge_base(settings: Settings, *, sync_first: bool = True, quiet: b
 
 def _echo_problems(report: SyncReport, *, skipped: str) -> None:
     """One stderr line per skipped file and per metadata field ingest cleaned or dropped (that file was indexed)."""
-    from assistant.untrusted import one_line
+    from assistant.text.untrusted import one_line
 
     def echo(line: str) -> None:  # file names come from the docs' authors too: nothing a terminal acts on
         click.echo(one_line(line), err=True)
@@ -120,7 +120,7 @@ def ask(
       python app.py ask --product pandas "What replaces DataFrame.append?"
       printf 'What breaks in 2.12?\\nQuel optimiseur supporte fused=True ?\\n' | python app.py ask --json -
     """
-    from assistant.errors import IndexUnavailable
+    from assistant.model.errors import IndexUnavailable
     from interfaces.terminal import answer_json, answer_text
 
     settings: Settings = obj["settings"]
@@ -245,7 +245,7 @@ def upgrade(
       python app.py upgrade --from 2.10 --to 2.12 --format markdown > checklist.md
       python app.py upgrade --from 2.10 --to 2.12 --format sarif src/ > reldocs.sarif
     """
-    from assistant.plan import PlanError
+    from assistant.upgrade.plan import PlanError
 
     fmt = "json" if as_json else fmt
     kb = open_knowledge_base(obj["settings"], sync_first=not no_sync, quiet=fmt != "text")

@@ -30,10 +30,10 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from assistant.models import Answer
+from assistant.model.records import Answer
 
 if TYPE_CHECKING:
-    from assistant.settings import Settings
+    from assistant.runtime.settings import Settings
 
 logger = logging.getLogger(__name__)
 

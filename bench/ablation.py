@@ -40,12 +40,12 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from assistant.instructions import instructs  # noqa: E402
 from assistant.knowledge_base import KnowledgeBase  # noqa: E402
-from assistant.removals import removals  # noqa: E402
-from assistant.retrieval import HybridRetriever  # noqa: E402
-from assistant.text import _short_tokens, _stem  # noqa: E402
-from assistant.units import units_of  # noqa: E402
+from assistant.model.units import units_of  # noqa: E402
+from assistant.search.removals import removals  # noqa: E402
+from assistant.search.retrieval import HybridRetriever  # noqa: E402
+from assistant.text.instructions import instructs  # noqa: E402
+from assistant.text.words import _short_tokens, _stem  # noqa: E402
 from bench import evaluate as ev  # noqa: E402
 from bench.ablation_neutral import Ablation  # noqa: E402
 from bench.ablation_report import CHECKS, COMBINED, FAST_TESTS, flips, rates, render  # noqa: E402
@@ -124,8 +124,8 @@ def _clear_caches() -> None:
 
 def open_sets(names: Sequence[str]) -> dict[str, tuple[KnowledgeBase, list[dict[str, Any]]]]:
     """Each set's knowledge base over its own corpus and index (what `evaluate.py --set S` opens)."""
-    from assistant.embeddings import SentenceTransformerEmbedder
-    from assistant.settings import Settings
+    from assistant.embed.embedder import SentenceTransformerEmbedder
+    from assistant.runtime.settings import Settings
     from ingest import sync
 
     embedder = CachedEmbedder(SentenceTransformerEmbedder(Settings().embedding_model))

@@ -7,13 +7,14 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from assistant import refusals
-from assistant.answering import ExtractiveAnswerer, Scored
-from assistant.coverage import Terms
-from assistant.gate import Gate
-from assistant.models import Passage
-from assistant.retrieval import HybridRetriever
-from assistant.scoped_terms import ScopedTerms
+from assistant.answer.extractive import ExtractiveAnswerer
+from assistant.gate import refusals
+from assistant.gate.decision import Gate
+from assistant.model.records import Passage
+from assistant.search.coverage import Terms
+from assistant.search.retrieval import HybridRetriever
+from assistant.search.scoped_terms import ScopedTerms
+from assistant.search.sentences import Scored
 
 NEVER = re.compile(r"(?!)()")  # never matches; its group keeps `sub(r"\1", …)` valid
 
@@ -27,16 +28,17 @@ def without(pattern: re.Pattern[str], piece: str) -> re.Pattern[str]:
 UNLIMITED = 10**9
 INFINITE = float("inf")
 
-A, C, U, R, Q, H, K, G, T = (
-    "assistant.answering",
-    "assistant.coverage",
-    "assistant.units",
-    "assistant.refusals",
-    "assistant.query",
-    "assistant.retrieval",
+A, S, C, U, R, Q, H, K, G, T = (
+    "assistant.answer.extractive",
+    "assistant.search.sentences",
+    "assistant.search.coverage",
+    "assistant.model.units",
+    "assistant.gate.refusals",
+    "assistant.understand.query",
+    "assistant.search.retrieval",
     "assistant.knowledge_base",
-    "assistant.gate",
-    "assistant.text",
+    "assistant.gate.decision",
+    "assistant.text.words",
 )
 
 

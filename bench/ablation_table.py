@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from functools import partial
 
-from assistant import query, text
-from assistant.instructions import instructs
-from assistant.units import excerpt
+from assistant.model.units import excerpt
+from assistant.text import words as text
+from assistant.text.instructions import instructs
+from assistant.understand import query
 from bench.ablation_neutral import (
     INFINITE,
     NEVER,
@@ -24,6 +25,7 @@ from bench.ablation_neutral import (
     K,
     Q,
     R,
+    S,
     T,
     U,
     UnlimitedAnswerer,
@@ -38,7 +40,7 @@ from bench.ablation_neutral import (
 )
 
 ABLATIONS: tuple[Ablation, ...] = (
-    # assistant/answering.py: scoring sentences, choosing what to quote
+    # assistant/answer/extractive.py: scoring sentences, choosing what to quote
     ab(
         "MAX_UNITS (Settings.top_k)",
         "no cap on quoted sentences (the knowledge base passes `top_k`=5, not MAX_UNITS)",
@@ -48,21 +50,21 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab("MAX_GROUPS", "no cap on quoted passages", (A, "MAX_GROUPS", UNLIMITED)),
     ab("GROUP_RATIO=0", "every passage may join (and own-language needs no score)", (A, "GROUP_RATIO", 0.0)),
     ab("GROUP_RATIO=1", "no further passage joins (own-language only on a tie)", (A, "GROUP_RATIO", 1.0)),
-    ab("PRIOR_WEIGHT", "retrieval rank does not lift sentences (0)", (A, "PRIOR_WEIGHT", 0.0)),
-    ab("LEAD_BONUS", "no bonus for lead sentences (0)", (A, "LEAD_BONUS", 0.0)),
+    ab("PRIOR_WEIGHT", "retrieval rank does not lift sentences (0)", (S, "PRIOR_WEIGHT", 0.0)),
+    ab("LEAD_BONUS", "no bonus for lead sentences (0)", (S, "LEAD_BONUS", 0.0)),
     ab("PART_WEIGHT", "a symbol's parts earn no partial coverage (0)", (C, "PART_WEIGHT", 0.0)),
     ab(
         "release_spellings",
         "'TOML 1.1' in a question does not meet 'v1.1.0' in the docs",
         (C, "release_spellings", lambda number: frozenset({number})),
     ),
-    ab("CONTEXT_WEIGHT", "title/section terms count nothing for non-lead sentences (0)", (A, "CONTEXT_WEIGHT", 0.0)),
+    ab("CONTEXT_WEIGHT", "title/section terms count nothing for non-lead sentences (0)", (S, "CONTEXT_WEIGHT", 0.0)),
     ab(
         "LEAD_CONTEXT_WEIGHT",
         "title/section terms count nothing for lead sentences (0)",
-        (A, "LEAD_CONTEXT_WEIGHT", 0.0),
+        (S, "LEAD_CONTEXT_WEIGHT", 0.0),
     ),
-    ab("NO_TERMS_COVERAGE", "a question without terms has coverage 0", (A, "NO_TERMS_COVERAGE", 0.0)),
+    ab("NO_TERMS_COVERAGE", "a question without terms has coverage 0", (S, "NO_TERMS_COVERAGE", 0.0)),
     ab(
         "coverage spellings",
         "the docs' spellings of a symbol neither match nor set its weight in coverage",
@@ -71,9 +73,9 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab("NEIGHBOUR_RATIO", "any sentence of the best passage may join it (0)", (A, "NEIGHBOUR_RATIO", 0.0)),
     ab("GROUP_UNITS", "no cap on sentences from the best passage", (A, "GROUP_UNITS", UNLIMITED)),
     ab("ENTRY_REST", "the rest of the best sentence's entry joins only by its own coverage", (A, "ENTRY_REST", False)),
-    ab("RELEASE_BONUS", "the named release's sentences rank as any other (0)", (A, "RELEASE_BONUS", 0.0)),
-    ab("BUG_FIX_PENALTY", "bug-fix sentences rank as changes (0)", (A, "BUG_FIX_PENALTY", 0.0)),
-    ab("ENTRY_WEIGHT", "a changelog sentence ranks by its own coverage, not its entry's (0)", (A, "ENTRY_WEIGHT", 0.0)),
+    ab("RELEASE_BONUS", "the named release's sentences rank as any other (0)", (S, "RELEASE_BONUS", 0.0)),
+    ab("BUG_FIX_PENALTY", "bug-fix sentences rank as changes (0)", (S, "BUG_FIX_PENALTY", 0.0)),
+    ab("ENTRY_WEIGHT", "a changelog sentence ranks by its own coverage, not its entry's (0)", (S, "ENTRY_WEIGHT", 0.0)),
     ab(
         "ENTRY_NEIGHBOURS",
         "a further changelog passage gives one sentence, not the rest of its entry",
@@ -82,7 +84,7 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab(
         "GONE_BONUS",
         "a removal's entry ranks as any other for a question saying a name is gone (0)",
-        (A, "GONE_BONUS", 0.0),
+        (S, "GONE_BONUS", 0.0),
     ),
     ab(
         "rows as instructions",
@@ -104,7 +106,7 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab(
         "FOLLOWING_FROM",
         "the chunk after a best passage in its section is not read (0)",
-        ("assistant.following", "FOLLOWING_FROM", 0),
+        ("assistant.answer.following", "FOLLOWING_FROM", 0),
     ),
     ab(
         "_with_leads",
@@ -122,7 +124,7 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab("_THEN", "a sentence about how things were does not bring the next one", (A, "_THEN", NEVER)),
     ab("_WHY", "a why-question does not bring the sentence after the change (the reason)", (Q, "_WHY", NEVER)),
     ab("_GONE", "no question says a name is gone", (Q, "_GONE", NEVER)),
-    # assistant/units.py: what a sentence is
+    # assistant/model/units.py: what a sentence is
     ab("glossed units", "French sentences are matched by their own words", (U, "translate_french", lambda text: text)),
     # `excerpt`'s default limit is bound at import: the answerer's reference is patched instead.
     ab(
@@ -132,11 +134,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         module="units.py",
     ),
     ab("_HEADLINE", "no heading becomes a lead sentence", (U, "_HEADLINE", NEVER)),
-    ab("_INSTRUCTION", "no sentence is an instruction", ("assistant.instructions", "_INSTRUCTION", NEVER)),
+    ab("_INSTRUCTION", "no sentence is an instruction", ("assistant.text.instructions", "_INSTRUCTION", NEVER)),
     ab("MIN_SENTENCE_CHARS", "short fragments are quotable (0)", (U, "MIN_SENTENCE_CHARS", 0)),
     ab("INTRO_CHARS", "short 'intro:' sentences are quotable (0)", (U, "INTRO_CHARS", 0)),
     ab("SHOWN_CODE_CHARS", "no one-line code is quoted with its introduction (0)", (U, "SHOWN_CODE_CHARS", 0)),
-    # assistant/refusals.py
+    # assistant/gate/refusals.py
     ab("MIN_COVERAGE=0", "the weak-evidence refusal never fires", (R, "MIN_COVERAGE", 0.0)),
     ab("MIN_COVERAGE=inf", "coverage is never evidence (only similarity)", (R, "MIN_COVERAGE", INFINITE)),
     ab("MIN_SIMILARITY", "similarity never rescues weak coverage (inf)", (R, "MIN_SIMILARITY", INFINITE)),
@@ -164,7 +166,7 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab(
         "ScopedTerms.idf",
         "a named product's topic words weigh by their rarity in the whole index, not in its docs",
-        ("assistant.scoped_terms", "ScopedTerms", WholeIndexRarity),
+        ("assistant.search.scoped_terms", "ScopedTerms", WholeIndexRarity),
     ),
     ab("release rule", "never refuse for 'only other releases answer'", (R, "release", lambda *args, **kwargs: None)),
     ab("missing_symbols", "invented symbols are not refused", (R, "missing_symbols", lambda query, stats: [])),
@@ -216,7 +218,7 @@ ABLATIONS: tuple[Ablation, ...] = (
         "a release answers when it covers well enough, whichever release's sentence ranks first",
         (R, "release", release_led_by_any),
     ),
-    # assistant/query.py
+    # assistant/understand/query.py
     ab("_HOW", "no question is a how-question", (Q, "_HOW", NEVER)),
     ab(
         "_before (gate)",
@@ -253,18 +255,18 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab(
         "_specific (upgrade_answer)",
         "every question naming an upgrade gets the whole plan",
-        ("assistant.upgrade_answer", "_specific", lambda query: False),
+        ("assistant.answer.upgrade", "_specific", lambda query: False),
     ),
     ab(
         "FRENCH_GLOSSARY (french.py)",
         "no French-to-English glossary (search and terms)",
-        ("assistant.french", "_GLOSSARY_FOLDED", {}),
+        ("assistant.text.french", "_GLOSSARY_FOLDED", {}),
     ),
     ab(
         "French function words (french.py)",
         "'notre', 'après', 'faut-il' stay terms of a French question",
-        ("assistant.french", "_function_words", lambda: frozenset()),
-        ("assistant.french", "_INVERSION", NEVER),
+        ("assistant.text.french", "_function_words", lambda: frozenset()),
+        ("assistant.text.french", "_INVERSION", NEVER),
     ),
     ab("_QUOTED", "quoted literals are not names", (Q, "_QUOTED", NEVER)),
     ab("_VERSIONS_OF", "what a question asks the versions of is no name", (Q, "_VERSIONS_OF", NEVER)),
@@ -274,11 +276,15 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab(
         "CALL_KEYWORDS",
         "a call's keywords (`day_of_week=`) must be in the docs",
-        ("assistant.asker_code", "CALL_KEYWORDS", False),
+        ("assistant.understand.asker_code", "CALL_KEYWORDS", False),
     ),
     ab("is_follow_up", "no question leans on the conversation", (Q, "is_follow_up", lambda terms: False)),
     ab("with_spellings", "no docs' spellings of symbols", (K, "with_spellings", lambda query, spell: query)),
-    ab("GENERIC (text.py)", "release-doc filler words stay query terms", ("assistant.text", "GENERIC", frozenset())),
+    ab(
+        "GENERIC (text.py)",
+        "release-doc filler words stay query terms",
+        ("assistant.text.words", "GENERIC", frozenset()),
+    ),
     ab("_BRITISH (text.py)", "British spellings do not meet American ones", (T, "_BRITISH", NEVER), rebuild=True),
     ab("_ABLE (text.py)", "'pickleable' does not meet 'pickle'", (T, "_ABLE", NEVER), rebuild=True),
     ab(
@@ -294,7 +300,7 @@ ABLATIONS: tuple[Ablation, ...] = (
         (Q, "_NAME_WORD", without(query._NAME_WORD, f"(?:{text.VERSION_AFTER_SLASH})?")),
         rebuild=True,
     ),
-    # assistant/retrieval.py
+    # assistant/search/retrieval.py
     ab("RRF_K", "no rank damping in fusion (0)", (H, "RRF_K", 0)),
     ab("LEXICAL_RATIO", "every BM25 candidate votes (0)", (H, "LEXICAL_RATIO", 0.0)),
     ab("SYMBOL_HITS", "no cap on symbol hits and dotted-name tails", (H, "SYMBOL_HITS", UNLIMITED), rebuild=True),
@@ -323,19 +329,19 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab(
         "NAME_SHARE",
         "a word before numbers is another thing's only by its numbers, however written ('SQLAlchemy 1.4')",
-        ("assistant.catalog", "NAME_SHARE", INFINITE),
+        ("assistant.index.catalog", "NAME_SHARE", INFINITE),
         rebuild=True,
     ),
     ab(
         "MODULE_SHARE",
         "a name inside a product's name is its module however short (0): `log` for structlog",
-        ("assistant.catalog", "MODULE_SHARE", 0.0),
+        ("assistant.index.catalog", "MODULE_SHARE", 0.0),
         rebuild=True,
     ),
     ab(
         "_prose_names",
         "a product is named only by its package name, not as its docs write it (`Beautiful Soup`)",
-        ("assistant.catalog", "_prose_names", lambda name, chunks: set()),
+        ("assistant.index.catalog", "_prose_names", lambda name, chunks: set()),
         rebuild=True,
     ),
     ab(
@@ -343,7 +349,7 @@ ABLATIONS: tuple[Ablation, ...] = (
         "`SECRET_KEY` is unknown where the docs only write `SECRET_KEY_FALLBACKS`",
         (H + ".HybridRetriever", "knows", knows_no_snake_prefix),
     ),
-    # assistant/gate.py and assistant/knowledge_base.py
+    # assistant/gate/decision.py and assistant/knowledge_base.py
     ab(
         "Query.prefers_product",
         "a question naming a product may be answered from another product's docs",

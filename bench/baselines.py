@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from assistant.embeddings import Embedder
+from assistant.embed.embedder import Embedder
+from assistant.index.lexical import index_text
 from assistant.knowledge_base import KnowledgeBase
-from assistant.lexical import index_text
-from assistant.models import Passage
-from assistant.query import Query
-from assistant.retrieval import RRF_K, HybridRetriever
-from assistant.text import tokens
+from assistant.model.records import Passage
+from assistant.search.retrieval import RRF_K, HybridRetriever
+from assistant.text.words import tokens
+from assistant.understand.query import Query
 from bench.evaluate import normalize
 
 

@@ -14,7 +14,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from assistant.settings import Settings
+from assistant.runtime.settings import Settings
 
 
 def free_port() -> int:

@@ -56,14 +56,14 @@ import time
 started = time.perf_counter()
 import json, sys
 import app
-from assistant.chunk_cache import cached_chunks
-from assistant.embeddings import make_embedder
+from assistant.index.chunk_cache import cached_chunks
+from assistant.embed.embedder import make_embedder
 from assistant.knowledge_base import KnowledgeBase
-from assistant.retrieval import HybridRetriever
-from assistant.settings import load_settings
-from assistant.store import ChunkStore
-from assistant.lexical import lexical_index
-from assistant.vectors import exact_vectors
+from assistant.search.retrieval import HybridRetriever
+from assistant.runtime.settings import load_settings
+from assistant.index.store import ChunkStore
+from assistant.index.lexical import lexical_index
+from assistant.index.vectors import exact_vectors
 out = {"imports": time.perf_counter() - started}
 settings = load_settings()
 t = time.perf_counter(); embedder = make_embedder(settings); out["embedder"] = time.perf_counter() - t
@@ -172,8 +172,8 @@ def synthetic_index(work: Path, target: int, base: Any) -> Any:
     """A synthetic corpus of about `target` chunks, indexed with `base`'s vectors plus noise (as bench/scale does)."""
     import numpy as np
 
-    from assistant.settings import Settings
-    from assistant.store import ChunkStore, Manifest
+    from assistant.index.store import ChunkStore, Manifest
+    from assistant.runtime.settings import Settings
     from bench.common import read_chunks
     from bench.synthetic import generate
     from ingest.chunking import CHUNKER_VERSION
@@ -197,7 +197,7 @@ def stored_vectors(settings: Any) -> Any:
     """The live generation's vectors, one row per chunk."""
     import numpy as np
 
-    from assistant.store import ChunkStore
+    from assistant.index.store import ChunkStore
 
     store = ChunkStore.open(settings)
     manifest = store.manifest()
@@ -207,8 +207,8 @@ def stored_vectors(settings: Any) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from assistant.embeddings import make_embedder
-    from assistant.settings import Settings
+    from assistant.embed.embedder import make_embedder
+    from assistant.runtime.settings import Settings
     from bench.evaluate import default_corpus_dir
     from ingest import sync
 

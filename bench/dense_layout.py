@@ -18,8 +18,8 @@ from bench.common import pct
 def measure_layouts(kb: Any, embedder: Any, questions: list[str], passes: int = 3) -> dict[str, float]:
     """p50 (ms) of one dense search of the whole index, and of one within its smallest product (a few rows
     copied out), with the index's matrix row-major and column-major."""
-    from assistant.retrieval import CANDIDATES
-    from assistant.vectors import ExactVectors
+    from assistant.index.vectors import ExactVectors
+    from assistant.search.retrieval import CANDIDATES
 
     vectors = kb.retriever.vectors
     if vectors is None:

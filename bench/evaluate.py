@@ -337,7 +337,7 @@ def _open_kb(corpus_dir: Path, index_dir: Path, quiet: bool) -> SupportsAsk:
     if str(REPO_ROOT) not in sys.path:
         sys.path.insert(0, str(REPO_ROOT))
     from assistant.knowledge_base import KnowledgeBase
-    from assistant.settings import Settings
+    from assistant.runtime.settings import Settings
     from ingest import sync
 
     settings = Settings(corpus_dir=corpus_dir, index_dir=index_dir)

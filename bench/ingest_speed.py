@@ -84,9 +84,9 @@ def token_model(embedder: Any) -> Any:
 
 def child_ingest(spec: dict[str, Any], out: Path) -> None:
     """Runs in the child: rounds of (half the floor, a full ingest, the other half), then a re-ingest."""
-    from assistant.embeddings import make_embedder
-    from assistant.lexical import index_text
-    from assistant.settings import Settings
+    from assistant.embed.embedder import make_embedder
+    from assistant.index.lexical import index_text
+    from assistant.runtime.settings import Settings
     from ingest import sync
 
     settings = Settings(

@@ -40,9 +40,9 @@ SHOWN = ("recall@5", "mrr@10", "answer_acc", "source_acc", "refusal_acc")
 
 def measure(corpus: Path, more: Path, work: Path, backend: str = "auto") -> dict[str, Any]:
     """Per set and pooled: each system's retrieval and answer metrics over the combined index."""
-    from assistant.embeddings import make_embedder
+    from assistant.embed.embedder import make_embedder
     from assistant.knowledge_base import KnowledgeBase
-    from assistant.settings import Settings
+    from assistant.runtime.settings import Settings
     from ingest import sync
 
     staged = stage_corpus(set_sources("all", corpus, more), work / "corpus")

@@ -45,9 +45,9 @@ SHIPPED_CORPUS = REPO_ROOT / "corpus"
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from assistant.embeddings import make_embedder
+    from assistant.embed.embedder import make_embedder
     from assistant.knowledge_base import KnowledgeBase
-    from assistant.settings import Settings
+    from assistant.runtime.settings import Settings
     from ingest import sync
 
     plan = QUICK if args.quick else FULL

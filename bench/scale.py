@@ -22,9 +22,9 @@ def measure_scale(
     """
     import numpy as np
 
+    from assistant.index.store import ChunkStore, Manifest
     from assistant.knowledge_base import KnowledgeBase
-    from assistant.settings import Settings
-    from assistant.store import ChunkStore, Manifest
+    from assistant.runtime.settings import Settings
     from bench.synthetic import generate, sample_questions
     from ingest import sync
     from ingest.chunking import CHUNKER_VERSION

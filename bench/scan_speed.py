@@ -24,10 +24,10 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
-from assistant.catalog import Catalog  # noqa: E402
-from assistant.plan import make_plan, targets  # noqa: E402
-from assistant.scan import Target, scan  # noqa: E402
-from assistant.settings import Settings  # noqa: E402
+from assistant.index.catalog import Catalog  # noqa: E402
+from assistant.runtime.settings import Settings  # noqa: E402
+from assistant.upgrade.plan import make_plan, targets  # noqa: E402
+from assistant.upgrade.scan import Target, scan  # noqa: E402
 from bench.evaluate import default_corpus_dir  # noqa: E402
 from ingest.chunking import chunk_document  # noqa: E402
 from ingest.loader import load_document  # noqa: E402

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from assistant.models import Chunk
+from assistant.model.records import Chunk
 
 PRODUCT = "synthlib"
 _SYMBOL_IN_TEXT = re.compile(r"`(torch\.[\w.]+)`")

@@ -21,8 +21,8 @@ import textwrap
 from collections import Counter
 from dataclasses import dataclass
 
-from assistant.text import fold, strip_markup
-from assistant.untrusted import safe_version
+from assistant.text.untrusted import safe_version
+from assistant.text.words import fold, strip_markup
 from ingest.markdown_blocks import in_fences
 
 NAMES = frozenset({"changelog", "changes", "history", "news", "releases"})

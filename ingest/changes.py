@@ -1,5 +1,5 @@
 """Change entries from a chunk's entries: which kind of change each announces, the code names it is about,
-the parameter it concerns and what replaces it (`assistant.changes.Change`).
+the parameter it concerns and what replaces it (`assistant.model.changes.Change`).
 
 The documents' own structure decides first: a section named "Backwards incompatible changes", "Deprecations",
 "Removal of prior version deprecations", "Features removed in 5.0" or "What's new" says what its entries
@@ -17,9 +17,9 @@ import re
 from dataclasses import replace
 from keyword import iskeyword
 
-from assistant.changes import Change, ChangeKind, subject_part
-from assistant.models import Chunk
-from assistant.text import sentences
+from assistant.model.changes import Change, ChangeKind, subject_part
+from assistant.model.records import Chunk
+from assistant.text.words import sentences
 
 SUMMARY_CHARS = 240
 SHORT_ITEM_CHARS = 60  # an item this short ("`pydantic.typing.is_finalvar`") is read with what introduces it

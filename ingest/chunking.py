@@ -15,10 +15,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from assistant.document import Entry
-from assistant.models import Chunk
-from assistant.text import sentences, strip_markup
-from assistant.untrusted import field_limit, plain_text
+from assistant.model.document import Entry
+from assistant.model.records import Chunk
+from assistant.text.untrusted import field_limit, plain_text
+from assistant.text.words import sentences, strip_markup
 from ingest.changelog import releases
 from ingest.changes import with_changes
 from ingest.entries import BOLD_LABEL, GLYPHS, entries_of, link_blocks
@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 
 # 3: bodies extracted by ingest.markup (HTML rows are "- " entries, links checked)
 # 4: RST parsed by docutils (ingest.rst); changelog releases attributed to their own versions (ingest.changelog)
-# 6: chunks carry their entries (assistant.document); labelled sections named by `sentences`
+# 6: chunks carry their entries (assistant.model.document); labelled sections named by `sentences`
 # 7: indented code blocks are code (fence_indented_code)
 # 8: chunks carry the changes their entries announce (ingest.changes)
 # 9: an entry's further paragraphs and code labels announce no change of their own

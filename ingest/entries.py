@@ -11,8 +11,8 @@ import re
 import textwrap
 from dataclasses import replace
 
-from assistant.document import Entry, Kind
-from assistant.text import strip_markup
+from assistant.model.document import Entry, Kind
+from assistant.text.words import strip_markup
 
 GLYPHS = "●•▪■◆◦►▶"  # bullets of pages flattened to plain text
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})")

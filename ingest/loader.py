@@ -9,9 +9,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from assistant.errors import ReldocsError
-from assistant.text import fold
-from assistant.untrusted import field_limit, plain_text
+from assistant.model.errors import ReldocsError
+from assistant.text.untrusted import field_limit, plain_text
+from assistant.text.words import fold
 from ingest.changelog import heading_version, is_changelog_name, news_to_markdown, release_lines, releases
 from ingest.markdown_blocks import atx_headings, myst_directives, myst_roles
 from ingest.markup import html_to_markdown, markdown_text

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 
-from assistant.untrusted import safe_url
+from assistant.text.untrusted import safe_url
 
 # A table-of-contents entry points into the page itself and says nothing; the chunker used to drop these by
 # their `(#anchor)` target, which the link check below removes.

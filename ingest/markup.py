@@ -19,7 +19,7 @@ import re
 from html.parser import HTMLParser
 from typing import Any
 
-from assistant.untrusted import BLOCKS, DROP, ELEMENTS, HEADINGS, is_word_in_brackets, safe_url, without_controls
+from assistant.text.untrusted import BLOCKS, DROP, ELEMENTS, HEADINGS, is_word_in_brackets, safe_url, without_controls
 from ingest.markdown_blocks import markdown_blocks
 from ingest.markdown_links import check_links
 

@@ -2,8 +2,8 @@
 
 A field that fails its check is replaced by what the path implies or dropped, with a warning naming the file,
 the field and why; the document itself is always indexed. The rules (also in the README):
-- url: an absolute http(s) URL to a host, re-serialised (`assistant.untrusted.safe_url`); anything else dropped;
-- version: `assistant.untrusted.VERSION_PATTERN` (PEP 440 and semver both pass; a leading 'v' is removed);
+- url: an absolute http(s) URL to a host, re-serialised (`assistant.text.untrusted.safe_url`); anything else dropped;
+- version: `assistant.text.untrusted.VERSION_PATTERN` (PEP 440 and semver both pass; a leading 'v' is removed);
 - title, kind, section, product: one line of plain text (tags removed, entities decoded once, control
   characters removed, length capped);
 - language: a language tag (`en`, `fr`, `pt-BR`), else the file-name suffix or 'en'.
@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from urllib.parse import urlsplit
 
-from assistant.untrusted import (
+from assistant.text.untrusted import (
     URL_SCHEMES,
     field_limit,
     html_text,

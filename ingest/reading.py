@@ -3,7 +3,7 @@ grows with the file's size and a memory ceiling.
 
 A few hundred crafted bytes can make a parser work for minutes or allocate gigabytes (chained reStructuredText
 substitutions, a regular expression that backtracks on one long line); the sync holds the writer lock, and
-`ask` and the web UI sync first, so one such file would stall the service. Read in `assistant.bounded`'s worker,
+`ask` and the web UI sync first, so one such file would stall the service. Read in `assistant.runtime.bounded`'s worker,
 a file past its budget or ceiling costs its budget: it is named in the report's `errors` and skipped (keeping
 its previous chunks, as any unreadable file does), and the sync goes on. The specific causes known fail fast
 with a message of their own before that (`ingest.rst_limits`, YAML aliases in `ingest.loader`).
@@ -19,10 +19,10 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from assistant.bounded import MB, BoundedWorker, Overrun
-from assistant.errors import ReldocsError
-from assistant.models import Chunk
-from assistant.settings import Settings
+from assistant.model.errors import ReldocsError
+from assistant.model.records import Chunk
+from assistant.runtime.bounded import MB, BoundedWorker, Overrun
+from assistant.runtime.settings import Settings
 from ingest.chunking import chunk_document
 from ingest.loader import DocumentError, load_document
 from ingest.metadata import IngestWarning

@@ -22,7 +22,7 @@ Rendering rules:
   (links, from docutils itself), `:user:` the name;
 - a `raw` role, or one derived from it (`.. role:: raw-html(raw)`), reads as its HTML's text, tags removed;
   another format's is dropped (`ingest.rst_roles`);
-- `text <url>`_ and `__` become `[text](url)` when `assistant.untrusted.safe_url` accepts the URL, else text;
+- `text <url>`_ and `__` become `[text](url)` when `assistant.text.untrusted.safe_url` accepts the URL, else text;
 - `::` blocks and code directives (code-block, sourcecode, code, ipython, doctest, console...) are fences;
 - admonitions and version notes are labelled text: "Note: ...", "Deprecated since 2.0: ...";
 - table rows (list, simple, grid, csv) are entries, each cell with its header: "- Member: x — Use: y";
@@ -39,7 +39,7 @@ import re
 from docutils import nodes
 from docutils.core import publish_doctree
 
-from assistant.untrusted import safe_url, without_controls
+from assistant.text.untrusted import safe_url, without_controls
 from ingest.markdown_links import check_links
 from ingest.markup import protect, restore
 from ingest.rst_limits import BoundedReader

@@ -20,7 +20,7 @@ from docutils import nodes
 from docutils.readers import standalone
 from docutils.transforms import Transform, references
 
-from assistant.errors import ReldocsError
+from assistant.model.errors import ReldocsError
 
 MAX_NODES = 50_000  # about 2 s of docutils' copying on a 2-core machine (a 13-link chain, 25,000 nodes: 1 s)
 MAX_CHARS = 5_000_000

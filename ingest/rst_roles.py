@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from docutils import nodes, utils
 from docutils.parsers.rst import Directive, directives, roles
 
-from assistant.untrusted import html_text
+from assistant.text.untrusted import html_text
 
 CODE_ROLES = frozenset(
     "func meth class attr mod exc data obj const paramref option envvar setting djadmin ttag tfilter lookup "
@@ -107,7 +107,7 @@ class _AnyOptions(dict):
 
 class _RawRole:
     """The `raw` role, and every role derived from it (`.. role:: raw-html(raw)` with `:format: html`): raw
-    HTML reads as its text (assistant.untrusted.html_text: tags gone, scripts dropped), any other format is
+    HTML reads as its text (assistant.text.untrusted.html_text: tags gone, scripts dropped), any other format is
     dropped. docutils' own would show the whole `:raw-html:`<b>x</b>`` as text, tags included, since raw
     content is off (`raw_enabled`)."""
 

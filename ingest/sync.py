@@ -11,14 +11,14 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.chunk_cache import save_chunks
-from assistant.embeddings import Embedder, make_embedder
-from assistant.lexical import index_text, lexical_index
-from assistant.models import Chunk
-from assistant.settings import Settings
-from assistant.store import ChunkStore, Manifest
-from assistant.vectors import save_vectors
-from assistant.writer_lock import writer_lock
+from assistant.embed.embedder import Embedder, make_embedder
+from assistant.index.chunk_cache import save_chunks
+from assistant.index.lexical import index_text, lexical_index
+from assistant.index.store import ChunkStore, Manifest
+from assistant.index.vectors import save_vectors
+from assistant.index.writer_lock import writer_lock
+from assistant.model.records import Chunk
+from assistant.runtime.settings import Settings
 from ingest.chunking import CHUNKER_VERSION
 from ingest.loader import corpus_files, file_hash, read_bytes
 from ingest.metadata import IngestWarning

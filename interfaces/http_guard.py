@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from assistant.untrusted import one_line
+from assistant.text.untrusted import one_line
 
 if TYPE_CHECKING:
     from gradio import Blocks

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from assistant.errors import ReldocsError
-from assistant.untrusted import safe_version
+from assistant.model.errors import ReldocsError
+from assistant.text.untrusted import safe_version
 
 MAX_INPUT_CHARS = 20_000  # beyond the answerer's own cut (RELDOCS_MAX_QUESTION_CHARS): refused, not read
 MAX_HISTORY = 50

@@ -34,9 +34,9 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from assistant.errors import ReldocsError
 from assistant.knowledge_base import KnowledgeBase
-from assistant.untrusted import one_line
+from assistant.model.errors import ReldocsError
+from assistant.text.untrusted import one_line
 from interfaces import inputs
 from interfaces.http_guard import BadBody, is_json_post, read_json, replay
 from interfaces.terminal import answer_json, passages_json

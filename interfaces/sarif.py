@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-from assistant.plan import UpgradePlan
-from assistant.settings import PROJECT_ROOT
+from assistant.runtime.settings import PROJECT_ROOT
+from assistant.upgrade.plan import UpgradePlan
 
 if TYPE_CHECKING:
-    from assistant.scan import Finding, ScanError
+    from assistant.upgrade.scan import Finding, ScanError
 
-from assistant.untrusted import safe_url
+from assistant.text.untrusted import safe_url
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 TOOL = "reldocs"

@@ -11,8 +11,8 @@ import json
 import textwrap
 from collections.abc import Sequence
 
-from assistant.models import Answer, Passage
-from assistant.untrusted import one_line, safe_url, without_controls
+from assistant.model.records import Answer, Passage
+from assistant.text.untrusted import one_line, safe_url, without_controls
 
 
 def answer_json(answer: Answer) -> str:

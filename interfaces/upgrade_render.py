@@ -12,13 +12,13 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from assistant.models import Citation
-from assistant.plan import PlannedChange, UpgradePlan
+from assistant.model.records import Citation
+from assistant.upgrade.plan import PlannedChange, UpgradePlan
 
 if TYPE_CHECKING:
-    from assistant.scan import Finding, ScanError
+    from assistant.upgrade.scan import Finding, ScanError
 
-from assistant.untrusted import one_line, safe_url
+from assistant.text.untrusted import one_line, safe_url
 
 
 def plan_json(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = ()) -> str:

@@ -20,11 +20,11 @@ try:
 except ImportError as e:  # pragma: no cover - gradio is in requirements.txt
     raise ImportError("The web UI needs gradio: pip install -r requirements.txt") from e
 
-from assistant.errors import IndexUnavailable, ReldocsError
 from assistant.feedback import FeedbackLog
 from assistant.knowledge_base import KnowledgeBase
-from assistant.models import Answer
-from assistant.settings import Settings
+from assistant.model.errors import IndexUnavailable, ReldocsError
+from assistant.model.records import Answer
+from assistant.runtime.settings import Settings
 from interfaces import inputs
 from interfaces.http_guard import GradioGuard, one_line_gradio_errors
 from interfaces.web_assets import COPY_JS, CSS

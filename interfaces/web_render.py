@@ -18,8 +18,8 @@ from typing import Any
 
 from markupsafe import escape
 
-from assistant.models import Answer, Citation
-from assistant.untrusted import safe_url, without_controls
+from assistant.model.records import Answer, Citation
+from assistant.text.untrusted import safe_url, without_controls
 
 REFUSAL_LABELS = {"en": "Not in the release docs", "fr": "Absent des notes de version"}
 QUOTE_LABELS = {"en": "Quoted passage", "fr": "Passage cité"}

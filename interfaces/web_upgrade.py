@@ -16,12 +16,12 @@ from typing import Any
 
 from markupsafe import escape
 
-from assistant.bounded import Overrun
-from assistant.errors import IndexUnavailable
 from assistant.knowledge_base import KnowledgeBase
-from assistant.plan import PlanError, UpgradePlan
-from assistant.scan import Finding, ScanError
-from assistant.untrusted import safe_url
+from assistant.model.errors import IndexUnavailable
+from assistant.runtime.bounded import Overrun
+from assistant.text.untrusted import safe_url
+from assistant.upgrade.plan import PlanError, UpgradePlan
+from assistant.upgrade.scan import Finding, ScanError
 from interfaces.upgrade_render import by_change, counted, plan_markdown, where
 
 LINK_ATTRS = 'target="_blank" rel="noopener noreferrer nofollow"'

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assistant.settings import Settings
+from assistant.runtime.settings import Settings
 from bench.chroma_process import ChromaServer
 
 __all__ = ["ChromaServer", "index_env"]

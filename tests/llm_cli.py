@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from chroma_server import index_env
 
-from assistant.settings import Settings
+from assistant.runtime.settings import Settings
 
 
 def ask_json(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assistant.models import Citation
+from assistant.model.records import Citation
 
 MIGRATION = Citation(
     1,

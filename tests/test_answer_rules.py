@@ -6,13 +6,13 @@ import math
 
 import pytest
 
-from assistant.answering import ExtractiveAnswerer
-from assistant.catalog import Catalog
-from assistant.instructions import instructs
-from assistant.models import Chunk, Passage
-from assistant.query import build_query, proper_names
-from assistant.refusals import unknown_names
-from assistant.text import tokens
+from assistant.answer.extractive import ExtractiveAnswerer
+from assistant.gate.refusals import unknown_names
+from assistant.index.catalog import Catalog
+from assistant.model.records import Chunk, Passage
+from assistant.text.instructions import instructs
+from assistant.text.words import tokens
+from assistant.understand.query import build_query, proper_names
 
 
 class Stats:

@@ -8,7 +8,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assistant.asker_code import asker_values
+from assistant.understand.asker_code import asker_values
 
 PIECES = ["f(", "x=", ")", "(", "[", "]", "'", '"', "a.b", "Europe/Paris", "=", ",", " ", "df.x", "é", "\x00", "ok"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.embeddings import Embedder
+from assistant.embed.embedder import Embedder
 from assistant.knowledge_base import KnowledgeBase
-from assistant.query import build_query
+from assistant.understand.query import build_query
 from bench.baselines import DenseBaseline, baseline_kb
 
 QUESTION = "What is the minimum CUDA version to build PyTorch 2.12 from source?"

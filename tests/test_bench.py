@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.models import Chunk, Passage
+from assistant.model.records import Chunk, Passage
 from bench.baselines import first_hit, mrr_at, rank_score, recall_at, retrieval_quality
 from bench.run import goals, padded_tokens, plot, read_chunks, render_markdown
 from bench.synthetic import PRODUCT, generate, sample_questions

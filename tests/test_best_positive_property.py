@@ -7,7 +7,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from assistant.retrieval import best_positive
+from assistant.search.retrieval import best_positive
 
 # Few distinct values, zeros most of all: a BM25 ranking is mostly zeros, with ties among the rest.
 SCORES = st.lists(st.sampled_from([0.0, 0.0, 0.0, 0.5, 1.0, 1.5, 2.25, 7.0]), max_size=300)

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from assistant.bounded import BoundedWorker, Overrun
+from assistant.runtime.bounded import BoundedWorker, Overrun
 
 
 def _sleep(seconds: float) -> float:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from assistant.knowledge_base import KnowledgeBase
-from assistant.settings import Settings
+from assistant.runtime.settings import Settings
 from ingest import sync
 from ingest.changelog import heading_version, releases
 from ingest.chunking import chunk_document
@@ -240,7 +240,7 @@ def test_search_by_version_over_an_indexed_changelog(tmp_path: Path, embedder: o
 
 
 def test_a_changelog_is_titled_by_no_release_and_indexed_with_its_release(tmp_path: Path) -> None:
-    from assistant.lexical import index_text
+    from assistant.index.lexical import index_text
 
     rst = "".join(
         f"Version {v}\n-------------\n\nReleased 2024-0{i + 1}-01\n\n-   Changed ``{CHANGES[i]}``.\n\n"

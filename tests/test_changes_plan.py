@@ -1,4 +1,4 @@
-"""Change entries from release docs (ingest.changes) and the upgrade plan made of them (assistant.plan):
+"""Change entries from release docs (ingest.changes) and the upgrade plan made of them (assistant.upgrade.plan):
 kinds from sections first and wording second, symbols, parameters and replacements, release order, one line
 for a change announced twice, and plans between releases that are not indexed (no model, no index)."""
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from assistant.catalog import Catalog
-from assistant.changes import Change, dumps, loads
-from assistant.document import Entry
-from assistant.models import Chunk
-from assistant.plan import PlanError, make_plan, qualify, subjects, targets
+from assistant.index.catalog import Catalog
+from assistant.model.changes import Change, dumps, loads
+from assistant.model.document import Entry
+from assistant.model.records import Chunk
+from assistant.upgrade.plan import PlanError, make_plan, qualify, subjects, targets
 from ingest.changes import changes_of
 from ingest.chunking import chunk_document
 from ingest.loader import load_document
@@ -200,7 +200,7 @@ def test_real_release_notes_yield_changes_of_every_kind() -> None:
 
 
 def test_a_member_the_docs_write_on_its_type_is_a_possible_hit_on_any_receiver() -> None:
-    from assistant.scan import scan_source
+    from assistant.upgrade.scan import scan_source
 
     chunks = [
         chunk(

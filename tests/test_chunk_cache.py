@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from assistant.chunk_cache import cached_chunks
-from assistant.generation_cache import cache_folder
+from assistant.index.chunk_cache import cached_chunks
+from assistant.index.generation_cache import cache_folder
+from assistant.index.store import ChunkStore
 from assistant.knowledge_base import KnowledgeBase
-from assistant.settings import Settings
-from assistant.store import ChunkStore
+from assistant.runtime.settings import Settings
 from ingest import sync
 from tests.test_onnx_embedder import run_probe
 

@@ -112,7 +112,7 @@ def test_link_reference_definitions_are_no_chunk() -> None:
 
 
 def test_strip_markup_keeps_code_stars() -> None:
-    from assistant.text import strip_markup
+    from assistant.text.words import strip_markup
 
     assert strip_markup("**Removed** the `**kwargs` of `f()`") == "Removed the `**kwargs` of `f()`"
     # Emphasis goes too, also around code; stars that open or close no word stay (`*args` outside code, a * b).
@@ -146,7 +146,7 @@ def test_myst_roles_read_as_rst_roles_do() -> None:
 
 
 def test_double_backtick_code_reads_as_code_and_escaped_hashes_as_text() -> None:
-    from assistant.text import strip_markup
+    from assistant.text.words import strip_markup
     from ingest.markup import markdown_text
     from ingest.rst import rst_to_markdown
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from chroma_server import index_env
 
-from assistant.settings import Settings
+from assistant.runtime.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import numpy as np
 
-from assistant.document import Entry, dumps, loads
-from assistant.models import Chunk
-from assistant.store import ChunkStore, Manifest
-from assistant.units import excerpt, units_of
+from assistant.index.store import ChunkStore, Manifest
+from assistant.model.document import Entry, dumps, loads
+from assistant.model.records import Chunk
+from assistant.model.units import excerpt, units_of
 from ingest.chunking import CHUNKER_VERSION, chunk_document
 from ingest.loader import load_document
 

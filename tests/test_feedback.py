@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from assistant.feedback import ANSWER_CHARS, MAX_CITATIONS, QUESTION_CHARS, QUOTE_CHARS, FeedbackLog
-from assistant.models import Answer, Citation
-from assistant.settings import Settings
+from assistant.model.records import Answer, Citation
+from assistant.runtime.settings import Settings
 
 CITATION = Citation(
     1, "PyTorch 2.12 release notes", "2.12.0", "release-notes", "Build", "notes.md", "https://x.y/", "q"

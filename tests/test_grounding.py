@@ -1,15 +1,16 @@
-"""The support check (`assistant.grounding`): numbers, names, links and words of an answer against its passages."""
+"""The support check (`assistant.answer.grounding`): numbers, names, links and words of an answer against its
+passages."""
 
 from __future__ import annotations
 
 import pytest
 
-from assistant import answering
-from assistant.following import with_following
-from assistant.grounding import MIN_WORD_SHARE, claims, names_in, numbers_in, review, unlink, urls_in
+from assistant.answer import extractive as answering
+from assistant.answer.following import with_following
+from assistant.answer.grounding import MIN_WORD_SHARE, claims, names_in, numbers_in, review, unlink, urls_in
 from assistant.knowledge_base import KnowledgeBase
-from assistant.models import Chunk, Citation, Passage
-from assistant.query import build_query
+from assistant.model.records import Chunk, Citation, Passage
+from assistant.understand.query import build_query
 
 GUIDE = "https://github.com/pytorch/pytorch/releases/tag/v2.12.0"
 CUDA = Chunk(

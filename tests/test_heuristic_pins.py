@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.answering import ExtractiveAnswerer
-from assistant.catalog import Catalog
-from assistant.document import Entry
-from assistant.models import Chunk, Passage
-from assistant.query import build_query, proper_names
-from assistant.refusals import after_search
-from assistant.units import units_of
+from assistant.answer.extractive import ExtractiveAnswerer
+from assistant.gate.refusals import after_search
+from assistant.index.catalog import Catalog
+from assistant.model.document import Entry
+from assistant.model.records import Chunk, Passage
+from assistant.model.units import units_of
+from assistant.understand.query import build_query, proper_names
 from tests.test_answer_rules import Stats
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.bounds import bounds, says_dropped, says_so
-from assistant.catalog import Catalog
-from assistant.models import Passage
-from assistant.query import build_query
-from assistant.refusals import Reason, after_search
-from assistant.text import tokens
+from assistant.gate.refusals import Reason, after_search
+from assistant.index.catalog import Catalog
+from assistant.model.records import Passage
+from assistant.text.words import tokens
+from assistant.understand.bounds import bounds, says_dropped, says_so
+from assistant.understand.query import build_query
 from tests.test_answer_rules import Stats
 from tests.test_heuristic_pins import ranked
 from tests.test_heuristic_pins_changelogs import logged

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from assistant.catalog import Catalog
-from assistant.document import Entry
-from assistant.models import Chunk, Passage
-from assistant.query import build_query
-from assistant.refusals import Reason, after_search
-from assistant.text import tokens
+from assistant.gate.refusals import Reason, after_search
+from assistant.index.catalog import Catalog
+from assistant.model.document import Entry
+from assistant.model.records import Chunk, Passage
+from assistant.text.words import tokens
+from assistant.understand.query import build_query
 from tests.test_answer_rules import Stats
 from tests.test_heuristic_pins import answer, make, ranked
 
@@ -137,7 +137,7 @@ def test_an_upgrade_question_asks_about_the_releases_it_went_through() -> None:
 
 def test_a_specific_question_about_an_upgrade_is_not_answered_with_the_whole_plan() -> None:
     # upgrade_answer._specific: "What breaks from 1.0 to 2.0?" asks for the plan; a question about one call does not.
-    from assistant.upgrade_answer import planned
+    from assistant.answer.upgrade import planned
 
     catalog = Catalog.learn([logged("Changed things.", version=v, n=n) for n, v in enumerate(("1.0.0", "2.0.0"))])
     assert planned(build_query("What breaks if I go from 1.0 to 2.0?", catalog), catalog) is not None

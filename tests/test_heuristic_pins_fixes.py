@@ -6,12 +6,12 @@ Expected values are written out, not imported: the ablation patches the constant
 
 from __future__ import annotations
 
-from assistant.answering import ExtractiveAnswerer
-from assistant.catalog import Catalog
-from assistant.document import Entry
-from assistant.following import with_following
-from assistant.models import Passage
-from assistant.query import build_query
+from assistant.answer.extractive import ExtractiveAnswerer
+from assistant.answer.following import with_following
+from assistant.index.catalog import Catalog
+from assistant.model.document import Entry
+from assistant.model.records import Passage
+from assistant.understand.query import build_query
 from tests.test_answer_rules import Stats
 from tests.test_heuristic_pins import make, passages
 

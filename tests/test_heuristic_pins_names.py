@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.catalog import Catalog
-from assistant.models import Chunk, Passage
-from assistant.query import build_query, call_values
-from assistant.refusals import before_search, missing_symbols, release, symbols_elsewhere, unknown_names
-from assistant.retrieval import HybridRetriever
-from assistant.text import tokens
+from assistant.gate.refusals import before_search, missing_symbols, release, symbols_elsewhere, unknown_names
+from assistant.index.catalog import Catalog
+from assistant.model.records import Chunk, Passage
+from assistant.search.retrieval import HybridRetriever
+from assistant.text.words import tokens
+from assistant.understand.query import build_query, call_values
 from tests.test_answer_rules import Stats
 from tests.test_refusals import CATALOG, passage
 
@@ -92,9 +92,9 @@ def test_a_name_passed_to_a_call_is_the_askers_own() -> None:
 
 
 def test_what_the_askers_code_passes_is_the_askers_own() -> None:
-    # call_values (assistant/asker_code.py). `df.x` is a column of the asker's frame, `AsyncioExecutor()` their
-    # choice of class, 'Europe/Paris' their data, `[connect_db]` their function; the called names and a
-    # double-quoted literal (`mode="hyperdrive"`) are what the docs must name.
+    # call_values (assistant/understand/asker_code.py). `df.x` is a column of the asker's frame,
+    # `AsyncioExecutor()` their choice of class, 'Europe/Paris' their data, `[connect_db]` their function; the
+    # called names and a double-quoted literal (`mode="hyperdrive"`) are what the docs must name.
     assert call_values("My old code sns.scatterplot(df.x, df.y) fails.") == ["df.x", "df", "df.y"]
     assert "AsyncioExecutor" in call_values("Built as GraphQLApp(schema=s, executor=AsyncioExecutor()), it broke.")
     assert {"Europe", "Paris"} <= set(call_values("I use timezone=pytz.timezone('Europe/Paris'). Can I keep it?"))
@@ -213,7 +213,7 @@ def test_a_release_that_never_writes_the_symbol_asked_about_does_not_cover_it() 
 def test_a_later_release_is_one_after_every_release_asked_about() -> None:
     # _later (the gate's release rule): a how-question may take its fix from the release that deprecated
     # the thing, never from one the asker does not have yet.
-    from assistant import gate
+    from assistant.gate import decision as gate
 
     chunks = [make("Replaced.", "nx", n, version) for n, version in enumerate(("3.4", "3.5", "3.6"))]
     query = build_query("How do I replace random_lobster in nx 3.5?", Catalog.learn(chunks))

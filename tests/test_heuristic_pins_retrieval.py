@@ -14,12 +14,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from assistant.index.store import Manifest
 from assistant.knowledge_base import KnowledgeBase
-from assistant.models import Chunk, Passage
-from assistant.query import Query, build_query
-from assistant.retrieval import HybridRetriever, fuse
-from assistant.settings import Settings
-from assistant.store import Manifest
+from assistant.model.records import Chunk, Passage
+from assistant.runtime.settings import Settings
+from assistant.search.retrieval import HybridRetriever, fuse
+from assistant.understand.query import Query, build_query
 from tests.test_answer_rules import Stats
 
 

@@ -6,14 +6,14 @@ Expected values are written out, not imported: the ablation patches the constant
 
 from __future__ import annotations
 
-from assistant.answering import ExtractiveAnswerer
-from assistant.catalog import Catalog
-from assistant.document import Entry
-from assistant.gate import _before
-from assistant.models import Passage
-from assistant.query import build_query, proper_names
-from assistant.refusals import after_search, unknown_names
-from assistant.units import units_of
+from assistant.answer.extractive import ExtractiveAnswerer
+from assistant.gate.decision import _before
+from assistant.gate.refusals import after_search, unknown_names
+from assistant.index.catalog import Catalog
+from assistant.model.document import Entry
+from assistant.model.records import Passage
+from assistant.model.units import units_of
+from assistant.understand.query import build_query, proper_names
 from tests.test_answer_rules import Stats
 from tests.test_heuristic_pins import answer, make, passages, ranked
 

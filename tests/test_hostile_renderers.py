@@ -18,11 +18,11 @@ import hostile_corpus
 import pytest
 import yaml
 
-from assistant.embeddings import Embedder
+from assistant.embed.embedder import Embedder
 from assistant.knowledge_base import KnowledgeBase
-from assistant.models import Answer, Chunk, Citation, Passage
-from assistant.settings import Settings
-from assistant.untrusted import looks_like_url, safe_url
+from assistant.model.records import Answer, Chunk, Citation, Passage
+from assistant.runtime.settings import Settings
+from assistant.text.untrusted import looks_like_url, safe_url
 from ingest import sync
 from interfaces import terminal
 from interfaces.slack import mrkdwn

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.settings import Settings
-from assistant.store import ChunkStore
+from assistant.index.store import ChunkStore
+from assistant.runtime.settings import Settings
 from ingest import is_current, sync
 from ingest.loader import DocumentError, corpus_files, split_front_matter
 from ingest.rst import rst_to_markdown

@@ -7,13 +7,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant import lexical
-from assistant.generation_cache import cache_folder
+from assistant.index import lexical
+from assistant.index.generation_cache import cache_folder
+from assistant.index.lexical import TOKENIZER_VERSION, LexicalIndex, index_text, lexical_index
 from assistant.knowledge_base import KnowledgeBase
-from assistant.lexical import TOKENIZER_VERSION, LexicalIndex, index_text, lexical_index
-from assistant.models import Chunk
-from assistant.settings import Settings
-from assistant.text import tokens
+from assistant.model.records import Chunk
+from assistant.runtime.settings import Settings
+from assistant.text.words import tokens
 from ingest import sync
 
 QUERIES = ("torchrun port 29500", "minimum CUDA version", "fused=True optimiseur", "weights_only torch.load")

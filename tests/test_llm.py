@@ -17,8 +17,7 @@ from llm_cli import ask_json
 from netutil import free_port
 from openai_stub import INVENTED, OpenAIStub, grounded_reply, prompt_text
 
-from assistant.knowledge_base import KnowledgeBase
-from assistant.llm import (
+from assistant.answer.llm import (
     NOT_IN_DOCS,
     UNAVAILABLE,
     UNCITED,
@@ -29,10 +28,11 @@ from assistant.llm import (
     check_citations,
     describe,
 )
-from assistant.messages import say
-from assistant.models import Chunk, Passage
-from assistant.query import build_query
-from assistant.settings import Settings
+from assistant.knowledge_base import KnowledgeBase
+from assistant.model.messages import say
+from assistant.model.records import Chunk, Passage
+from assistant.runtime.settings import Settings
+from assistant.understand.query import build_query
 
 ROOT = Path(__file__).resolve().parents[1]
 CUDA_QUESTION = "What is the minimum CUDA version to build PyTorch 2.12 from source?"
@@ -234,7 +234,7 @@ def test_setup_errors_are_one_actionable_line() -> None:
 
 def test_core_does_not_load_chat_models_unless_configured() -> None:
     code = (
-        "import sys, assistant.knowledge_base, assistant.llm; "
+        "import sys, assistant.knowledge_base, assistant.answer.llm; "
         "print(sorted(m for m in sys.modules if m.startswith(('langchain_openai', 'langchain.chat_models', 'openai'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)

@@ -13,11 +13,11 @@ from langchain_core.messages import AIMessage
 from llm_cli import ask_json
 from openai_stub import OpenAIStub, prompt_text
 
+from assistant.answer.llm import UNSUPPORTED, LLMAnswerer
 from assistant.knowledge_base import KnowledgeBase
-from assistant.llm import UNSUPPORTED, LLMAnswerer
-from assistant.models import Answer, Passage
-from assistant.query import build_query
-from assistant.settings import Settings
+from assistant.model.records import Answer, Passage
+from assistant.runtime.settings import Settings
+from assistant.understand.query import build_query
 from interfaces import web_render
 from interfaces.slack import mrkdwn
 

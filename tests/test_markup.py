@@ -7,7 +7,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from assistant.text import strip_markup
+from assistant.text.words import strip_markup
 from ingest.markup import DROP, ELEMENTS, html_to_markdown, markdown_text
 from tests import hostile_corpus
 
@@ -209,7 +209,7 @@ def test_a_bracket_in_a_code_span_opens_no_link() -> None:
 
 
 def test_a_bracket_in_a_code_span_starts_no_link_in_quoted_text() -> None:
-    from assistant.text import strip_markup
+    from assistant.text.words import strip_markup
 
     said = "containing `*`, `?` or `[` are patterns ([#3650](https://github.com/a/b/pull/3650))."
     assert strip_markup(said) == "containing `*`, `?` or `[` are patterns (#3650)."

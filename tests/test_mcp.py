@@ -25,7 +25,7 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.types import CallToolResult
 from netutil import free_port
 
-from assistant.settings import Settings
+from assistant.runtime.settings import Settings
 from interfaces.http_guard import MAX_JSON_BYTES
 from interfaces.mcp_server import FAILED, ask_result, error_message, plan_result
 from interfaces.terminal import answer_json

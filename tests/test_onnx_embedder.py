@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 import app
-from assistant import onnx_export
-from assistant.embeddings import SentenceTransformerEmbedder, make_embedder
-from assistant.errors import ReldocsError
-from assistant.onnx_embedder import OnnxEmbedder, OnnxUnavailable
-from assistant.settings import Settings
+from assistant.embed import onnx_export
+from assistant.embed.embedder import SentenceTransformerEmbedder, make_embedder
+from assistant.embed.onnx import OnnxEmbedder, OnnxUnavailable
+from assistant.model.errors import ReldocsError
+from assistant.runtime.settings import Settings
 from ingest import is_current, sync
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -108,7 +108,7 @@ def test_torch_backend_never_touches_onnx(tmp_path, monkeypatch) -> None:
     def boom(*_: object, **__: object) -> None:
         raise AssertionError("ONNX used")
 
-    monkeypatch.setattr("assistant.onnx_embedder.open_export", boom)
+    monkeypatch.setattr("assistant.embed.onnx.open_export", boom)
     monkeypatch.setattr(onnx_export, "export", boom)
     settings = _settings(tmp_path, tmp_path / "models", embedding_backend="torch")
     assert isinstance(make_embedder(settings), SentenceTransformerEmbedder)

@@ -270,7 +270,7 @@ def test_product_set_runs(name: str, tmp_path: Path, embedder: Any) -> None:
     if not MORE_CORPUS.is_dir() or (name == "all" and not SHARED_CORPUS.is_dir()):
         pytest.skip("../shared corpora are not present")
     from assistant.knowledge_base import KnowledgeBase
-    from assistant.settings import Settings
+    from assistant.runtime.settings import Settings
     from ingest import sync
 
     corpus = stage_corpus(set_sources(name, SHARED_CORPUS, MORE_CORPUS), tmp_path / "corpus")

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.catalog import Catalog
+from assistant.index.catalog import Catalog
 from assistant.knowledge_base import KnowledgeBase
-from assistant.models import Chunk
-from assistant.query import named_versions
-from assistant.settings import Settings
+from assistant.model.records import Chunk
+from assistant.runtime.settings import Settings
+from assistant.understand.query import named_versions
 from ingest import sync
 
 DOCS = {

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.units import excerpt, units_of
+from assistant.model.units import excerpt, units_of
 from ingest.chunking import chunk_document
 from ingest.loader import discover, load_document
 

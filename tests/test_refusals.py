@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.catalog import Catalog, Product
-from assistant.models import Chunk, Passage
-from assistant.query import build_query
-from assistant.refusals import Reason, before_search, coverage_note, explain, refusal, release
+from assistant.gate.refusals import Reason, before_search, coverage_note, explain, refusal, release
+from assistant.index.catalog import Catalog, Product
+from assistant.model.records import Chunk, Passage
+from assistant.understand.query import build_query
 
 CATALOG = Catalog(
     (

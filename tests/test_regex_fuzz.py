@@ -33,7 +33,7 @@ import regex_recorder
 from hostile_corpus import write as write_hostile
 from regex_fuzz import BUDGET_SECONDS, OPS, describe, fuzz
 
-from assistant.untrusted import safe_version
+from assistant.text.untrusted import safe_version
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
@@ -80,7 +80,7 @@ def test_safe_version_still_refuses_what_is_no_version(text: str) -> None:
 
 def test_a_line_of_brackets_is_read_in_linear_time() -> None:
     """Not a pattern: link brackets are paired by a scan, which read on from every '[' of an unclosed run."""
-    from assistant.text import strip_markup
+    from assistant.text.words import strip_markup
     from ingest.markdown_links import check_links
 
     for text in ("[" * 100_000, "![" * 50_000, "[a](" * 25_000, "[" * 50_000 + "]" + "(" * 50_000):
@@ -238,7 +238,7 @@ def _workload(tmp: Path) -> None:
     from slack_bolt import App
 
     from assistant.knowledge_base import KnowledgeBase
-    from assistant.settings import Settings
+    from assistant.runtime.settings import Settings
     from ingest import sync
     from ingest.chunking import chunk_document
     from ingest.entries import entries_of

@@ -11,8 +11,8 @@ from docutils.parsers.rst import directives, roles
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.text import strip_markup
-from assistant.untrusted import safe_url
+from assistant.text.untrusted import safe_url
+from assistant.text.words import strip_markup
 from ingest.chunking import chunk_document, markdown_blocks
 from ingest.loader import discover, load_document
 from ingest.rst import looks_like_rst, rst_to_markdown

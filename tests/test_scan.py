@@ -8,9 +8,9 @@ from unittest import mock
 
 import pytest
 
-import assistant.scan
-from assistant.scan import Finding, ScanError, ScanReport, Target, scan, scan_source
-from assistant.scan_visitor import class_of, receiver_names
+import assistant.upgrade.scan
+from assistant.upgrade.scan import Finding, ScanError, ScanReport, Target, scan, scan_source
+from assistant.upgrade.visitor import class_of, receiver_names
 
 
 def scan_code(tmp_path: Path, code: str, *targets: Target, name: str = "m.py") -> ScanReport:
@@ -18,7 +18,7 @@ def scan_code(tmp_path: Path, code: str, *targets: Target, name: str = "m.py") -
     path = tmp_path / name
     path.write_text(code)
     report = scan([path], targets)
-    with mock.patch.object(assistant.scan, "might_hit", lambda tree, index: True):
+    with mock.patch.object(assistant.upgrade.scan, "might_hit", lambda tree, index: True):
         assert scan([path], targets) == report
     return report
 
@@ -358,7 +358,7 @@ def test_files_no_target_can_reach_are_not_read_by_libcst(tmp_path):
     for i in range(30):
         (tmp_path / f"m{i:02}.py").write_text("import numpy as np\nx = np.zeros(3)\nx.float_ = 1\n")
     (tmp_path / "z.py").write_text("import numpy as np\nnp.float_\n")
-    with mock.patch.object(assistant.scan, "HitVisitor", wraps=assistant.scan.HitVisitor) as visitor:
+    with mock.patch.object(assistant.upgrade.scan, "HitVisitor", wraps=assistant.upgrade.scan.HitVisitor) as visitor:
         report = scan([tmp_path], [FLOAT_])
     assert visitor.call_count == 1
     assert report.files == 31 and [Path(f.file).name for f in report.findings] == ["z.py"]

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from assistant.bounded import Overrun
 from assistant.knowledge_base import KnowledgeBase
-from assistant.scan import Target, scan, scan_source
+from assistant.runtime.bounded import Overrun
+from assistant.upgrade.scan import Target, scan, scan_source
 
 LOAD = Target("torch-load", "torch.load")
 KB = 1024

@@ -17,11 +17,11 @@ from slack_sdk import WebClient
 from slack_stub import BOT_USER_ID, SlackStub
 from test_slack import BOT_TOKEN, mention
 
-from assistant.errors import IndexUnavailable, WriterBusy
+from assistant.index.store import ChunkStore
+from assistant.index.writer_lock import LOCK_COLLECTION, LOCK_FILE, FileLock, writer_lock
 from assistant.knowledge_base import KnowledgeBase
-from assistant.settings import Settings
-from assistant.store import ChunkStore
-from assistant.writer_lock import LOCK_COLLECTION, LOCK_FILE, FileLock, writer_lock
+from assistant.model.errors import IndexUnavailable, WriterBusy
+from assistant.runtime.settings import Settings
 from bench.tcp_proxy import TcpProxy
 from ingest import sync
 from interfaces.slack.listeners import Seen, answer_event
@@ -126,8 +126,9 @@ def test_a_killed_writers_flock_is_gone_with_it(corpus_copy: Path, tmp_path: Pat
     holder = app(
         [
             "-c",
-            "import sys, time; from assistant.settings import Settings; from assistant.store import ChunkStore; "
-            "from assistant.writer_lock import writer_lock; s = Settings(); "
+            "import sys, time; from assistant.runtime.settings import Settings; "
+            "from assistant.index.store import ChunkStore; "
+            "from assistant.index.writer_lock import writer_lock; s = Settings(); "
             "lock = writer_lock(ChunkStore.open(s), s).__enter__(); print('HELD', flush=True); time.sleep(600)",
         ],
         settings,
@@ -151,7 +152,7 @@ def test_kill_9_mid_write_leaves_the_previous_generation_live(
     bump_cuda(corpus_copy)
     # The writer stops for good after filling its new collection, before the swap; there it is killed.
     code = (
-        "import time, app; from assistant import manifest_store as m; "
+        "import time, app; from assistant.index import manifest as m; "
         "m.ChromaManifest.write = lambda self, manifest: (print('FILLED', flush=True), time.sleep(600)); "
         "app.main(['ingest'])"
     )

@@ -30,7 +30,7 @@ from slack_stub import BOT_ID, BOT_USER_ID, TEAM_ID, SlackStub, SocketModeStub
 
 from assistant.feedback import FeedbackLog
 from assistant.knowledge_base import KnowledgeBase
-from assistant.settings import Settings
+from assistant.runtime.settings import Settings
 from interfaces.slack import SlackSettings, SlackSetupError, build_app, make_server, preflight, run
 from interfaces.slack.bot import connect_socket_mode
 from interfaces.slack.listeners import (

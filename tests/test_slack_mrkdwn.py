@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from samples import MIGRATION
 
-from assistant.models import Answer, Citation
+from assistant.model.records import Answer, Citation
 from interfaces.slack.mrkdwn import (
     SECTION_LIMIT,
     VALUE_LIMIT,

@@ -14,7 +14,7 @@ from test_slack import BOT_TOKEN, CUDA_QUESTION, SECRET, envelope, mention, post
 
 from assistant.feedback import FeedbackLog
 from assistant.knowledge_base import KnowledgeBase
-from assistant.settings import Settings
+from assistant.runtime.settings import Settings
 from ingest import sync
 from interfaces.slack import SlackSettings, build_app, make_server
 from interfaces.slack.listeners import PLACEHOLDER

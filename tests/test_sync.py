@@ -11,10 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.embeddings import Embedder
+from assistant.embed.embedder import Embedder
+from assistant.index.store import ChunkStore
 from assistant.knowledge_base import KnowledgeBase
-from assistant.settings import Settings
-from assistant.store import ChunkStore
+from assistant.runtime.settings import Settings
 from ingest import is_current, sync
 from tests import hostile_corpus
 
@@ -66,7 +66,8 @@ def test_resync_embeds_only_what_changed(corpus_copy: Path, tmp_path: Path, embe
 @pytest.mark.folder_only  # on a server the manifest is read over Chroma's client
 def test_unchanged_sync_does_not_load_the_model_or_chroma(settings: Settings, kb: KnowledgeBase) -> None:
     code = (
-        "import sys; from pathlib import Path; from assistant.settings import Settings; from ingest import sync; "
+        "import sys; from pathlib import Path; from assistant.runtime.settings import Settings; "
+        "from ingest import sync; "
         f"r = sync(Settings(corpus_dir=Path({str(settings.corpus_dir)!r}), data_dir=Path({str(settings.data_dir)!r})));"
         "print(r.added, r.updated, r.removed, 'torch' in sys.modules, 'chromadb' in sys.modules)"
     )

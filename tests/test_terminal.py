@@ -8,7 +8,7 @@ import unicodedata
 import pytest
 from samples import MIGRATION
 
-from assistant.models import Answer, Chunk, Citation, Passage
+from assistant.model.records import Answer, Chunk, Citation, Passage
 from interfaces.terminal import answer_json, answer_text, passages_json, passages_text
 
 ANSI = "\x1b[2J\x1b[31mRED\x1b]0;pwned-title\x07\x1b]8;;https://evil.example/\x1b\\osc8\x1b]8;;\x1b\\\x07\x08\x9b31m"

@@ -14,9 +14,9 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from assistant.models import Answer, Chunk, Citation, Passage
-from assistant.text import strip_markup
-from assistant.untrusted import safe_url, safe_version
+from assistant.model.records import Answer, Chunk, Citation, Passage
+from assistant.text.untrusted import safe_url, safe_version
+from assistant.text.words import strip_markup
 from ingest.chunking import chunk_document
 from ingest.loader import DocumentError, load_document
 from interfaces import terminal

@@ -15,8 +15,8 @@ import yaml
 from chroma_server import index_env
 from sarif_pydantic import Sarif
 
-from assistant.embeddings import Embedder
-from assistant.settings import Settings
+from assistant.embed.embedder import Embedder
+from assistant.runtime.settings import Settings
 from ingest import sync
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant import vectors
-from assistant.chunk_filter import ChunkFilter
-from assistant.generation_cache import cache_folder
+from assistant.index import vectors
+from assistant.index.chunk_filter import ChunkFilter
+from assistant.index.generation_cache import cache_folder
+from assistant.index.vectors import ExactVectors, exact_vectors
 from assistant.knowledge_base import KnowledgeBase
-from assistant.models import Chunk
-from assistant.settings import Settings
-from assistant.vectors import ExactVectors, exact_vectors
+from assistant.model.records import Chunk
+from assistant.runtime.settings import Settings
 from ingest import sync
 
 QUESTIONS = ("why does torchrun no longer use port 29500?", "Quel optimiseur supporte fused=True ?", "CUDA 12.6")

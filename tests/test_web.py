@@ -20,10 +20,10 @@ from chroma_server import index_env
 from gradio_client import Client
 from netutil import free_port
 
-from assistant.errors import ReldocsError
 from assistant.feedback import FeedbackLog
-from assistant.models import Answer, Citation
-from assistant.settings import Settings
+from assistant.model.errors import ReldocsError
+from assistant.model.records import Answer, Citation
+from assistant.runtime.settings import Settings
 from interfaces.web import (
     ALL_VERSIONS,
     _is_loopback,

@@ -15,7 +15,7 @@ import pytest
 from netutil import free_port
 
 from assistant.feedback import FeedbackLog
-from assistant.settings import Settings
+from assistant.runtime.settings import Settings
 from interfaces.web import build_ui, launch
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -17,8 +17,8 @@ import pytest
 from netutil import free_port
 
 from assistant.knowledge_base import KnowledgeBase
-from assistant.settings import Settings
-from assistant.untrusted import safe_version
+from assistant.runtime.settings import Settings
+from assistant.text.untrusted import safe_version
 from ingest import sync
 from interfaces.web import TITLE, build_ui, launch
 

@@ -17,7 +17,7 @@ import pytest
 from netutil import free_port
 
 from assistant.knowledge_base import KnowledgeBase
-from assistant.settings import Settings
+from assistant.runtime.settings import Settings
 from interfaces.web import build_ui, launch
 
 MB = 1024 * 1024

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from assistant.knowledge_base import KnowledgeBase
-from assistant.models import Citation
-from assistant.plan import PlannedChange, UpgradePlan
-from assistant.scan import Finding
+from assistant.model.records import Citation
+from assistant.upgrade.plan import PlannedChange, UpgradePlan
+from assistant.upgrade.scan import Finding
 from interfaces.web_upgrade import _work, run_upgrade, upgrade_html
 
 CODE = """import torch

@@ -24,11 +24,11 @@ from slack_bolt.logger.messages import warning_client_prioritized_and_token_skip
 from slack_sdk import WebClient
 from slack_sdk.errors import SlackApiError
 
-from assistant.errors import ReldocsError
 from assistant.feedback import FeedbackLog
 from assistant.knowledge_base import KnowledgeBase
-from assistant.settings import Settings
-from assistant.untrusted import one_line
+from assistant.model.errors import ReldocsError
+from assistant.runtime.settings import Settings
+from assistant.text.untrusted import one_line
 from interfaces.slack.listeners import register
 
 logger = logging.getLogger(__name__)

@@ -18,10 +18,10 @@ from typing import Any
 from slack_bolt import App, BoltRequest
 from slack_sdk import WebClient
 
-from assistant.claims import Claims, shared_claims
-from assistant.errors import IndexUnavailable
 from assistant.feedback import FeedbackLog
+from assistant.index.claims import Claims, shared_claims
 from assistant.knowledge_base import KnowledgeBase
+from assistant.model.errors import IndexUnavailable
 from interfaces.slack.mrkdwn import FEEDBACK_ACTIONS, answer_blocks, answer_from_value, answer_text
 from interfaces.slack.upgrade import is_upgrade, send_upgrade, upgrade_replies
 

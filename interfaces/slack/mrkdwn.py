@@ -11,8 +11,8 @@ import json
 import re
 from typing import Any
 
-from assistant.models import Answer, Citation
-from assistant.untrusted import looks_like_url, one_line, safe_url, url_host, without_controls
+from assistant.model.records import Answer, Citation
+from assistant.text.untrusted import looks_like_url, one_line, safe_url, url_host, without_controls
 
 SECTION_LIMIT = 3000  # Slack's cap on a section block's text
 VALUE_LIMIT = 2000  # Slack's cap on a button's value

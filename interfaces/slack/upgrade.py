@@ -15,9 +15,9 @@ from typing import Any
 
 from slack_sdk import WebClient
 
+from assistant.answer.upgrade import plan_answer
 from assistant.knowledge_base import KnowledgeBase
-from assistant.plan import PlanError
-from assistant.upgrade_answer import plan_answer
+from assistant.upgrade.plan import PlanError
 from interfaces.slack.mrkdwn import SECTION_LIMIT, answer_blocks, answer_text, escape, link, safe_text, split
 from interfaces.upgrade_render import counted, plan_markdown
 

@@ -1,0 +1,45 @@
+"""Stage 4's entry: the answer to a `Query` from the gate's `Verdict`, and the final touches every answer gets.
+
+A refused question gets the honest "the docs don't cover this" naming why; otherwise the answerer writes from
+the passages the gate let through (the extractive one also reads the rest of a best passage's section, where
+an example may continue). Moved from the facade.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
+
+from assistant.answer.extractive import Answerer
+from assistant.answer.following import with_following
+from assistant.gate.decision import Verdict
+from assistant.gate.refusals import refusal
+from assistant.model.messages import say
+from assistant.model.records import Answer, Chunk
+from assistant.understand.query import Query
+
+
+def respond(
+    query: Query,
+    verdict: Verdict,
+    answerer: Answerer,
+    *,
+    following: tuple[Sequence[Chunk], Mapping[str, int]] | None = None,
+) -> Iterator[Answer]:
+    """Growing drafts of the answer, the last one final: a refusal when the verdict has a reason. `following`
+    (the chunks in reading order and their positions) adds the chunk after each best passage in its section."""
+    if verdict.reason is not None:
+        yield refusal(query, verdict.reason)
+        return
+    passages = verdict.passages
+    if following is not None:
+        passages = with_following(passages, *following)
+    yield from answerer.stream(query, passages)
+
+
+def finished(answer: Answer, query: Query, timings: Mapping[str, float], max_chars: int) -> Answer:
+    """The final answer with its timings, and a note when the question was cut to `max_chars`."""
+    if query.truncated:
+        note = say("truncated", query.language, n=max_chars)
+        answer = replace(answer, notice=f"{answer.notice} {note}" if answer.notice else note)
+    return replace(answer, final=True, timings_ms={k: round(v, 2) for k, v in timings.items()})

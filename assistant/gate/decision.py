@@ -1,0 +1,152 @@
+"""The gate: whether the passages search found answer the question, or why not (a `refusals.Reason`), and which
+of them to answer from.
+
+A question about one product is answered from that product's passages. A question about one release is
+answered from that release's: when the joint search ranks them low, the release is searched alone; when it
+still cannot answer, the question is refused, naming why. Moved here unchanged from the knowledge base's facade,
+which now calls `Gate.after_search` between search and answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from assistant.gate import refusals
+from assistant.index.catalog import release_key
+from assistant.model.records import Chunk, Passage
+from assistant.search import sentences
+from assistant.search.retrieval import HybridRetriever
+from assistant.search.sentences import SentenceRanker
+from assistant.understand.query import Query
+
+# The release a question names answers it when its best sentence scores this close to another release's best:
+# 3.0's "Draft 7 is now the default" answers which draft 3.0 uses, though a later "JSON Schema draft" fix has
+# more of the question's words. Further behind, the other release's change is what the question is about.
+OWN_CLOSE = 0.95
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The gate's output: the passages to answer from, or the reason to refuse (`reason` set, nothing to cite)."""
+
+    passages: Sequence[Passage]
+    reason: refusals.Reason | None = None
+
+
+class Gate:
+    """The decision for one generation of the index: `retriever` is the knowledge base's, `ranker` scores
+    sentences as its answerer does, and `search` searches again (for a release alone) as the knowledge base does."""
+
+    def __init__(
+        self,
+        retriever: HybridRetriever,
+        ranker: SentenceRanker,
+        search: Callable[[Query], Sequence[Passage]],
+    ) -> None:
+        self.retriever = retriever
+        self.ranker = ranker
+        self.search = search
+
+    def before_search(self, query: Query) -> refusals.Reason | None:
+        """Refusals that need no search (a release the index does not hold, no topic)."""
+        return refusals.before_search(query, self.retriever.catalog)
+
+    def after_search(self, query: Query, passages: Sequence[Passage]) -> Verdict:
+        """The passages to answer from, or the reason to refuse instead."""
+        # A question about one product is answered from its docs: another's would read as being about it.
+        passages = [p for p in passages if query.prefers_product(p.chunk)] or passages
+        reason = self._evidence(query, passages)
+        if query.prefer and not query.versions and (reason is None or reason.kind == "weak_evidence"):
+            passages, reason = self._from_release(query, passages, reason)
+        return Verdict((), reason) if reason is not None else Verdict(passages)
+
+    def _evidence(self, query: Query, passages: Sequence[Passage]) -> refusals.Reason | None:
+        best = self.ranker.best_coverage(query, passages)
+        # Proper names are looked for in the docs of the products the question is about, not in every product's
+        # ("JSON Schema" in another product's notes says nothing of this one's). Code names stay whole-index:
+        # a product word in ordinary prose ("requests", "black") must not make a real API unknown.
+        scope = query.products or query.prefer_products
+        named = self.retriever.within(scope) if query.names or (scope and query.product_terms) else None
+        # What the question asks of a product it names weighs as rare as it is in those docs: "validate", rare
+        # among many products' notes, is in every other passage of a validation library's.
+        within = None if named is self.retriever else named
+        topic = self.ranker.best_coverage(query.topic, passages, within) if query.product_terms else best
+        ranked = self.ranker.ranked(query, passages)
+        words, text = frozenset[str](), ""
+        if ranked:  # read under its section: "Support for Python 3.7." under "Removed" says it was dropped
+            words, text = ranked[0].unit.tokens, f"{passages[ranked[0].p_idx].chunk.section}: {ranked[0].unit.text}"
+        return refusals.after_search(
+            query, passages, self.retriever, best, topic, named=named, best=words, best_text=text
+        )
+
+    def _from_release(
+        self, query: Query, passages: Sequence[Passage], weak: refusals.Reason | None = None
+    ) -> tuple[Sequence[Passage], refusals.Reason | None]:
+        """The passages to answer a question about a release from, or why that release can't answer it.
+
+        When the top passages hold too little of the release asked about, or too little evidence at all (`weak`),
+        that release is searched alone: its answer may rank below other releases' near matches.
+        """
+        if query.asks_after:  # asked what releases after the one it names did (fixed): its own notes can't say
+            passages = [p for p in passages if not _before(p.chunk, query)]
+        own = self._own(query, passages)
+        reason = weak or self._release(query, passages, own)
+        if reason is None:  # nearly the best, it answers alone: the better-worded sentence is of another release
+            return (own if self._leads(query, passages) == "nearly" else passages), None
+        only = replace(query, versions=query.prefer, products=query.products or query.prefer_products)
+        narrowed = self.search(only)
+        if narrowed and self._release(query, [*narrowed, *passages], narrowed, narrowed=True) is None:
+            return narrowed, None
+        return passages, reason
+
+    @staticmethod
+    def _own(query: Query, passages: Sequence[Passage]) -> list[Passage]:
+        return [p for p in passages if query.prefers(p.chunk)]  # `query.prefer` is set: its release
+
+    def _release(
+        self, query: Query, passages: Sequence[Passage], own: Sequence[Passage], *, narrowed: bool = False
+    ) -> refusals.Reason | None:
+        ok = bool(own) and self._evidence(query, own) is None
+        # Where the passages together are evidence enough, the release asked about answers when its sentence is
+        # the best on merit, its ranking bonus aside: its passages alone may be short of it only because the
+        # closest in meaning are other releases' ("Publish musllinux wheels again" in 1.6 for "did 1.7's
+        # musllinux tag change?", which 1.7's "upgraded from `musllinux_1_1` to `musllinux_1_2`" answers).
+        ok = ok or (bool(own) and not narrowed and self._on_merit(query, passages))
+        # The release searched alone must write a code symbol the question names when others' passages do.
+        ok = ok and not (narrowed and refusals.symbols_elsewhere(query, own, passages))
+        return refusals.release(query, passages, own, ok, leads=bool(self._leads(query, passages)))
+
+    def _leads(self, query: Query, passages: Sequence[Passage]) -> Literal["first", "nearly", ""]:
+        """Whether the best sentence to quote is of the release asked about ("first"), or its best scores nearly as
+        well ("nearly"). What a release did is that release's to say; a fix may come from the release that
+        deprecated the thing ("fails after upgrading to 3.0: how do I pass it now?"), its version shown beside it,
+        but not from a later release, which the asker does not have."""
+        ranked = self.ranker.ranked(query, passages)
+        if not ranked:
+            return "first"
+        top = passages[ranked[0].p_idx].chunk
+        if query.prefers(top) or (query.asks_how and not _later(top, query)):
+            return "first"
+        own_best = max((s.score for s in ranked if query.prefers(passages[s.p_idx].chunk)), default=0.0)
+        return "nearly" if own_best >= OWN_CLOSE * ranked[0].score else ""
+
+    def _on_merit(self, query: Query, passages: Sequence[Passage]) -> bool:
+        """The best sentence is of the release asked about, ahead of every other release's by more than the
+        bonus it ranks with."""
+        ranked = self.ranker.ranked(query, passages)
+        if not ranked or not query.prefers(passages[ranked[0].p_idx].chunk):
+            return False
+        other = max((s.score for s in ranked if not query.prefers(passages[s.p_idx].chunk)), default=0.0)
+        return ranked[0].score - sentences.RELEASE_BONUS > other
+
+
+def _later(chunk: Chunk, query: Query) -> bool:
+    """The chunk is of a release after every release the question names."""
+    return bool(chunk.version and query.prefer) and release_key(chunk.version) > max(map(release_key, query.prefer))
+
+
+def _before(chunk: Chunk, query: Query) -> bool:
+    """The chunk is of a release before every release the question names."""
+    return bool(chunk.version and query.prefer) and release_key(chunk.version) < min(map(release_key, query.prefer))

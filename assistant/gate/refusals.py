@@ -1,0 +1,328 @@
+"""When reldocs says "the docs don't cover this": every refusal rule, each returning a typed `Reason`.
+
+Checked in order by the knowledge base: `before_search` (a release or product the index does not hold, a
+question with no topic), `after_search` (names no document contains, too little evidence), then `release`
+(a question about one release that only other releases answer). `refusal` turns a reason into the Answer.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from assistant.index.catalog import Catalog, release_key, sort_versions
+from assistant.index.lexical import TermStats
+from assistant.model.messages import joined, say
+from assistant.model.records import Answer, Passage
+from assistant.text.french import translate_french
+from assistant.text.words import (
+    is_acronym,
+    is_identifier,
+    is_release_number,
+    is_symbol,
+    release_spellings,
+    sentences,
+    tokens,
+)
+from assistant.understand.bounds import says_so
+from assistant.understand.query import Query
+
+# Evidence needed to answer: a sentence carrying this share of the question's weighted terms, or a
+# passage this close in embedding space (paraphrased questions share few words with the docs).
+MIN_COVERAGE = 0.3
+MIN_SIMILARITY = 0.4
+# ... but never on similarity alone: passages sharing next to none of its words (the product's name aside)
+# are about the product in general ("Which Python versions does X 2.0 support?" is close to all of X 2.0's guide).
+MIN_OVERLAP = 0.1
+
+Kind = Literal["release_not_indexed", "no_topic", "unknown_names", "weak_evidence", "other_releases"]
+
+
+@dataclass(frozen=True)
+class Reason:
+    """Why a question is refused; `names` are the missing names or the releases asked about, `others` the
+    releases that do cover it, `coverage` the (product, versions) the index holds for the question."""
+
+    kind: Kind
+    names: tuple[str, ...] = ()
+    others: tuple[str, ...] = ()
+    coverage: tuple[tuple[str, tuple[str, ...]], ...] = ()
+
+
+def before_search(query: Query, catalog: Catalog) -> Reason | None:
+    """Refusals that need no search: the filter or the question names a release the index does not hold."""
+    scope = set(query.products or query.prefer_products)
+    products = [p for p in catalog.products if not scope or p.spellings & scope]
+    coverage = tuple((p.name, p.versions) for p in products)
+    if query.versions and not set(query.versions) & {v for p in products for v in p.versions}:
+        return Reason("release_not_indexed", names=query.versions, coverage=coverage)
+    if query.unknown_versions and (not query.prefer or _asks_later(query)):
+        return Reason("release_not_indexed", names=query.unknown_versions, coverage=coverage)
+    if not query.terms and not query.prefer:
+        return Reason("no_topic")
+    return None
+
+
+def _asks_later(query: Query) -> bool:
+    """The question names a release the index lacks that is later than every indexed one it names, in their
+    series: "What was fixed in 6.5.1 compared with 6.5.0?" asks of 6.5.1, whose notes are not indexed."""
+    keys = [release_key(v) for v in query.prefer]
+    return any(all(release_key(u) > k and release_key(u)[:1] == k[:1] for k in keys) for u in query.unknown_versions)
+
+
+def after_search(
+    query: Query,
+    passages: Sequence[Passage],
+    stats: TermStats,
+    best_coverage: float,
+    topic_coverage: float | None = None,
+    *,
+    named: TermStats | None = None,
+    best: frozenset[str] = frozenset(),
+    best_text: str = "",
+) -> Reason | None:
+    """Names the question hinges on that no document contains, or passages too far from the question.
+    `topic_coverage` is the best coverage of the question's terms other than the products it names; `named`,
+    the statistics of the docs of the products it names, where its proper names must be (all docs' if None);
+    `best` and `best_text`, the words and text of the sentence that answers best."""
+    absent = missing_symbols(query, stats) + unknown_names(query, named or stats)
+    if absent:
+        return Reason("unknown_names", names=tuple(dict.fromkeys(absent[:3])))
+    similarity = max((p.similarity or 0.0 for p in passages), default=0.0)
+    topic = best_coverage if topic_coverage is None else topic_coverage
+    if not passages or topic < MIN_OVERLAP or (best_coverage < MIN_COVERAGE and similarity < MIN_SIMILARITY):
+        return Reason("weak_evidence")
+    if topic < MIN_COVERAGE and _bare(query) and all(p.both is False for p in passages):
+        return Reason("weak_evidence")
+    if _sibling(query, best, best_text) or not _names_subject(query, best):
+        return Reason("weak_evidence")
+    return None
+
+
+def _bare(query: Query) -> bool:
+    """The question is one sentence: it asks for something ("How do I migrate my app's dependency injection?") and
+    tells nothing of what happened to the asker. Told a symptom ("X fails in 2.0. What do I pass now?"), the docs
+    say it in their own words, which the meaning search finds and the word search may not; asked for a thing
+    bare, the docs that have it name it, and both searches find it. Where they agree on none of their first
+    passages and no sentence shares enough of its words, what is close is only close: the docs lack it."""
+    return len(sentences(query.question)) == 1
+
+
+def _names_subject(query: Query, words: frozenset[str]) -> bool:
+    """The best sentence names what the question asks the adding or removing release of, if it asks that: a
+    sentence on `start_soon()` answers no "which release added a timeout argument to `start_soon()`?". A code
+    name counts as the docs spell it, or by its last part (`.TwitterMixin` for `tornado.auth.TwitterMixin`)."""
+    if not query.subject:
+        return True
+    spellings = dict(query.spellings)
+    names = set(query.subject)
+    for term in query.subject:
+        names.update(spellings.get(term, ()))
+        last = term.rsplit(".", 1)[-1]
+        if "." in term and len(last) >= 4:
+            names.add(last)
+    return bool(names & words)
+
+
+def symbols_elsewhere(query: Query, own: Sequence[Passage], passages: Sequence[Passage]) -> bool:
+    """Other releases' passages write the question's code symbols and none of `own` writes any: the release
+    asked about says nothing of `random_lobster` when only 3.6 renamed it, however close its passages."""
+    symbols = [t for t in query.terms if is_identifier(t) and t not in query.values]
+    if not symbols:
+        return False
+
+    def written(group: Sequence[Passage]) -> frozenset[str]:
+        return frozenset(t for p in group for t in tokens(p.chunk.text)) & frozenset(symbols)
+
+    return bool(written([p for p in passages if p not in own])) and not written(own)
+
+
+def _sibling(query: Query, words: frozenset[str], text: str = "") -> bool:
+    """The best sentence names another release of the series a number of the question is in, and not that one:
+    "Dropped support for Python 3.6" answers no question about 3.8 (a 12.x number says nothing of 13.0), nor
+    "Dropped support for Python < 3.7" one asking whether 3.7 was dropped."""
+    for number in (t for t in query.terms if is_release_number(t)):
+        if number in query.drops:  # asked whether support for it ended: only a sentence saying so answers
+            if not says_so(text, number):
+                return True
+            continue
+        if release_spellings(number) & words:
+            continue
+        series = number.split(".")[0]
+        if any(is_release_number(w.lstrip("v")) and w.lstrip("v").split(".")[0] == series for w in words):
+            return True
+    return False
+
+
+def release(
+    query: Query,
+    passages: Sequence[Passage],
+    own: Sequence[Passage],
+    own_ok: bool,
+    *,
+    leads: bool = True,
+) -> Reason | None:
+    """A question about a release is answered from that release's docs, or not at all: quoting another
+    release's notes would read as "yes, in the one you asked about". `own` are the passages of the releases
+    asked about, `own_ok` whether they pass `after_search`, `leads` whether the best sentence to quote (the
+    asked release's ranking bonus included) is theirs.
+    """
+    if own and own_ok and leads:
+        return None
+    others = sort_versions({p.chunk.version for p in passages if p.chunk.version and p not in own})
+    return Reason("other_releases", names=query.prefer, others=tuple(others))
+
+
+def refusal(query: Query, reason: Reason | None = None, *, mode: str = "extractive") -> Answer:
+    """The honest answer: "the docs don't cover this", with what the reason adds; it cites nothing."""
+    text = say("not_covered", query.language)
+    note = explain(reason, query.language) if reason else ""
+    return Answer(
+        question=query.question,
+        text=f"{text} {note}" if note else text,
+        found=False,
+        mode=mode,  # type: ignore[arg-type]
+        language=query.language,
+    )
+
+
+def explain(reason: Reason, language: str = "en") -> str:
+    """The note a refusal adds for its reason ('' when it adds none)."""
+    if reason.kind == "unknown_names":
+        return say("nothing_mentions", language, names=", ".join(f"`{n}`" for n in reason.names))
+    if reason.kind == "release_not_indexed":
+        return coverage_note(reason.coverage, language)
+    if reason.kind == "other_releases":
+        asked = joined(reason.names, language)
+        if reason.others:
+            return say("other_releases", language, asked=asked, others=joined(reason.others, language))
+        return say("no_release", language, asked=asked)
+    return ""
+
+
+def coverage_note(coverage: Sequence[tuple[str, Sequence[str]]], language: str = "en") -> str:
+    """'(The indexed docs cover PyTorch versions 2.7.0–2.12.0; pandas version 3.0.0.)'."""
+    spans = []
+    for name, versions in coverage:
+        if not versions:
+            continue
+        product = f"{name} " if name else ""
+        if len(versions) == 1:
+            spans.append(say("one_version", language, product=product, version=versions[0]))
+        else:
+            spans.append(say("version_span", language, product=product, first=versions[0], last=versions[-1]))
+    if not spans:
+        return say("nothing_indexed", language)
+    return say("coverage", language, spans=" ; ".join(spans) if language == "fr" else "; ".join(spans))
+
+
+def missing_symbols(query: Query, stats: TermStats) -> list[str]:
+    """Code-like terms of the question that the corpus never mentions (e.g. an invented API)."""
+    missing = []
+    spellings = dict(query.spellings)
+    for term in query.terms:
+        if term in query.values or not is_identifier(term) or stats.knows(term):
+            continue
+        if any(stats.knows(a) for a in spellings.get(term, ())) or _in_family(term, stats):
+            continue
+        parts = [p for p in term.lstrip("@").split(".") if p]  # `@root_validator` where docs say `root_validator`
+        # `cfg.max_autotune_x` is known when its distinctive last part is; `torch.made.up` is not. A member used
+        # through a receiver of unknown type (`arr.newbyteorder`, `df.append`) is known when the docs name the
+        # member (`ndarray.newbyteorder`, `DataFrame.append`).
+        last = parts[-1]
+        member = len(parts) == 2 and len(last) >= 4 and all(stats.knows(t) for t in tokens(last))
+        member = member or _variable_member(parts, stats)
+        spelled = all(stats.knows(p) or ((t := tokens(p)) and all(stats.knows(x) for x in t)) for p in parts)
+        if not (is_symbol(last) and stats.knows(last)) and not member and not spelled:
+            missing.append(term)
+    return missing
+
+
+def _variable_member(parts: Sequence[str], stats: TermStats) -> bool:
+    """A member called on the asker's own variable (`f.create_dataset`, a receiver the docs never write) is known
+    when the docs write its words ("Creating a dataset with neither data nor dtype")."""
+    words = tokens(parts[-1])[1:]  # the words after the whole name
+    return len(parts) == 2 and not stats.knows(parts[0]) and bool(words) and all(map(stats.knows, words))
+
+
+def _in_family(term: str, stats: TermStats) -> bool:
+    """The docs name the family the term belongs to with a wildcard: `node_link_graph` in "the `node_link_*`
+    functions" (the tokenizer keeps `node_link_*` as `node_link_`)."""
+    return any(stats.knows(term[: i + 1]) for i, c in enumerate(term) if c == "_" and 0 < i < len(term) - 1)
+
+
+# Names of the asker's setting, not of what is asked: acronyms ("CI", "LAN", "HMAC", "ASCII") and Python's own
+# exceptions and warnings ("ImportError", "DeprecationWarning"). Release notes leave them unsaid. An acronym
+# written within a longer name ("Django REST Framework") is that name's word: the name is checked whole.
+_BUILTINS = frozenset(dir(builtins))
+
+
+# "… on my Retina MacBook", "we mount a legacy Flask app", "in a slim Docker image": the asker's machine, app or
+# deployment, where what is asked about happens.
+_SETTING = re.compile(
+    r"\b(?:on|sur)\s+(?:my|our|mon|ma|mes|notre|nos)\s+((?:[\w+-]+\s+){0,2}[\w+-]+)"
+    r"|\b(?:my|our|a|an|the|their)\s+((?:[\w'+-]+\s+){0,2}?[A-Z][\w+.-]*)\s+(?:apps?|applications?|images?|"
+    r"containers?|projects?|services?|servers?|clusters?|deployments?|stacks?|environments?|pipelines?|codebase)\b",
+    re.IGNORECASE,
+)
+
+
+def _setting(query: Query, stats: TermStats) -> frozenset[str]:
+    """Words of the asker's setting ("on my Retina MacBook", "a legacy Flask app"), when the question names a code
+    symbol the docs know (or whose last part they know: `starlette.middleware.wsgi.WSGIMiddleware`): what is asked
+    is then that symbol ("ImageGrab.grab(bbox=...) screenshots on my Retina MacBook come out at double the size"),
+    not the machine. Without one ("Does it run on my Jetson Nano?") the setting is the topic."""
+    if not any(is_identifier(t) and (stats.knows(t) or _last_known(t, stats)) for t in query.terms):
+        return frozenset()
+    return frozenset(w for m in _SETTING.finditer(query.question) for w in (m.group(1) or m.group(2)).split())
+
+
+def _last_known(term: str, stats: TermStats) -> bool:
+    words = tokens(term.rsplit(".", 1)[-1])
+    return bool(words) and all(map(stats.knows, words))
+
+
+def unknown_names(query: Query, stats: TermStats) -> list[str]:
+    """Names the question hinges on ("TensorFlow", "hyperdrive") that no indexed text contains."""
+
+    def known(token: str) -> bool:  # "TPUs" is known where the docs say "TPU", "C++" where they say "C++20"
+        return (
+            stats.knows(token)
+            or (token.endswith("s") and stats.knows(token[:-1]))
+            # "Title-Cased" where the docs say "titlecased", "Keep-Alive" where they say "keep" and "alive"
+            or ("-" in token and (stats.knows(token.replace("-", "")) or all(map(stats.knows, token.split("-")))))
+            or ("/" in token and stats.knows(token.replace("/", "")))  # "HTTP/2" where the docs say "HTTP2"
+            # Only a name ending in a symbol extends that way; a word's stem is a prefix of unrelated words
+            # ("redi", Redis's stem, of "redirect").
+            or (len(token) >= 3 and not token[-1].isalnum() and stats.knows_prefix(token))
+        )
+
+    # Python's own names are no product's ("DeprecationWarning", or "DeprecationWarnings" as users write it).
+    builtin = [n for n in query.names if n in _BUILTINS or (n.endswith("s") and n[:-1] in _BUILTINS)]
+    # The asker's own values ("executor=AsyncioExecutor()", "'Europe/Paris'") and setting are theirs to name.
+    own = _setting(query, stats) | frozenset(query.values)
+    hinges = [n for n in query.names if not is_acronym(n) and n not in builtin and not _yours(n, own, query)]
+    # A French question quotes its own words (« nouveau style »): the docs say them in English.
+    english = translate_french if query.language == "fr" else str
+    missing = [n for n in hinges if not all(map(known, _name_tokens(english(n))))]
+    whole = {w for n in missing if " " in n for w in n.split()}  # "JSON Schema" says it all, not "Schema" too
+    return [n for n in missing if n not in whole]
+
+
+def _yours(name: str, own: frozenset[str], query: Query) -> bool:
+    """The name is the asker's (their setting or values), or a product's part by its acronym ("Django ORM", a
+    name the notes need not write: they say "the ORM")."""
+    words = name.split()  # `own` holds single words: a name is theirs when each of its words is
+    if all(w in own for w in words):
+        return True
+    rest = [w for w in words if not is_acronym(w)]
+    return len(words) > 1 and all(t in query.product_terms for t in tokens(" ".join(rest)))
+
+
+def _name_tokens(name: str) -> list[str]:
+    """What the docs must hold of a name: its tokens, or a versioned name ("HTTP/3") whole, not its parts."""
+    words = tokens(name) or [name.lower()]
+    return [t for t in words if "/" in t] or words

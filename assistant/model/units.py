@@ -1,0 +1,129 @@
+"""Readable units of a chunk: the sentences and list entries an answer quotes, and a chunk as a quote.
+
+Both read the entries ingest parsed (`assistant.model.document`), never the chunk's Markdown: a chunk built without
+them (by hand, in a test) is read as one paragraph."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from assistant.model.document import Entry
+from assistant.model.records import Chunk
+from assistant.text.french import translate_french
+from assistant.text.instructions import instructs
+from assistant.text.words import sentences, strip_markup, tokens
+
+QUOTE_CHARS = 600
+# A heading that states a change ("… now raises `NotImplementedError` …"), not a topic ("Release Engineering").
+_HEADLINE = re.compile(
+    r"^(?=(?:\S+\s+){3,})(?=.*\b(?:is|are|was|were|now|no longer|removed?|added|changed?|fails?|deprecated|raises?|"
+    r"switched|renamed|moved|requires?|default|dropped|replaced|supports?)\b)"
+)
+HEADING_ENTRY = -1  # a sentence-like heading leads every entry under it
+MIN_SENTENCE_CHARS = 15  # shorter sentences are fragments, not answers
+INTRO_CHARS = 60  # a shorter sentence ending in ":" only introduces what follows
+SHOWN_CODE_CHARS = 100  # one line of code this short, introduced by a sentence, is quoted with it
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A sentence or list entry: the smallest piece of a passage an answer quotes."""
+
+    text: str
+    tokens: frozenset[str]
+    lead: bool  # first sentence of a list entry or paragraph: usually its summary
+    entry: int = 0  # which list entry (or top-level paragraph) of the chunk it belongs to
+    # A French question's terms are weighed in English (glossary words translated); a French sentence is
+    # matched against them the same way. Other questions see `tokens`, the sentence's own words.
+    glossed: frozenset[str] | None = None
+    kind: str = "paragraph"  # the kind of entry it comes from: "paragraph", "item" or "row" (of a table)
+    code: str = ""  # the code block right after its paragraph ("… may be used::" and the example)
+    closes: bool = False  # its paragraph ends the chunk: the code after it may open the next one
+
+
+def entries(chunk: Chunk) -> tuple[Entry, ...]:
+    """The chunk's entries as ingest parsed them; without them (a chunk built by hand), its text as one paragraph."""
+    return chunk.entries or (Entry("paragraph", strip_markup(re.sub(r"(?<!\s)\s*\n\s*", " ", chunk.text))),)
+
+
+def numbered(parts: Sequence[Entry]) -> Iterator[tuple[int, int, Entry]]:
+    """(position, entry number, part) of each part that is no code block, numbered as units carry `entry`: a list
+    entry's further paragraphs keep its number."""
+    entry = 0
+    for n, part in enumerate(parts):
+        if part.kind != "code":
+            entry += not part.continues
+            yield n, entry, part
+
+
+@lru_cache(maxsize=8192)
+def units_of(chunk: Chunk) -> tuple[Unit, ...]:
+    """Readable sentences of a chunk, code blocks and 'Version 2.11:' labels left out."""
+    out: list[Unit] = []
+    heading = chunk.section.rsplit(" › ", 1)[-1]
+
+    def unit(text: str, lead: bool, entry: int, kind: str, shown: str, code: str, closes: bool) -> Unit:
+        # Code shown with a sentence is quoted, not matched: the sentence says what it is for.
+        words = text.removesuffix(f" `{shown}`") if shown else text
+        glossed = frozenset(tokens(translate_french(words))) if chunk.language == "fr" else None
+        return Unit(text, frozenset(tokens(words)), lead, entry, glossed, kind, code, closes)
+
+    if _HEADLINE.search(heading) and ": " not in heading:
+        # Some notes put the whole change in a `###` heading ("…now raises `NotImplementedError`…").
+        out.append(unit(heading, True, HEADING_ENTRY, "paragraph", "", "", False))
+    parts = entries(chunk)
+    for n, entry, part in numbered(parts):
+        said = sentences(part.text)
+        shown = _one_line_code(parts[n + 1]) if n + 1 < len(parts) and said and said[-1].endswith(":") else ""
+        if shown:  # "You can install the tool from PyPI: `pip install bump-pydantic`": the fix is the code
+            said[-1] = f"{said[-1]} `{shown}`"
+        code = parts[n + 1].text if not shown and n + 1 < len(parts) and parts[n + 1].kind == "code" else ""
+        closes = n + 1 == len(parts)
+        for i, sentence in enumerate(said):
+            # ... unless it tells what to do ("Instead, simply pass these parameters as keyword arguments:").
+            intro = sentence.endswith(":") and len(sentence) < INTRO_CHARS and not instructs(sentence)
+            if len(sentence) >= MIN_SENTENCE_CHARS and not intro:
+                last = i == len(said) - 1
+                out.append(unit(sentence, i == 0, entry, part.kind, shown if last else "", code, closes))
+    return tuple(out)
+
+
+def _one_line_code(part: Entry) -> str:
+    """The code of a one-line code entry short enough to quote inline, else ''."""
+    code = part.text.strip()
+    if part.kind != "code" or "\n" in code or "`" in code or len(code) > SHOWN_CODE_CHARS:
+        return ""
+    return code
+
+
+def excerpt(chunk: Chunk, around: str = "", limit: int = QUOTE_CHARS) -> str:
+    """The passage as readable text, cut to `limit` characters while keeping `around` inside."""
+    parts: list[str] = []
+    label = ""
+    for part in entries(chunk):
+        if part.kind == "code":
+            # Its label ("Version 2.11:") is the paragraph before it, quoted as such; one short line of code
+            # is quoted after it, as the sentence quoting it shows it.
+            shown = _one_line_code(part) if parts and parts[-1].endswith(":") else ""
+            if shown:
+                parts.append(f"`{shown}`")
+            continue
+        if part.label and part.label != label:
+            parts.append(f"{part.label}:")  # "✓Solution" reads "Solution:" before what it heads
+        label = part.label
+        parts.append(part.text)  # the quote reads as prose: entries joined, their markers gone
+    text = " ".join(p for p in parts if p)
+    if len(text) <= limit:
+        return text
+    at = text.find(around) if around else -1
+    # The window shows the quote with some of what leads to it, and ends with the text if the quote is near it.
+    start = max(0, min(at - 80, len(text) - limit)) if at > limit - len(around) else 0
+    cut = text[start : start + limit]
+    if start + limit < len(text):
+        cut = cut.rsplit(" ", 1)[0] + "…"
+    if start:
+        cut = "…" + cut.split(" ", 1)[-1]  # from a word's start
+    return cut

@@ -1,0 +1,283 @@
+"""Hybrid retrieval: dense (Chroma) and lexical (BM25) rankings fused by reciprocal rank."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import time
+from collections.abc import Iterable, Iterator, Sequence
+
+import numpy as np
+
+from assistant.embed.embedder import Embedder
+from assistant.index.catalog import Catalog
+from assistant.index.chunk_filter import ChunkFilter
+from assistant.index.lexical import LexicalIndex, TermStats, bm25_idf
+from assistant.index.store import ChunkStore, Manifest
+from assistant.index.vectors import ExactVectors
+from assistant.model.records import Chunk, Passage
+from assistant.search.removals import gone_names, removes
+from assistant.text.words import is_symbol, tokens
+from assistant.understand.query import Query
+
+RRF_K = 60  # the usual constant: damps the head of each ranking so neither signal dominates
+LEXICAL_RATIO = 0.5  # BM25 below this share of the best does not vote
+CANDIDATES = 40  # taken from each ranking before fusion
+SYMBOL_HITS = 20  # a symbol found in more chunks than this is too common to single any out
+PREFERRED_BOOST = 1.6  # a version the question names outranks a slightly better match elsewhere
+PREFERRED_HITS = 10  # dense candidates of the named release/product that make a search of their own unneeded
+REMOVAL_HEADS = 2  # candidates whose entries remove a name the question says is gone, added after fusion
+NAME_CANDIDATES = 40  # ... looked for also among the chunks that name it, when the question's matches hold too few
+AGREEMENT_HEADS = 5  # the first passages of each ranking compared: none shared, the two searches disagree
+SHORT_NAME_CHARS = 8  # a dotted name's last part this long is also its name in prose ("WSGIMiddleware")
+
+
+def fuse(dense: list[tuple[str, float]], lexical: list[tuple[str, float]]) -> dict[str, float]:
+    """Reciprocal-rank fusion of every dense candidate and the confident head of the BM25 ranking.
+
+    Only BM25 candidates with at least half the best score vote: the long tail of a common word otherwise adds
+    up and outranks a passage one signal is sure of. Every dense candidate votes (a cosine margin that cut the
+    dense tail lost answers over the evaluation sets).
+    """
+    best = lexical[0][1] if lexical else 0.0
+    confident = [(cid, score) for cid, score in lexical if score >= LEXICAL_RATIO * best]
+    fused: dict[str, float] = {}
+    for ranking in (dense, confident):  # the confident head keeps its ranks: it is a prefix of the ranking
+        for rank, (cid, _) in enumerate(ranking):
+            fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
+    return fused
+
+
+def unique(items: Iterable[str]) -> Iterator[str]:
+    """`items` without repeats, in order, read lazily."""
+    seen: set[str] = set()
+    for item in items:
+        if item not in seen:
+            seen.add(item)
+            yield item
+
+
+def best_positive(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the k highest positive scores, best first, ties in position order (a stable sort of the
+    whole array would give the same, at 100,000 chunks for several milliseconds more). Only the positive scores
+    are partitioned: most of a BM25 ranking is zeros, and numpy's selection is several times slower over many ties."""
+    top = np.flatnonzero(scores > 0)
+    if len(top) > k:
+        positive = scores[top]
+        top = top[positive >= np.partition(positive, len(top) - k)[len(top) - k]]
+    return top[np.argsort(-scores[top], kind="stable")][:k]
+
+
+class HybridRetriever:
+    """Search over one index generation; BM25 is built in memory from the chunks Chroma holds."""
+
+    def __init__(
+        self,
+        store: ChunkStore,
+        manifest: Manifest,
+        embedder: Embedder,
+        chunks: Sequence[Chunk],
+        lexical: LexicalIndex | None = None,
+        vectors: ExactVectors | None = None,
+    ) -> None:
+        self.store = store
+        self.vectors = vectors  # exact search in memory when the knowledge base has the matrix; else Chroma's
+        self.manifest = manifest
+        self.embedder = embedder
+        self.chunks = list(chunks)
+        self.by_id = {c.id: i for i, c in enumerate(self.chunks)}
+        self.catalog = Catalog.learn(self.chunks)
+        self.versions = self.catalog.versions()
+        self.filter = vectors.filter if vectors else ChunkFilter(self.chunks)
+        lexical = lexical or LexicalIndex.build(self.chunks)  # the knowledge base passes the saved one
+        self.bm25 = lexical.bm25
+        n = max(lexical.documents, 1)
+        self._idf = {t: bm25_idf(n, f) for t, f in lexical.df.items()}
+        self._max_idf = bm25_idf(n, 0)
+        self._vocab = sorted(self._idf)
+        self._last_vector: tuple[str, np.ndarray | None] = ("", None)
+        # Dotted names by their last parts: a question says `finders.find` or `GeoIP2.coords` where the docs
+        # write the full path.
+        self._tails: dict[str, list[str]] = {}
+        self._members: dict[str, list[str]] = {}  # "append" -> ["dataframe.append", "series.append"]
+        for token in self._vocab:
+            parts = token.split(".")
+            if len(parts) < 2 or not all(parts):
+                continue
+            for i in range(1, len(parts) - 1):
+                tails = self._tails.setdefault(".".join(parts[i:]), [])
+                if len(tails) < SYMBOL_HITS:
+                    tails.append(token)
+            members = self._members.setdefault(parts[-1], [])
+            if len(members) < SYMBOL_HITS:
+                members.append(token)
+
+    def idf(self, token: str) -> float:
+        """Rarity of an index token; unseen tokens get the maximum."""
+        return self._idf.get(token, self._max_idf)
+
+    def knows(self, token: str) -> bool:
+        """The index holds `token`, or a dotted name that ends with it or starts with it (`finders.find` is in
+        `staticfiles.finders.find`, `django.utils.timezone` in `django.utils.timezone.utc`), or a snake_case
+        name that starts with it (`SECRET_KEY` in `SECRET_KEY_FALLBACKS`)."""
+        return (
+            token in self._idf
+            or token in self._tails
+            or ("." in token and self.knows_prefix(token + "."))
+            or ("_" in token.strip("_") and self.knows_prefix(token.rstrip("_") + "_"))
+        )
+
+    def spellings(self, symbol: str) -> list[str]:
+        """Other ways the docs write a symbol of a question: through import aliases (`np.float_` ->
+        `numpy.float_`), as the end of a longer dotted name (`finders.find`), and for a member used through a
+        receiver of unknown type (`df.append`, `arr.newbyteorder`), the docs' `Class.member` names."""
+        alts = [a for a in self.catalog.spellings(symbol)[1:] if self.knows(a)]
+        # The docs may write it both ways (`GenericModel` in prose, `pydantic.generics.GenericModel` where it
+        # changed): the longer names count even when the short one is indexed too.
+        alts += self._tails.get(symbol, [])
+        if symbol not in self._idf:
+            head, _, member = symbol.rpartition(".")
+            receiver = head and "." not in head and not self.catalog.product(head) and head not in self.catalog.aliases
+            if receiver and len(member) >= 4:
+                # `model.dict()` is `dict()` in a table of renamed methods, `BaseModel.dict` elsewhere.
+                alts += self._members.get(member, []) + ([member] if member in self._idf else [])
+            # `starlette.middleware.wsgi.WSGIMiddleware` is "WSGIMiddleware" in prose, a word to the tokenizer.
+            word = tokens(member) if len(member) >= SHORT_NAME_CHARS and not is_symbol(member) else []
+            if len(word) == 1 and word[0] in self._idf:
+                alts.append(word[0])
+        return list(dict.fromkeys(a for a in alts if a != symbol))
+
+    def within(self, products: Sequence[str]) -> TermStats:
+        """These statistics as the docs of `products` alone know words (all of them when no product is given)."""
+        from assistant.search.scoped_terms import ScopedTerms
+
+        allowed = self.filter.mask(None, products) if products else None
+        return self if allowed is None else ScopedTerms(self, self.bm25, allowed)
+
+    def knows_prefix(self, prefix: str) -> bool:
+        """Some indexed token starts with `prefix` ("c++" for "c++20")."""
+        i = bisect.bisect_left(self._vocab, prefix)
+        return i < len(self._vocab) and self._vocab[i].startswith(prefix)
+
+    def search(self, query: Query, k: int, timings: dict[str, float] | None = None, *, heads: int = 0) -> list[Passage]:
+        """The k best passages for a query, honouring its version filter and preference; then any of each
+        ranking's first `heads` that fusion ranked below them."""
+        timings = timings if timings is not None else {}
+        if not self.chunks:
+            return []
+        t0 = time.perf_counter()
+        last = self._last_vector  # a question searched again (its release alone) is not encoded again
+        vector = last[1] if last[0] == query.text else self.embedder.encode([query.text])[0]
+        self._last_vector = (query.text, vector)
+        t1 = time.perf_counter()
+        dense = self._dense(vector, query)
+        t2 = time.perf_counter()
+        lexical = self._lexical(query)
+        t3 = time.perf_counter()
+        fused = fuse(dense, lexical)
+        for cid in fused:
+            chunk = self.chunks[self.by_id[cid]]
+            # The product a question names outranks another's near match; then the release it names.
+            if query.prefer_products and chunk.product in query.prefer_products:
+                fused[cid] *= PREFERRED_BOOST
+            if query.prefer and query.prefers(chunk):
+                fused[cid] *= PREFERRED_BOOST
+        sims, scores = dict(dense), dict(lexical)
+        both = self._agreed(dense, lexical, query)
+        ranked = sorted(fused, key=fused.__getitem__, reverse=True)
+        best = ranked[:k]
+        # Fusion ranks a passage only one signal is sure of (BM25's best: the one entry naming the removed class)
+        # below passages both find middling; the answerer, which weighs each sentence, may read it all the same.
+        # Only the named product's: another product's best match is no evidence for this one.
+        sure = {cid for ranking in (dense, lexical) for cid in self._heads(ranking, query, heads)}
+        best += [cid for cid in ranked[k:] if cid in sure]
+        top = fused[best[0]] if best else 0.0
+        for cid in self._removing(lexical + dense, query, set(best)):
+            fused[cid] = top  # the entry asked about, as sure as the best match: sure of what fusion is not
+            best.append(cid)
+        timings.update(embed=(t1 - t0) * 1e3, dense=(t2 - t1) * 1e3, lexical=(t3 - t2) * 1e3)
+        return [
+            Passage(
+                self.chunks[self.by_id[cid]],
+                fused[cid],
+                similarity=sims.get(cid),
+                bm25=scores.get(cid),
+                both=cid in both,
+            )
+            for cid in best
+        ]
+
+    def _agreed(self, dense: list[tuple[str, float]], lexical: list[tuple[str, float]], query: Query) -> frozenset[str]:
+        """The chunks both rankings put among their `AGREEMENT_HEADS` first, counting only the product the question
+        names and, where a ranking holds any, the release it names: where the meaning search and the word search
+        look matters more than how close either finds its best."""
+
+        def heads(ranking: list[tuple[str, float]]) -> set[str]:
+            chunks = [self.chunks[self.by_id[cid]] for cid, _ in ranking]
+            named = [c for c in chunks if query.prefers_product(c)]
+            own = [c for c in named if query.prefers(c)]
+            return {c.id for c in (own or named)[:AGREEMENT_HEADS]}
+
+        return frozenset(heads(dense) & heads(lexical))
+
+    def _removing(self, ranking: list[tuple[str, float]], query: Query, taken: set[str]) -> list[str]:
+        """For a question saying a name is gone, the best matches (lexical, then dense, then the chunks naming it)
+        whose entries remove that name: the removal shares few words with "it disappeared after I upgraded", and
+        fusion ranks it below the entries that added or deprecated the name."""
+        names = gone_names(query)
+        if not names or not REMOVAL_HEADS:
+            return []
+        named = query.prefer_products
+
+        # Then the chunks that name it at all, searched by the name alone (only when those matches hold too few):
+        # a long entry listing every removed name ranks low on the question's other words and on meaning.
+        def by_name() -> Iterator[str]:
+            yield from (cid for cid, _ in self._ranked(sorted(names), query, NAME_CANDIDATES))
+
+        ids = itertools.chain((cid for cid, _ in ranking), by_name())
+        candidates = (self.chunks[self.by_id[cid]] for cid in unique(ids) if cid not in taken)
+        found = (c.id for c in candidates if (not named or c.product in named) and removes(c, names))
+        return list(itertools.islice(found, REMOVAL_HEADS))
+
+    def _heads(self, ranking: list[tuple[str, float]], query: Query, n: int) -> list[str]:
+        """The first `n` chunks of a ranking, of the products the question names if it names any."""
+        named = query.prefer_products
+        chunks = (cid for cid, _ in ranking if not named or self.chunks[self.by_id[cid]].product in named)
+        return list(itertools.islice(chunks, n))
+
+    def _within_versions(self, scores: np.ndarray, query: Query) -> np.ndarray:
+        """BM25 scores with chunks outside the query's version and product filters zeroed."""
+        allowed = self.filter.mask(query.versions, query.products)
+        return scores if allowed is None else np.where(allowed, scores, 0.0)
+
+    def _dense(self, vector: np.ndarray, query: Query) -> list[tuple[str, float]]:
+        n = min(CANDIDATES, len(self.chunks))
+        only = {"versions": query.versions or None, "products": query.products or None, "manifest": self.manifest}
+        source = self.vectors or self.store
+        hits = source.query(vector, n, **only)
+        wanted = (query.prefer and not query.versions) or (query.prefer_products and not query.products)
+        # Counted only when a search of their own may follow.
+        preferred = sum(query.prefers(self.chunks[self.by_id[c]]) for c, _ in hits if c in self.by_id) if wanted else 0
+        if wanted and preferred < PREFERRED_HITS:
+            # The preferred release's (or product's) own neighbours, so its passages are candidates even when
+            # others crowd them out.
+            near = {
+                "versions": query.versions or query.prefer or None,
+                "products": query.products or query.prefer_products or None,
+            }
+            hits += source.query(vector, min(n, 20), **near, manifest=self.manifest)
+        best: dict[str, float] = {}
+        for cid, sim in hits:
+            if cid in self.by_id:
+                best[cid] = max(sim, best.get(cid, -1.0))
+        return sorted(best.items(), key=lambda kv: kv[1], reverse=True)
+
+    def _lexical(self, query: Query) -> list[tuple[str, float]]:
+        return self._ranked(tokens(query.text), query, CANDIDATES)
+
+    def _ranked(self, toks: list[str], query: Query, k: int) -> list[tuple[str, float]]:
+        """The k best of the BM25 ranking of `toks` within the query's versions and products."""
+        if not toks or not k:
+            return []
+        scores = self._within_versions(self.bm25.get_scores(toks), query)
+        return [(self.chunks[i].id, float(scores[i])) for i in best_positive(scores, k)]

@@ -1,0 +1,174 @@
+"""Sentence-level search: every sentence of the passages found, scored by how much of the question it holds.
+
+The gate weighs this evidence to decide whether to answer, and the extractive answerer quotes the best of it;
+both read the same scores, kept per question until the index is reloaded. Moved unchanged from the answerer.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from assistant.index.lexical import TermStats
+from assistant.model.records import Chunk, Passage
+from assistant.model.units import Unit, units_of
+from assistant.search.coverage import Terms, coverage
+from assistant.search.removals import removals
+from assistant.text.words import tokens
+from assistant.understand.bounds import as_said
+from assistant.understand.query import Query
+
+PRIOR_WEIGHT = 0.25  # how much the passage's retrieval rank lifts its sentences
+LEAD_BONUS = 0.05
+CONTEXT_WEIGHT = 0.5  # a term in the passage's title or section counts this much for a sentence
+LEAD_CONTEXT_WEIGHT = 1.0  # ... and fully for a lead sentence, which the heading speaks for
+NO_TERMS_COVERAGE = 0.5  # a question with no content terms ("what's new in 2.11?")
+MEMO_SIZE = 8192  # sentence scores and term weights kept; one question takes a few dozen entries
+RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches
+BUG_FIX_PENALTY = 0.2  # sentences under a "Bug fixes" heading rank below changes, unless the question is about a bug
+# A changelog entry is one change: its sentences rank by what the whole entry covers, by this share ("New
+# `array_hook` parameter …" then "Called with each decoded JSON array …" answer a question together).
+ENTRY_WEIGHT = 0.9
+GONE_BONUS = 0.1  # a removal's entry ranks above other mentions for a question saying something is gone
+_BUGS = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECASE)
+
+
+@lru_cache(maxsize=4096)  # a section is asked about at every question its passages answer
+def _about_bugs(section: str) -> bool:
+    return bool(_BUGS.search(section))
+
+
+def _words(unit: Unit, fr: bool, drops: Sequence[str] = (), terms: Sequence[str] = ()) -> frozenset[str]:
+    """The words a sentence is matched by: a French question's are matched against its English gloss; where
+    the question asks whether a version was dropped (`drops`), as the sentence's version bounds read."""
+    words = unit.glossed if fr and unit.glossed is not None else unit.tokens
+    return as_said(words, unit.text, drops, terms) if drops else words
+
+
+def _context(chunk: Chunk) -> frozenset[str]:
+    """The words of where a chunk sits (its title and section), which count partly for its sentences."""
+    return frozenset(tokens(f"{chunk.title} {chunk.section}"))
+
+
+class SentenceRanker:
+    """Scores the sentences of passages against a question, keeping the scores for the question's next look."""
+
+    def __init__(self, stats: TermStats) -> None:
+        # The refusal checks and the answer weigh the same question's terms and score the same passages' sentences
+        # more than once (the answer adds only the chunks that follow them): both are kept in `_memo`, a few
+        # hundred questions' worth, until the index is reloaded (`stats` set again).
+        self.stats = stats
+
+    def scored_units(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
+        """Every sentence of the passages with its term coverage, best first."""
+        terms = self._kept(("terms", query.terms, query.spellings), lambda: Terms.of(query, self.stats))
+        top = passages[0].score if passages and passages[0].score else 1.0
+        # A question naming a release is answered from that release's passages first (all of them when none do).
+        own_release = [bool(query.prefer) and query.prefers(p.chunk) for p in passages]
+        # A bug fix answers a question about a bug; a user asking why behaviour changed wants the change.
+        about_bugs = bool(_BUGS.search(query.question))
+        fixes = [not about_bugs and _about_bugs(p.chunk.section) for p in passages]
+        out = []
+        for p_idx, passage in enumerate(passages):
+            prior = passage.score / top
+            units = units_of(passage.chunk)
+            covs = self._coverages(query, terms, passage.chunk, units)
+            removing = removals(passage.chunk) if query.asks_gone else frozenset()
+            ranks = self._entry_coverages(query, terms, passage.chunk, units) if ENTRY_WEIGHT else covs
+            for u_idx, (unit, cov, whole) in enumerate(zip(units, covs, ranks, strict=True)):
+                rank = cov + ENTRY_WEIGHT * (whole - cov)
+                score = rank + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
+                if fixes[p_idx]:
+                    score -= BUG_FIX_PENALTY
+                if own_release[p_idx]:
+                    score += RELEASE_BONUS
+                if unit.entry in removing:
+                    score += GONE_BONUS
+                out.append(Scored(score, cov, p_idx, u_idx, unit))
+        out.sort(key=lambda s: s.score, reverse=True)
+        return out
+
+    @property
+    def stats(self) -> TermStats:
+        return self._stats
+
+    @stats.setter
+    def stats(self, stats: TermStats) -> None:  # a reloaded index weighs terms anew
+        self._stats = stats
+        self._memo: dict[tuple[object, ...], Any] = {}
+
+    def _kept(self, key: tuple[object, ...], make: Callable[[], Any]) -> Any:
+        value = self._memo.get(key)
+        if value is None:  # shared across threads: another may clear the memo meanwhile
+            if len(self._memo) > MEMO_SIZE:
+                self._memo.clear()
+            value = self._memo[key] = make()
+        return value
+
+    def _coverages(self, query: Query, terms: Terms, chunk: Chunk, units: Sequence[Unit]) -> list[float]:
+        """Each sentence's coverage of the question's terms (kept per question and chunk)."""
+        key = ("coverage", query.terms, query.spellings, query.drops, query.language == "fr", chunk.id)
+        return self._kept(key, lambda: self._covered(query, terms, chunk, units))
+
+    @staticmethod
+    def _covered(query: Query, terms: Terms, chunk: Chunk, units: Sequence[Unit]) -> list[float]:
+        """Each sentence's coverage of `terms`, the question's terms weighed by some statistics."""
+        if not terms.weights:
+            return [NO_TERMS_COVERAGE] * len(units)
+        fr = query.language == "fr"
+        context = _context(chunk)
+        # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
+        return [
+            coverage(
+                terms,
+                _words(unit, fr, query.drops, query.terms),
+                context,
+                LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT,
+            )
+            for unit in units
+        ]
+
+    def _entry_coverages(self, query: Query, terms: Terms, chunk: Chunk, units: Sequence[Unit]) -> list[float]:
+        """A changelog sentence's coverage counted over its whole entry; other documents' sentences keep their
+        own, because a release note's paragraph or list item may discuss several changes."""
+        if chunk.kind != "changelog":
+            return self._coverages(query, terms, chunk, units)
+        fr = query.language == "fr"
+
+        def covered() -> list[float]:
+            if not terms.weights:
+                return [NO_TERMS_COVERAGE] * len(units)
+            context = _context(chunk)
+            words: dict[int, set[str]] = {}
+            for unit in units:
+                words.setdefault(unit.entry, set()).update(_words(unit, fr, query.drops, query.terms))
+            whole = {e: coverage(terms, frozenset(w), context, CONTEXT_WEIGHT) for e, w in words.items()}
+            return [whole[u.entry] for u in units]
+
+        return self._kept(("entry coverage", query.terms, query.spellings, query.drops, fr, chunk.id), covered)
+
+    def ranked(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
+        """`scored_units`, kept for the refusal checks, which ask it of the same passages more than once."""
+        key = ("ranked", query, tuple((p.chunk.id, p.score) for p in passages))
+        return self._kept(key, lambda: self.scored_units(query, passages))
+
+    def best_coverage(self, query: Query, passages: Sequence[Passage], stats: TermStats | None = None) -> float:
+        """The best sentence coverage of the question's terms, weighed by the index's rarity or by `stats`'."""
+        if stats is None:
+            return max((s.coverage for s in self.ranked(query, passages)), default=0.0)
+        terms = Terms.of(query, stats)  # not kept: asked once per question, of a few passages
+        covered = (self._covered(query, terms, p.chunk, units_of(p.chunk)) for p in passages)
+        return max((c for coverages in covered for c in coverages), default=0.0)
+
+
+@dataclass
+class Scored:
+    score: float
+    coverage: float
+    p_idx: int
+    u_idx: int
+    unit: Unit
+    also: list[int] = field(default_factory=list)  # other passages that say the same

@@ -1,0 +1,3 @@
+"""Upgrades: the changes between two releases as a plan, and a scan of the user's code for what the plan says
+changed.
+"""

@@ -1,0 +1,285 @@
+"""The upgrade plan: every change the indexed docs announce between the release a user runs and the one they
+want, in release order, each with its citations (`KnowledgeBase.plan`).
+
+The changes are those ingest extracted (`assistant.model.changes`); here they are put in order, their code names
+qualified through the product's import aliases (`np.float_` -> `numpy.float_`), and a change announced twice
+(deprecated in one release, removed in a later one) made one line citing both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from assistant.index.catalog import Catalog, Product, release_key
+from assistant.model.changes import Change, ChangeKind, subject_part
+from assistant.model.errors import ReldocsError
+from assistant.model.records import Chunk, Citation
+from assistant.upgrade.target import Target
+
+# Within a release: what breaks code first, then what will, then what merely changed or was added.
+KIND_ORDER: dict[str, int] = {"breaking": 0, "removed": 1, "behaviour": 2, "deprecated": 3, "new": 4}
+# When one change is announced twice, the line shows its most severe kind.
+_SEVERITY: dict[str, int] = {"removed": 0, "breaking": 1, "behaviour": 2, "deprecated": 3, "new": 4}
+
+
+class PlanError(ReldocsError):
+    """The plan cannot be made as asked (an unknown product, a from-version not before the to-version)."""
+
+
+@dataclass(frozen=True)
+class PlannedChange:
+    """One line of the plan: a change, where it lands, and every release note announcing it."""
+
+    id: str
+    version: str  # the release it lands in (the latest announcement within the plan)
+    kind: ChangeKind
+    summary: str
+    symbols: tuple[str, ...]  # qualified where the docs allow (`numpy.float_`)
+    replacement: str
+    parameter: str
+    default_changed: bool
+    citations: tuple[Citation, ...]  # oldest announcement first
+    # (symbol, class) for the symbols the docs write as a type's member (`ndarray.newbyteorder`)
+    members: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def citation(self) -> Citation:
+        """The announcement to show: of the latest release, its migration guide's if it has one."""
+        return max(self.citations, key=lambda c: (release_key(c.version), c.kind == "migration-guide"))
+
+
+@dataclass(frozen=True)
+class UpgradePlan:
+    product: str
+    from_version: str
+    to_version: str
+    versions: tuple[str, ...]  # the releases the plan covers: after `from_version`, up to `to_version`
+    changes: tuple[PlannedChange, ...]
+
+
+def make_plan(
+    chunks: Sequence[Chunk], catalog: Catalog, from_version: str, to_version: str, product: str | None = None
+) -> UpgradePlan:
+    """The plan from `from_version` to `to_version` (which need not be indexed: 1.26 -> 2.0 works)."""
+    start, end = release_key(from_version), release_key(to_version)
+    if start >= end:
+        raise PlanError(f"--from {from_version} is not before --to {to_version}")
+    chosen = _product(catalog, product, start, end)
+    versions = tuple(v for v in chosen.versions if start < release_key(v) <= end)
+    own = [c for c in chunks if c.product in chosen.spellings and c.version in versions and c.changes]
+    lines = _merged(_announcements(own, catalog, chosen))
+    order = {v: i for i, v in enumerate(versions)}
+    lines.sort(key=lambda c: (order[c.version], KIND_ORDER[c.kind]))
+    return UpgradePlan(chosen.name, from_version, to_version, versions, tuple(lines))
+
+
+def _product(catalog: Catalog, product: str | None, start: tuple[int, ...], end: tuple[int, ...]) -> Product:
+    names = ", ".join(p.name for p in catalog.products) or "none"
+    if product:
+        found = catalog.product(product)
+        if found is None:
+            raise PlanError(f"no product {product!r} is indexed; indexed: {names}")
+        return found
+    if len(catalog.products) == 1:
+        return catalog.products[0]
+    spanning = [p for p in catalog.products if any(start < release_key(v) <= end for v in p.versions)]
+    if len(spanning) == 1:
+        return spanning[0]
+    raise PlanError(f"several products are indexed; name one with --product ({names})")
+
+
+def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product) -> list[PlannedChange]:
+    out = []
+    main = product.main
+    found = (re.findall(rf"\b{re.escape(main)}\.([a-z_]\w*)", c.text) for c in chunks) if main else ()
+    submodules = frozenset(m for names in found for m in names)
+    for chunk in chunks:
+        for change in chunk.changes:
+            written = {s: qualify(s, catalog, product, submodules) for s in change.symbols}
+            members = tuple((full, owner) for s, full in written.items() if (owner := _member_of(s, catalog, product)))
+            replacement = qualify(change.replacement, catalog, product, submodules) if change.replacement else ""
+            citation = Citation(
+                1, chunk.title, chunk.version, chunk.kind, chunk.section, chunk.source, chunk.url, change.summary
+            )
+            out.append(
+                PlannedChange(
+                    _id(product.name, chunk.version, change),
+                    chunk.version,
+                    change.kind,
+                    change.summary,
+                    tuple(dict.fromkeys(written.values())),
+                    replacement,
+                    change.parameter,
+                    change.default_changed,
+                    (citation,),
+                    members,
+                )
+            )
+    return out
+
+
+def _merged(announced: list[PlannedChange]) -> list[PlannedChange]:
+    """One line per change. The same summary in one release (a heading over several chunks) is one line; a
+    deprecation and a later removal (or change) of the same specific names and parameter are one line, at
+    the later release, citing both."""
+    lines: dict[tuple[str, str], PlannedChange] = {}
+    for line in announced:
+        key = (line.version, _said(line.summary))
+        same = key if key in lines else next((k for k in lines if k[0] == line.version and _same(k[1], key[1])), None)
+        if same is not None:
+            # The same change in two documents of one release (a migration guide's issue and the notes' entry),
+            # or one heading over several chunks: one line, citing each document once.
+            was = lines.pop(same)
+            sources = {c.source for c in was.citations}
+            line = _combined(
+                was, line, citations=(*was.citations, *(c for c in line.citations if c.source not in sources))
+            )
+            key = same
+        lines[key] = line
+    out: list[PlannedChange] = []
+    deprecated: dict[tuple[tuple[str, ...], str], int] = {}
+    for line in sorted(lines.values(), key=lambda c: release_key(c.version)):
+        names = tuple(sorted(s for s in subjects(line.symbols, line.summary) if _specific(s)))
+        key = (names, line.parameter)
+        at = deprecated.get(key) if names and line.kind != "new" else None
+        if at is not None and release_key(out[at].version) < release_key(line.version):
+            out[at] = _join(out[at], line)
+            continue
+        if names and line.kind == "deprecated":
+            deprecated[key] = len(out)
+        out.append(line)
+    return out
+
+
+# A reference's opening with no ')' after it matches to the end (`\Z`), so that the openings after it are not each
+# read to the end in turn (quadratic); `_unreferenced` keeps that text.
+_REFS = re.compile(r"\((?:#|GH |gh-|issue )[^)]*+(?:\)|\Z)|^issue #\d+:\s*|[`*]", re.IGNORECASE)
+
+
+def _said(summary: str) -> str:
+    """A summary as words: no code marks, PR references or "Issue #4:" numbering, cut marks or case."""
+    return " ".join(_REFS.sub(_unreferenced, summary).lower().rstrip(".…").split())
+
+
+def _unreferenced(m: re.Match[str]) -> str:
+    """`_REFS`' replacement: nothing, except for an unclosed "(#…", which stays without its code and cut marks."""
+    text = m.group(0)
+    return text.replace("`", "").replace("*", "") if text.startswith("(") and not text.endswith(")") else ""
+
+
+def _same(a: str, b: str) -> bool:
+    """Two summaries of one release say the same: equal, or one the start of the other (a heading cut short)."""
+    short, long = sorted((a, b), key=len)
+    return len(short) >= 30 and long.startswith(short)
+
+
+def _specific(symbol: str) -> bool:
+    """A member or function (`pandas.DataFrame.applymap`, `pandas.read_gbq`), not a whole class or module:
+    many unrelated changes name `Series`."""
+    last = symbol.rsplit(".", 1)[-1]
+    return "." in symbol and (last[:1].islower() or "_" in last)
+
+
+def _join(earlier: PlannedChange, later: PlannedChange) -> PlannedChange:
+    """`later` announces `earlier` again: one line at the later release, of the more severe kind, citing both."""
+    kind = min(earlier.kind, later.kind, key=lambda k: _SEVERITY[k])
+    return replace(_combined(later, earlier, citations=(*earlier.citations, *later.citations)), kind=kind)
+
+
+def _combined(first: PlannedChange, second: PlannedChange, *, citations: Sequence[Citation]) -> PlannedChange:
+    """`first` with `second`'s names and replacement added, citing `citations` once each, numbered anew."""
+    return replace(
+        first,
+        symbols=tuple(dict.fromkeys(first.symbols + second.symbols)),
+        members=tuple(dict.fromkeys(first.members + second.members)),
+        replacement=first.replacement or second.replacement,
+        citations=tuple(replace(c, n=n) for n, c in enumerate(dict.fromkeys(citations), start=1)),
+    )
+
+
+def qualify(symbol: str, catalog: Catalog, product: Product, submodules: frozenset[str] = frozenset()) -> str:
+    """A code name as the product's users import it: through the docs' aliases (`np.float_` ->
+    `numpy.float_`), and under the product's main module when the docs leave it out (`DataFrame.append` ->
+    `pandas.DataFrame.append`); `submodules` are the names the docs write after that module (`orm`)."""
+    name = symbol.lstrip("@")
+    head, dot, rest = name.partition(".")
+    full = catalog.aliases.get(head.lower())
+    if full:
+        return f"{full}{dot}{rest}"
+    modules = sorted(product.modules)
+    if head in modules or any(head == m.split(".")[0] for m in modules):
+        return name
+    main = product.main
+    # `DataFrame.append`, `read_gbq` and `orm.Session` (a submodule the docs write as `sqlalchemy.orm`) are the
+    # product's; `session.query` is a variable's method, and stays as written.
+    if main and (head[:1].isupper() or (not dot and "_" in head) or head in submodules):
+        return f"{main}.{name}"
+    return name
+
+
+def _member_of(written: str, catalog: Catalog, product: Product) -> str:
+    """The type a symbol is a member of, when the docs write it so: `ndarray.newbyteorder`, `session.query`
+    (a type or variable, then a method), not `orm.Session` (a module's class) nor `np.linalg.norm` (an alias)."""
+    parts = written.lstrip("@").split(".")
+    head = parts[0]
+    if len(parts) < 2 or not parts[-1][:1].islower() or head.lower() in catalog.aliases:
+        return ""
+    if head in product.modules or head == product.main:
+        return ""
+    return parts[-2]
+
+
+def targets(plan: UpgradePlan) -> list[Target]:
+    """What the scan looks for: the code names each change is about, its subjects. A name the entry only
+    mentions on the way ("… now raise `RuntimeError` under `torch.compile`") is left out, or every use of
+    `torch.compile` would be reported; and new features break nothing."""
+    out = []
+    for change in plan.changes:
+        if change.kind == "new" or _ADDS.match(change.summary):
+            continue  # "Added a deprecation framework to the `torch.compile` config" breaks no `torch.compile` call
+        for symbol in subjects(change.symbols, change.summary):
+            if all(part.isidentifier() for part in symbol.split(".")):  # `FindARM.cmake` is; `--flag=1` is not
+                owner = dict(change.members).get(symbol, "")
+                out.append(Target(change.id, symbol, change.parameter, change.default_changed, owner))
+    return list(dict.fromkeys(out))
+
+
+_LISTED = re.compile(r"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`\s]*$")
+
+
+_ADDS = re.compile(r"^\W*(?:added|adds|introduced|introduces)\b", re.IGNORECASE)
+
+
+# A summary that opens with its verb ("Removed `x`", "Enforced deprecation of `y`") has its subject after it;
+# any other has it before its verb ("`x` is deprecated", "DeviceMesh now stores …, enabling `torch.compile`").
+def subjects(symbols: Sequence[str], summary: str) -> list[str]:
+    """The first name the summary's subject writes, and those listed with it ("`a()` and `b()`", "`a` / `b`")."""
+    subject = subject_part(summary)
+    found = sorted((at, end, s) for s in symbols if (span := _spelled_at(s, subject)) for at, end in [span])
+    if not found:
+        return []
+    out, last_end = [found[0][2]], found[0][1]
+    for at, end, symbol in found[1:]:
+        if not _LISTED.match(subject[last_end:at]):
+            break
+        out.append(symbol)
+        last_end = end
+    return out
+
+
+def _spelled_at(symbol: str, text: str) -> tuple[int, int] | None:
+    """Where the qualified `symbol` is written in `text`, in full or as the docs shorten it (its last parts)."""
+    parts = symbol.split(".")
+    for i in range(len(parts)):
+        short = ".".join(parts[i:])
+        if m := re.search(rf"(?<![\w.]){re.escape(short)}(?![\w])", text):
+            return m.start(), m.end()
+    return None
+
+
+def _id(product: str, version: str, change: Change) -> str:
+    key = f"{product}\n{version}\n{change.kind}\n{change.summary}"
+    return hashlib.sha1(key.encode()).hexdigest()[:12]

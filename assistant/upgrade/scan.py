@@ -1,0 +1,366 @@
+"""The code scan: where a user's Python files and notebooks hit the symbols that changes in release docs name.
+
+`scan(paths, targets)` walks files and directories, `scan_source` reads pasted code; both return a `ScanReport`
+of findings, exact or "possible" (a member of a class used on a receiver of unknown type), and of the files
+that could not be read or parsed, which are skipped while everything else is still scanned. Name resolution
+and matching live in `assistant.upgrade.visitor`.
+
+Notebooks are read by hand (nbformat would add a dependency to read JSON): IPython magics are left out, and a
+notebook's code cells are parsed as one module, as the kernel runs them in one namespace: an import in one cell
+resolves a name in the next.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import io
+import json
+import os
+import re
+import tokenize
+import warnings
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import libcst as cst
+
+from assistant.text.untrusted import one_line
+from assistant.upgrade.limits import collapse_long_strings, read_at_most, size_text
+from assistant.upgrade.target import Target
+from assistant.upgrade.visitor import Hit, HitVisitor, TargetIndex, might_hit
+
+SUFFIXES = (".py", ".ipynb")
+SKIP_DIRS = frozenset({"__pycache__", "venv", "node_modules", "site-packages"})  # and every hidden one (.venv)
+# Cell magics whose body is Python run as usual; any other (`%%bash`, `%%html`, `%%writefile`) holds no Python.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
+ERROR_CHARS = 200  # a parser's "expected one of …" lists every token; an error stays one readable line
+# A line IPython reads as a magic or a shell command: `%matplotlib inline`, `!pip install x`, `files = !ls`.
+# `%` must be followed by a name and `!` not by `=`, so that a continued `!= b` or `% b` stays Python.
+_MAGIC = re.compile(r"\s*(?:\w+(?:\s*,\s*\w+)*\s*=\s*)?(?:%%?[A-Za-z]|![^=])")
+_ERROR_AT = re.compile(r"(?:parser error: )?error at (\d+):\d+: ")
+MAX_OPERANDS = 1000  # of a boolean chain given to LibCST (see `_libcst_can_read`)
+_BOOLEAN_WORD = re.compile(r"\b(?:and|or)\b")
+_TOO_DEEP = "nested too deeply to read"
+_Scanned = tuple[list["Finding"], list["ScanError"], int]  # findings, errors, files scanned (0 or 1)
+Progress = Callable[[list[Path]], Iterable[Path]]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One place the code hits a target."""
+
+    file: str  # the path as given, or as found under a given directory
+    line: int  # 1-based; in a notebook, the line inside the cell
+    col: int  # 1-based
+    code: str  # the source line, stripped
+    symbol: str  # the qualified name hit, "numpy.float_"; for a parameter, "torch.hub.load(trust_repo)"
+    change: str  # Target.change
+    exact: bool  # False for a possible hit: a class's member on a receiver of unknown type
+    cell: int | None = None  # in a notebook, the code cell's index among all its cells (0-based)
+
+
+@dataclass(frozen=True)
+class ScanError:
+    """A file, or a notebook's cell, that could not be read or parsed: skipped, the rest still scanned."""
+
+    file: str
+    error: str  # one line: "syntax error at line 3: …", "cell 2: syntax error at line 1: …"
+
+
+@dataclass(frozen=True)
+class ScanReport:
+    """What a scan found: findings ordered by file, cell, line and column, each place and change once."""
+
+    findings: tuple[Finding, ...]
+    errors: tuple[ScanError, ...]
+    files: int  # files scanned: a notebook with a bad cell counts, as its other cells were
+
+
+def scan(
+    paths: Sequence[str | Path],
+    targets: Sequence[Target],
+    *,
+    progress: Progress | None = None,
+    max_bytes: int | None = None,
+    max_notebook_bytes: int | None = None,
+) -> ScanReport:
+    """Scan files and directories (recursively: `*.py` and `*.ipynb`) for the places they hit `targets`.
+    `progress` wraps the list of files found (a tqdm bar on the command line). A Python file over `max_bytes`,
+    a notebook over `max_notebook_bytes` or with code cells over `max_bytes`, is named and skipped."""
+    index = TargetIndex.of(targets)
+    findings: list[Finding] = []
+    errors: list[ScanError] = []
+    files = 0
+    found_files = list(_files(paths, errors))
+    for path in progress(found_files) if progress else found_files:
+        notebook = path.suffix == ".ipynb"
+        limit = max_notebook_bytes if notebook else max_bytes
+        try:
+            data = read_at_most(path, limit)
+        except OSError as e:
+            errors.append(ScanError(str(path), f"cannot read: {e.strerror or e}"))
+            continue
+        if data is None:  # only ever with a limit
+            kind = "notebook" if notebook else "file"
+            errors.append(ScanError(str(path), f"not scanned: over the {size_text(limit or 0)} limit per {kind}"))
+            continue
+        found, failed, scanned = _scan_data(data, str(path), index, notebook=notebook, max_code=max_bytes)
+        findings += found
+        errors += failed
+        files += scanned
+    return _report(findings, errors, files)
+
+
+def scan_source(source: str, targets: Sequence[Target], *, filename: str = "<source>") -> ScanReport:
+    """Scan code given as text (pasted in the web UI): Python, or a notebook's JSON if `filename` ends `.ipynb`."""
+    index = TargetIndex.of(targets)
+    if filename.endswith(".ipynb"):
+        found, failed, scanned = _scan_notebook(source, filename, index)
+    else:
+        found, failed, scanned = _scan_python(source, filename, index)
+    return _report(found, failed, scanned)
+
+
+def _files(paths: Sequence[str | Path], errors: list[ScanError]) -> Iterator[Path]:
+    """The files to scan, each once: a file as given (whatever its suffix), a directory's Python files and
+    notebooks in sorted order, outside hidden directories, virtualenvs, caches and installed packages."""
+    seen: set[Path] = set()
+
+    def new(path: Path) -> bool:
+        key = path.resolve()
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
+    def unreadable(error: OSError) -> None:
+        errors.append(ScanError(str(error.filename), f"cannot read: {error.strerror or error}"))
+
+    for given in map(Path, paths):
+        if given.is_file():
+            if new(given):
+                yield given
+        elif given.is_dir():
+            for root, dirs, names in os.walk(given, onerror=unreadable):
+                dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d not in SKIP_DIRS)
+                for name in sorted(names):
+                    path = Path(root, name)
+                    if name.endswith(SUFFIXES) and new(path):
+                        yield path
+        else:
+            errors.append(ScanError(str(given), "no such file or directory"))
+
+
+def _scan_data(data: bytes, shown: str, index: TargetIndex, *, notebook: bool, max_code: int | None) -> _Scanned:
+    if notebook:
+        return _scan_notebook(data, shown, index, max_code)
+    try:
+        # A BOM or a PEP 263 cookie says how the file is encoded, else it is UTF-8, as for Python itself.
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        source = data.decode(encoding)
+    except (SyntaxError, UnicodeDecodeError) as e:
+        return [], [ScanError(shown, f"cannot decode: {_one_line(str(e))}")], 0
+    return _scan_python(source, shown, index)
+
+
+def _scan_python(source: str, shown: str, index: TargetIndex) -> _Scanned:
+    try:
+        hits = _hits(source, index)
+    except _Unparsable as e:
+        return [], [ScanError(shown, str(e))], 0
+    lines = _lines(source)
+    return [_finding(shown, hit, hit.line, lines) for hit in hits], [], 1
+
+
+@dataclass(frozen=True)
+class _Cell:
+    index: int  # among all the notebook's cells
+    source: str  # magics made `pass`, newlines normalized
+    lines: list[str]  # as written, for Finding.code
+
+
+def _scan_notebook(data: str | bytes, shown: str, index: TargetIndex, max_code: int | None = None) -> _Scanned:
+    try:
+        cells = _code_cells(json.loads(data))
+    except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return [], [ScanError(shown, f"malformed notebook: {_one_line(str(e))}")], 0
+    joined = _joined(cells)
+    if max_code is not None and len(joined.encode("utf-8", "surrogatepass")) > max_code:
+        return [], [ScanError(shown, f"not scanned: its code is over the {size_text(max_code)} limit per file")], 0
+    errors: list[ScanError] = []
+    try:
+        hits = _hits(joined, index)
+    except _Unparsable:
+        good = []
+        for cell in cells:
+            try:
+                _check_syntax(cell.source)
+                good.append(cell)
+            except _Unparsable as e:
+                errors.append(ScanError(shown, f"cell {cell.index}: {e}"))
+        cells = good
+        hits = _hits(_joined(cells), index)  # modules that parse alone parse one after the other
+    starts = []  # the line of the joined source each cell starts at
+    line = 1
+    for cell in cells:
+        starts.append(line)
+        line += _joined([cell]).count("\n")
+    findings = []
+    for hit in hits:
+        at = bisect_right(starts, hit.line) - 1
+        cell = cells[at]
+        findings.append(_finding(shown, hit, hit.line - starts[at] + 1, cell.lines, cell=cell.index))
+    return findings, errors, 1
+
+
+def _code_cells(notebook: object) -> list[_Cell]:
+    """The code cells of a notebook's JSON, as Python; raises ValueError for JSON that is no notebook."""
+    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
+        raise ValueError("no list of cells")
+    meta = notebook.get("metadata")
+    meta = meta if isinstance(meta, dict) else {}
+    info = meta.get("language_info") if isinstance(meta.get("language_info"), dict) else {}
+    kernel = meta.get("kernelspec") if isinstance(meta.get("kernelspec"), dict) else {}
+    language = info.get("name") or kernel.get("language") or "python"
+    if str(language).lower() != "python":
+        return []  # an R or Julia notebook holds no Python to scan
+    cells = []
+    for i, cell in enumerate(notebook["cells"]):
+        if not isinstance(cell, dict):
+            raise ValueError(f"cell {i} is not an object")
+        if cell.get("cell_type") != "code":
+            continue
+        source = cell.get("source", "")
+        if isinstance(source, list) and all(isinstance(part, str) for part in source):
+            source = "".join(source)
+        if not isinstance(source, str):
+            raise ValueError(f"cell {i} has no text for a source")
+        source = re.sub(r"\r\n?", "\n", source)
+        python = _python_of(source)
+        if python is not None:
+            cells.append(_Cell(i, python, source.split("\n")))
+    return cells
+
+
+def _python_of(source: str) -> str | None:
+    """A cell's source with each magic or shell line made a `pass` (so that lines keep their numbers and a
+    block of only `!echo $i` stays a block), or None for a cell magic whose body is not Python."""
+    first = source.lstrip().split("\n", 1)[0]
+    if first.startswith("%%") and first[2:].split(" ", 1)[0] not in PYTHON_CELL_MAGICS:
+        return None
+    lines = source.split("\n")
+    return "\n".join(line[: len(line) - len(line.lstrip())] + "pass" if _MAGIC.match(line) else line for line in lines)
+
+
+def _joined(cells: Sequence[_Cell]) -> str:
+    return "".join(cell.source if cell.source.endswith("\n") else cell.source + "\n" for cell in cells)
+
+
+class _Unparsable(Exception):
+    """Source that does not parse; the message is the one line a `ScanError` shows."""
+
+
+def _hits(source: str, index: TargetIndex) -> list[Hit]:
+    """The hits of one module's source; raises `_Unparsable`."""
+    tree, error = _python_ast(source)
+    if tree is not None and not might_hit(tree, index):
+        return []
+    try:
+        # The tree is only read, so the wrapper need not copy it.
+        wrapper = cst.MetadataWrapper(_libcst(source, tree, error), unsafe_skip_copy=True)
+        visitor = HitVisitor(index)
+        wrapper.visit(visitor)
+        return visitor.hits(wrapper)
+    except RecursionError as e:
+        raise _Unparsable(_TOO_DEEP) from e
+
+
+def _check_syntax(source: str) -> None:
+    """Raise `_Unparsable` as `_hits` does if the source does not parse."""
+    tree, error = _python_ast(source)
+    if tree is None:
+        _libcst(source, tree, error)
+
+
+def _python_ast(source: str) -> tuple[ast.Module | None, SyntaxError | None]:
+    """The source as this Python parses it, or why it does not (None: nested too deeply for its parser)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escape sequences and the like are none of a scan's business
+        try:
+            return ast.parse(source), None
+        except SyntaxError as e:
+            return None, None if e.msg == "too many nested parentheses" else e
+        except (RecursionError, MemoryError):
+            return None, None
+
+
+def _libcst(source: str, tree: ast.Module | None, error: SyntaxError | None) -> cst.Module:
+    """The source as LibCST parses it. It has the last word on what this Python rejects, as it reads newer
+    syntax; when both reject it, CPython's message says best where and why."""
+    if not _libcst_can_read(source, tree, error):
+        message = f"syntax error at line {error.lineno}: {_one_line(error.msg)}" if error and error.lineno else None
+        raise _Unparsable(message or _TOO_DEEP)
+    try:
+        return cst.parse_module(source)
+    except cst.ParserSyntaxError as e:
+        if error is not None and error.lineno:
+            raise _Unparsable(f"syntax error at line {error.lineno}: {_one_line(error.msg)}") from e
+        at = _ERROR_AT.match(e.message)
+        line = int(at[1]) if at else e.raw_line
+        if tree is not None:  # this Python reads it: valid code that is more than LibCST's parser takes
+            collapsed = collapse_long_strings(source, tree)
+            if collapsed is not None:
+                with contextlib.suppress(cst.ParserSyntaxError, RecursionError):
+                    return cst.parse_module(collapsed)
+            raise _Unparsable(f"valid Python, but too complex for the scanner to read (line {line})") from e
+        detail = e.message[at.end() :] if at else e.message.removeprefix("tokenizer error: ")
+        raise _Unparsable(f"syntax error at line {line}: {_one_line(detail)}") from e
+    except RecursionError as e:
+        raise _Unparsable(_TOO_DEEP) from e
+
+
+def _libcst_can_read(source: str, tree: ast.Module | None, error: SyntaxError | None) -> bool:
+    """Whether LibCST can be given the source. Its native parser overflows its stack, killing the process,
+    on nesting that CPython refuses (then `error` is None), and on a boolean chain of some 10,000 operands
+    that CPython reads flat; code with that many `and`/`or` has its chains measured, or is left to CPython's
+    verdict when it does not parse."""
+    if tree is None and error is None:
+        return False
+    if len(_BOOLEAN_WORD.findall(source)) <= MAX_OPERANDS:
+        return True
+    return tree is not None and not any(
+        isinstance(node, ast.BoolOp) and len(node.values) > MAX_OPERANDS for node in ast.walk(tree)
+    )
+
+
+def _finding(shown: str, hit: Hit, line: int, lines: Sequence[str], cell: int | None = None) -> Finding:
+    return Finding(shown, line, hit.col, lines[line - 1].strip(), hit.symbol, hit.change, hit.exact, cell)
+
+
+def _lines(source: str) -> list[str]:
+    # The line breaks Python's tokenizer knows; str.splitlines would also break at form feeds.
+    return re.split(r"\r\n|\r|\n", source)
+
+
+def _one_line(text: str) -> str:
+    text = one_line(text)  # a parser's message quotes the user's code: nothing a terminal acts on, one line
+    return text if len(text) <= ERROR_CHARS else text[: ERROR_CHARS - 1] + "…"
+
+
+def _report(findings: list[Finding], errors: list[ScanError], files: int) -> ScanReport:
+    """Findings in order, each place and change once (an exact hit before a possible one); errors by file."""
+    ordered = sorted(
+        findings,
+        key=lambda f: (f.file, -1 if f.cell is None else f.cell, f.line, f.col, f.change, not f.exact, f.symbol),
+    )
+    seen = set()
+    unique = []
+    for finding in ordered:
+        key = (finding.file, finding.cell, finding.line, finding.col, finding.change)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return ScanReport(tuple(unique), tuple(sorted(errors, key=lambda e: e.file)), files)
