@@ -12,18 +12,18 @@ from typing import TYPE_CHECKING
 from assistant.answer.extractive import Answerer, ExtractiveAnswerer
 from assistant.answer.following import next_in_section
 from assistant.answer.respond import finished, respond
-from assistant.embed.embedder import Embedder, make_embedder
+from assistant.embed.embedder import Embedder
+from assistant.embed.loading import load_with_model
 from assistant.gate.decision import Gate, Verdict
-from assistant.index.generation import Generation, load_generation
+from assistant.index.generation import load_generation
 from assistant.index.store import ChunkStore
-from assistant.model.errors import ReldocsError
-from assistant.model.records import Answer, Chunk, Passage
+from assistant.model.query import Query
+from assistant.model.records import Answer, Passage
 from assistant.runtime.bounded import BoundedWorker
 from assistant.runtime.settings import Settings
 from assistant.search.retrieval import HybridRetriever
 from assistant.tuning import DEFAULT, Tuning
 from assistant.understand.condense import Condenser, understand
-from assistant.understand.query import Query
 
 if TYPE_CHECKING:
     from assistant.upgrade.plan import UpgradePlan
@@ -46,7 +46,12 @@ class KnowledgeBase:
         self.settings = settings
         self.tuning = tuning  # the stages' tuned values, handed to each
         self.retriever = retriever
-        self.extractive = ExtractiveAnswerer(retriever, max_units=settings.top_k, following=self._next_in_section)
+        self.extractive = ExtractiveAnswerer(
+            retriever,
+            tuning,
+            max_units=settings.top_k,
+            following=lambda c: next_in_section(c, self.retriever.chunks, self.retriever.by_id),
+        )
         self.answerer: Answerer = answerer or self.extractive
         self._stamp = retriever.store.stamp()
         self._reload_lock = threading.Lock()
@@ -64,27 +69,13 @@ class KnowledgeBase:
         tuning: Tuning = DEFAULT,
     ) -> KnowledgeBase:
         """Load the index built by `ingest.sync`; raises `IndexNotReady` when there is none."""
-        from concurrent.futures import ThreadPoolExecutor
-
         store = ChunkStore.open(settings)
-        manifest = store.manifest()
-        with ThreadPoolExecutor(1, thread_name_prefix="embedder") as pool:
-            # The model loads while the chunks are read: a cold start waits for the slower of the two only.
-            loading = pool.submit(make_embedder, settings) if embedder is None else None
-            try:
-                generation = load_generation(settings, store, manifest)
-            except ReldocsError:
-                # A model that cannot load is said first: building the missing index would stop on it too.
-                failed = loading.exception() if loading is not None else None
-                if isinstance(failed, ReldocsError):
-                    raise failed from None
-                raise
-            embedder = embedder or loading.result()  # type: ignore[union-attr]
-        kb = cls(settings, _retriever(store, embedder, generation), answerer, tuning=tuning)
+        generation, embedder = load_with_model(settings, store, embedder)
+        kb = cls(settings, HybridRetriever.of(store, embedder, generation, tuning), answerer, tuning=tuning)
         if answerer is None and settings.llm:
             from assistant.answer.llm import LLMAnswerer  # LangChain's chat models load only when one is configured
 
-            kb.answerer = kb.condenser = LLMAnswerer.from_settings(settings, fallback=kb.extractive)
+            kb.answerer = kb.condenser = LLMAnswerer.from_settings(settings, fallback=kb.extractive, tuning=tuning)
         embedder.encode(["warm-up"])  # load the model now, not on the first user's question
         return kb
 
@@ -99,7 +90,7 @@ class KnowledgeBase:
             if stamp == self._stamp:
                 return False
             generation = load_generation(self.settings, store, store.manifest())
-            retriever = _retriever(store, self.retriever.embedder, generation)
+            retriever = HybridRetriever.of(store, self.retriever.embedder, generation, self.tuning)
             self.retriever = self.extractive.stats = retriever
             self._stamp = stamp
             logger.info("index changed; reloaded %d chunks", len(retriever.chunks))
@@ -112,9 +103,7 @@ class KnowledgeBase:
     def products(self, product: str | None = None) -> dict[str, list[str]]:
         """Each indexed product's name with its versions, oldest first; only `product`'s (a name, module or
         alias) when given, none when it is not indexed."""
-        catalog = self.retriever.catalog
-        chosen = catalog.products if product is None else [p for p in [catalog.product(product)] if p]
-        return {p.name: list(p.versions) for p in chosen}
+        return self.retriever.catalog.listing(product)
 
     def search(
         self, query: str, *, k: int = 10, version: str | None = None, product: str | None = None
@@ -122,7 +111,8 @@ class KnowledgeBase:
         """The k best passages for a free-text query, with scores."""
         self.refresh()
         r, limit = self.retriever, self.settings.max_question_chars
-        return r.search(understand(query, r.catalog, r.spellings, version=version, product=product, max_chars=limit), k)
+        limits = {"version": version, "product": product, "max_chars": limit}
+        return r.search(understand(query, r.catalog, r.spellings, tuning=self.tuning, **limits), k)
 
     def ask(
         self, question: str, history: Sequence[str] = (), version: str | None = None, *, product: str | None = None
@@ -149,6 +139,7 @@ class KnowledgeBase:
             max_chars=self.settings.max_question_chars,
             condenser=self.condenser,
             timings=timings,
+            tuning=self.tuning,
         )
         answer: Answer | None = None
         for answer in self._answer(query, timings):
@@ -173,45 +164,29 @@ class KnowledgeBase:
         scan in a worker process, one at a time, raising `Overrun` past `scan_timeout_s` or `scan_memory_mb`:
         LibCST on a large file can then neither hold this process's interpreter nor exhaust its memory."""
         from assistant.upgrade.plan import targets
-        from assistant.upgrade.scan import scan
+        from assistant.upgrade.scan import scan_capped
 
-        caps = {
-            "max_bytes": self.settings.scan_max_file_kb * 1024,
-            "max_notebook_bytes": self.settings.scan_max_notebook_kb * 1024,
-        }
-        if not bounded:
-            return scan(paths, targets(plan), progress=progress, **caps)
-        return self._scans.run(
-            scan, list(map(Path, paths)), targets(plan), seconds=self.settings.scan_timeout_s, **caps
-        )
+        worker = self._scans if bounded else None
+        return scan_capped(paths, targets(plan), self.settings, progress=progress, worker=worker)
 
     def _answer(self, query: Query, timings: dict[str, float]) -> Iterator[Answer]:
         """The pipeline: an upgrade question is answered from its plan; any other is searched, gated, answered."""
-        from assistant.answer.upgrade import plan_answer, plan_asked
+        from assistant.answer.upgrade import plan_answer, plan_for
 
         r = self.retriever
-        plan = plan_asked(query, r.chunks, r.catalog)
-        if plan is not None:
-            yield from plan_answer(query.question, plan, query.language)
+        if query.upgrade is not None and (plan := plan_for(query.upgrade, r.chunks, r.catalog)) is not None:
+            yield from plan_answer(query.question, plan, query.language, self.tuning)
             return
         n, heads = self.tuning.search.answer_passages, self.tuning.search.head_passages
-        gate = Gate(r, self.extractive, lambda q: r.search(q, n, heads=heads))
+        gate = Gate(r, self.extractive, lambda q: r.search(q, n, heads=heads), self.tuning)
         reason = gate.before_search(query)
         if reason is not None:
-            yield from respond(query, Verdict((), reason), self.answerer)
+            yield from respond(query, Verdict((), reason), self.answerer, tuning=self.tuning)
             return
         passages = r.search(query, n, timings, heads=heads)
         started = time.perf_counter()
         verdict = gate.after_search(query, passages)
         following = (r.chunks, r.by_id) if self.answerer is self.extractive else None
-        yield from respond(query, verdict, self.answerer, following=following)
+        yield from respond(query, verdict, self.answerer, following=following, tuning=self.tuning)
         if verdict.reason is None:
             timings["answer"] = (time.perf_counter() - started) * 1e3
-
-    def _next_in_section(self, chunk: Chunk) -> Chunk | None:
-        return next_in_section(chunk, self.retriever.chunks, self.retriever.by_id)
-
-
-def _retriever(store: ChunkStore, embedder: Embedder, generation: Generation) -> HybridRetriever:
-    g = generation
-    return HybridRetriever(store, g.manifest, embedder, g.chunks, g.lexical, g.vectors)

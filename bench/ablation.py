@@ -2,9 +2,10 @@
 
 The heuristics and what "off" means for each are listed in `bench/ablation_table.py`. Each set's index is
 built (or reused) once with the core's ingest, exactly as `bench/evaluate.py --set S` does, and kept open.
-Each ablation patches the core's modules, clears the sentence cache, gives each knowledge base a fresh
-answerer (its coverage cache) and, where the patch acts at build time, a fresh retriever; then it asks
-every question again and records which checks and answers changed. The report,
+Each ablation opens each set's knowledge base anew with its tuned values replaced (`Tuning.with_values`: a
+fresh answerer, so no warm coverage cache, and the retriever over the same index reading the new values) and,
+for what is no tuned value, patches the core's modules and clears their caches; where it acts at build time,
+the retriever is built anew. Then it asks every question again and records which checks and answers changed. The report,
 `docs/heuristics-ablation.md`, gives each heuristic's per-set and total deltas and a verdict: `keep`
 (switching it off loses), `harmful` (switching it off gains), `mixed` or `no-effect`.
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import importlib
 import json
 import re
@@ -46,6 +48,7 @@ from assistant.search.removals import removals  # noqa: E402
 from assistant.search.retrieval import HybridRetriever  # noqa: E402
 from assistant.text.instructions import instructs  # noqa: E402
 from assistant.text.words import _short_tokens, _stem  # noqa: E402
+from assistant.tuning import DEFAULT, Tuning  # noqa: E402
 from bench import evaluate as ev  # noqa: E402
 from bench.ablation_neutral import Ablation  # noqa: E402
 from bench.ablation_report import CHECKS, COMBINED, FAST_TESTS, flips, rates, render  # noqa: E402
@@ -100,16 +103,38 @@ def _resolve(path: str) -> Any:
 
 
 @contextlib.contextmanager
-def switched_off(ablation: Ablation | None) -> Iterator[None]:
-    """The core with one heuristic at its neutral value (None: as shipped); sentence caches cleared."""
+def switched_off(ablation: Ablation | None, *, defaults: bool = False) -> Iterator[None]:
+    """The core with one heuristic's patches made (None: as shipped); sentence caches cleared. Its tuned values
+    are the knowledge base's to take (`_fresh`); with `defaults`, `DEFAULT` itself holds them too (`_defaults`)."""
     with contextlib.ExitStack() as stack:
         for target, attr, value in ablation.patches if ablation else ():
             stack.enter_context(mock.patch.object(_resolve(target), attr, value))
+        if defaults and ablation is not None:
+            stack.enter_context(_defaults(ablation.tuning))
         _clear_caches()
         try:
             yield
         finally:
             _clear_caches()
+
+
+@contextlib.contextmanager
+def _defaults(values: Sequence[tuple[str, Any]]) -> Iterator[None]:
+    """`DEFAULT` with `values` (`part__field`) written into it, restored after. Only for `--pytest`: the tests
+    build their knowledge bases and call the stages without a tuning, so they read `DEFAULT`, a frozen object
+    that only this process, for this run, changes in place."""
+    DEFAULT.with_values(**dict(values))  # every name must be a tuned value
+    saved = []
+    for name, value in values:
+        part, _, key = name.partition("__")
+        holder = getattr(DEFAULT, part)
+        saved.append((holder, key, getattr(holder, key)))
+        object.__setattr__(holder, key, value)
+    try:
+        yield
+    finally:
+        for holder, key, value in reversed(saved):
+            object.__setattr__(holder, key, value)
 
 
 def _clear_caches() -> None:
@@ -140,13 +165,27 @@ def open_sets(names: Sequence[str]) -> dict[str, tuple[KnowledgeBase, list[dict[
     return out
 
 
-def _fresh(kb: KnowledgeBase, *, rebuild: bool) -> KnowledgeBase:
-    """A knowledge base over the same index with a new answerer (no warm coverage cache) and, with `rebuild`,
-    a new retriever over the same chunks. The retriever's one cache, the last question's vector, is safe:
-    a text's vector does not depend on any heuristic."""
-    r = kb.retriever
-    retriever = HybridRetriever(r.store, r.manifest, r.embedder, r.chunks) if rebuild else r
-    return KnowledgeBase(kb.settings, retriever)
+def _fresh(kb: KnowledgeBase, ablation: Ablation | None) -> KnowledgeBase:
+    """A knowledge base over the same index with the ablation's tuned values, a new answerer (no warm coverage
+    cache) and a retriever reading those values: built anew over the same chunks where the ablation acts at
+    build time, else a copy of the open one (what it builds, its indexes, no ablation of this kind changes).
+    The retriever's one cache, the last question's vector, is safe: a text's vector does not depend on any
+    heuristic."""
+    r, tuning = kb.retriever, ablation.tuned() if ablation else DEFAULT
+    if ablation and ablation.rebuild:
+        retriever = HybridRetriever(r.store, r.manifest, r.embedder, r.chunks, tuning=tuning)
+    else:
+        retriever = _retuned(r, tuning)
+    return KnowledgeBase(kb.settings, retriever, tuning=tuning)
+
+
+def _retuned(retriever: HybridRetriever, tuning: Tuning) -> HybridRetriever:
+    """`retriever` over the same index, reading `tuning` at each search."""
+    if retriever.tuning is tuning:
+        return retriever
+    out = copy.copy(retriever)
+    out.tuning = tuning
+    return out
 
 
 def score(sets: Mapping[str, tuple[KnowledgeBase, list[dict[str, Any]]]], ablation: Ablation | None) -> dict[str, Any]:
@@ -154,7 +193,7 @@ def score(sets: Mapping[str, tuple[KnowledgeBase, list[dict[str, Any]]]], ablati
     out: dict[str, Any] = {}
     with switched_off(ablation):
         for name, (kb, questions) in sets.items():
-            recorder = Recorder(_fresh(kb, rebuild=bool(ablation and ablation.rebuild)))
+            recorder = Recorder(_fresh(kb, ablation))
             report = ev.evaluate(recorder, questions)
             failed: Outcome = {q["id"]: frozenset() for q in questions}
             for f in report["failures"]:
@@ -184,14 +223,15 @@ def run_tests(ablation: Ablation | None, tests: Sequence[str]) -> list[str]:
 
 
 def _pytest(name: str, args: Sequence[str]) -> int:
-    """pytest with one heuristic switched off ('' for none), patched before the tests are collected."""
+    """pytest with one heuristic switched off ('' for none), patched (and `DEFAULT` changed) before the tests
+    are collected."""
     import pytest
 
     ablation = next((a for a in ABLATIONS if a.name == name), None) if name else None
     if name and ablation is None:
         print(f"error: unknown heuristic {name!r}", file=sys.stderr)
         return 2
-    with switched_off(ablation):
+    with switched_off(ablation, defaults=True):
         return int(pytest.main(["-q", "-p", "no:cacheprovider", "-m", "not slow", *args]))
 
 

@@ -17,16 +17,17 @@ import numpy as np
 from assistant.embed.embedder import Embedder
 from assistant.index.lexical import index_text
 from assistant.knowledge_base import KnowledgeBase
+from assistant.model.query import Query
 from assistant.model.records import Passage
-from assistant.search.retrieval import RRF_K, HybridRetriever
+from assistant.search.retrieval import HybridRetriever
 from assistant.text.words import tokens
-from assistant.understand.query import Query
+from assistant.tuning import DEFAULT
 from bench.evaluate import normalize
 
 
 def rank_score(rank: int) -> float:
     """A single ranking's reciprocal-rank score (0-based rank), the scale the fused scores have."""
-    return 1.0 / (RRF_K + rank + 1)
+    return 1.0 / (DEFAULT.search.rrf_k + rank + 1)
 
 
 class _Baseline:

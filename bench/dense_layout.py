@@ -19,7 +19,7 @@ def measure_layouts(kb: Any, embedder: Any, questions: list[str], passes: int = 
     """p50 (ms) of one dense search of the whole index, and of one within its smallest product (a few rows
     copied out), with the index's matrix row-major and column-major."""
     from assistant.index.vectors import ExactVectors
-    from assistant.search.retrieval import CANDIDATES
+    from assistant.tuning import DEFAULT
 
     vectors = kb.retriever.vectors
     if vectors is None:
@@ -41,7 +41,7 @@ def measure_layouts(kb: Any, embedder: Any, questions: list[str], passes: int = 
                 for name, searched in searches.items():
                     vector = embedder.encode([question])[0]
                     started = time.perf_counter()
-                    searched.query(vector, CANDIDATES, **only)
+                    searched.query(vector, DEFAULT.search.candidates, **only)
                     times[f"{scope}_{name}"].append((time.perf_counter() - started) * 1e3)
     return {f"{key}_p50": round(pct(t, 50), 3) for key, t in times.items()} | {
         "product_share": round(min(sizes.values()) / len(vectors.ids), 3)

@@ -19,19 +19,20 @@ QUESTION = "why does torchrun no longer use port 29500?"
 
 
 def test_the_writer_saves_the_chunks_and_a_start_reads_them_without_chroma(
-    settings: Settings, kb: KnowledgeBase, embedder, monkeypatch: pytest.MonkeyPatch
+    fake_settings: Settings, fake_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    manifest = kb.retriever.manifest
-    assert (cache_folder(settings, "chunks", manifest.collection) / "chunks.json").is_file()
-    assert cached_chunks(settings, manifest) == kb.retriever.chunks  # every field, entries and changes too
+    # On the fake embedder: the chunk cache does not depend on the vectors.
+    manifest = fake_kb.retriever.manifest
+    assert (cache_folder(fake_settings, "chunks", manifest.collection) / "chunks.json").is_file()
+    assert cached_chunks(fake_settings, manifest) == fake_kb.retriever.chunks  # every field, entries and changes
 
     def no_read(*_: object, **__: object) -> None:
         raise AssertionError("the chunks were read from Chroma at start")
 
     monkeypatch.setattr(ChunkStore, "load_chunks", no_read)
-    again = KnowledgeBase.open(settings, embedder=embedder)
-    assert again.retriever.chunks == kb.retriever.chunks
-    assert again.ask(QUESTION).text == kb.ask(QUESTION).text
+    again = KnowledgeBase.open(fake_settings)
+    assert again.retriever.chunks == fake_kb.retriever.chunks
+    assert again.ask(QUESTION).text == fake_kb.ask(QUESTION).text
 
 
 @pytest.mark.parametrize(
@@ -46,10 +47,10 @@ def test_the_writer_saves_the_chunks_and_a_start_reads_them_without_chroma(
     ids=["garbage", "foreign", "short", "bad-row", "format"],
 )
 def test_a_damaged_or_foreign_chunk_file_is_read_from_chroma_again(
-    corpus_copy: Path, tmp_path: Path, embedder, damage
+    corpus_copy: Path, tmp_path: Path, fake_embedder, damage
 ) -> None:
     settings = Settings(corpus_dir=corpus_copy, data_dir=tmp_path / "data")
-    sync(settings, progress=False, embedder=embedder)
+    sync(settings, progress=False, embedder=fake_embedder)
     manifest = ChunkStore.open(settings).manifest()
     assert manifest is not None
     path = cache_folder(settings, "chunks", manifest.collection) / "chunks.json"
@@ -57,7 +58,7 @@ def test_a_damaged_or_foreign_chunk_file_is_read_from_chroma_again(
     assert good
     path.write_text(damage(json.loads(path.read_text(encoding="utf-8"))), encoding="utf-8")
     assert cached_chunks(settings, manifest) is None
-    kb = KnowledgeBase.open(settings, embedder=embedder)
+    kb = KnowledgeBase.open(settings, embedder=fake_embedder)
     assert kb.retriever.chunks == good  # read from Chroma
     assert cached_chunks(settings, manifest) == good  # and saved again
 

@@ -64,6 +64,8 @@ def test_overlong_question_is_truncated_cleanly(settings: Settings, kb) -> None:
     assert f"cut to its first {settings.max_question_chars} characters" in answer["notice"]
 
 
+@pytest.mark.slow  # the `app.py ingest` and `ask` it runs load the model (the session's export: `model_dir`)
+@pytest.mark.usefixtures("model_dir")
 def test_ingest_json_contract_and_bad_files(corpus_copy: Path, tmp_path: Path) -> None:
     (corpus_copy / "pytorch/2.12.0/latin1.md").write_bytes(b"# Notes\n\ncaf\xe9\n")
     (corpus_copy / "pytorch/2.12.0/blob.txt").write_bytes(b"\x00\x01\x02binary")
@@ -103,6 +105,8 @@ def test_bad_settings_fail_at_once_in_one_line(tmp_path: Path, env: dict[str, st
     assert not (tmp_path / "data").exists()  # nothing was indexed
 
 
+@pytest.mark.slow  # `app.py ask` loads the model while it finds the corpus missing (see app.open_knowledge_base)
+@pytest.mark.usefixtures("model_dir")
 def test_missing_corpus_is_one_line_error(tmp_path: Path) -> None:
     settings = Settings(corpus_dir=tmp_path / "nope", data_dir=tmp_path / "data")
     out = run(["ask", "anything?"], settings)

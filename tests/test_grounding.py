@@ -7,9 +7,10 @@ import pytest
 
 from assistant.answer import extractive as answering
 from assistant.answer.following import with_following
-from assistant.answer.grounding import MIN_WORD_SHARE, claims, names_in, numbers_in, review, unlink, urls_in
+from assistant.answer.grounding import claims, names_in, numbers_in, review, unlink, urls_in
 from assistant.knowledge_base import KnowledgeBase
 from assistant.model.records import Chunk, Citation, Passage
+from assistant.tuning import DEFAULT
 from assistant.understand.query import build_query
 
 GUIDE = "https://github.com/pytorch/pytorch/releases/tag/v2.12.0"
@@ -128,7 +129,7 @@ def test_a_french_answer_is_checked_by_its_numbers_and_names() -> None:
 
 
 def test_word_share_threshold_is_half() -> None:
-    assert MIN_WORD_SHARE == 0.5
+    assert DEFAULT.answer.claim_word_share == 0.5
     assert failed("PyTorch from source: mind the gap, refresh toolchains [1].", CUDA) is not None  # 2 of 6 words
 
 

@@ -1,7 +1,7 @@
 """Pins for the answerer's, the query's and the refusals' heuristics: each test is a case one heuristic decides,
 and fails when `bench/ablation.py --pytest NAME` switches that heuristic off (no model, no index).
 
-Expected values are written out, not imported: the ablation patches the constants before this module loads.
+Expected values are written out, not imported: the ablation changes the tuned values before this module loads.
 """
 
 from __future__ import annotations

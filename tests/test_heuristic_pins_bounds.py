@@ -8,8 +8,8 @@ import pytest
 from assistant.gate.refusals import Reason, after_search
 from assistant.index.catalog import Catalog
 from assistant.model.records import Passage
+from assistant.text.bounds import bounds, says_dropped, says_so
 from assistant.text.words import tokens
-from assistant.understand.bounds import bounds, says_dropped, says_so
 from assistant.understand.query import build_query
 from tests.test_answer_rules import Stats
 from tests.test_heuristic_pins import ranked

@@ -2,7 +2,7 @@
 each test is a case one heuristic decides, and fails when `bench/ablation.py --pytest NAME` switches it off
 (no model, no index).
 
-Expected values are written out, not imported: the ablation patches the constants before this module loads.
+Expected values are written out, not imported: the ablation changes the tuned values before this module loads.
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def test_an_upgrade_question_asks_about_the_releases_it_went_through() -> None:
 
 def test_a_specific_question_about_an_upgrade_is_not_answered_with_the_whole_plan() -> None:
     # upgrade_answer._specific: "What breaks from 1.0 to 2.0?" asks for the plan; a question about one call does not.
-    from assistant.answer.upgrade import planned
+    from assistant.understand.plan_question import planned
 
     catalog = Catalog.learn([logged("Changed things.", version=v, n=n) for n, v in enumerate(("1.0.0", "2.0.0"))])
     assert planned(build_query("What breaks if I go from 1.0 to 2.0?", catalog), catalog) is not None

@@ -1,7 +1,7 @@
 """Pins for the heuristics that find a how-question's fix: each test is a case one heuristic decides, and fails
 when `bench/ablation.py --pytest NAME` switches that heuristic off (no model, no index).
 
-Expected values are written out, not imported: the ablation patches the constants before this module loads.
+Expected values are written out, not imported: the ablation changes the tuned values before this module loads.
 """
 
 from __future__ import annotations

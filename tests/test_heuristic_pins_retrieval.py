@@ -16,10 +16,11 @@ import pytest
 
 from assistant.index.store import Manifest
 from assistant.knowledge_base import KnowledgeBase
+from assistant.model.query import Query
 from assistant.model.records import Chunk, Passage
 from assistant.runtime.settings import Settings
 from assistant.search.retrieval import HybridRetriever, fuse
-from assistant.understand.query import Query, build_query
+from assistant.understand.query import build_query
 from tests.test_answer_rules import Stats
 
 

@@ -1,7 +1,7 @@
 """Pins for the heuristics that read the docs' and the question's wording: each test is a case one heuristic
 decides, and fails when `bench/ablation.py --pytest NAME` switches it off (no model, no index).
 
-Expected values are written out, not imported: the ablation patches the constants before this module loads.
+Expected values are written out, not imported: the ablation changes the tuned values before this module loads.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from assistant.gate.decision import _before
 from assistant.gate.refusals import after_search, unknown_names
 from assistant.index.catalog import Catalog
 from assistant.model.document import Entry
+from assistant.model.query import topic
 from assistant.model.records import Passage
 from assistant.model.units import units_of
 from assistant.understand.query import build_query, proper_names
@@ -112,9 +113,9 @@ def test_similarity_alone_is_no_evidence_when_no_word_is_shared() -> None:
     query = build_query("Which Python versions does pandas 2.0 support?", Catalog.learn(chunks))
     close = [Passage(c, 1.0 - i / 100, similarity=0.8) for i, c in enumerate(chunks)]
     answerer = ExtractiveAnswerer(stats)
-    best, topic = answerer.best_coverage(query, close), answerer.best_coverage(query.topic, close)
-    assert best > 0.1 and topic == 0.0  # the product's name alone makes the passages look relevant
-    reason = after_search(query, close, stats, best, topic)
+    best, about = answerer.best_coverage(query, close), answerer.best_coverage(topic(query), close)
+    assert best > 0.1 and about == 0.0  # the product's name alone makes the passages look relevant
+    reason = after_search(query, close, stats, best, about)
     assert reason is not None and reason.kind == "weak_evidence"
     assert after_search(query, passages(chunks), stats, 0.5, 0.5) is None  # sharing words, it answers
 
@@ -127,11 +128,11 @@ def test_a_package_named_after_the_product_is_no_topic_word() -> None:
         make("Pandas 2.0 removes deprecated readers.", version="2.0.0", n=1),
     ]
     query = build_query("How do I make pandas-stubs type-check with several threads?", Catalog.learn(chunks))
-    assert "pandas-stub" in query.product_terms and "pandas-stub" not in query.topic.terms
+    assert "pandas-stub" in query.product_terms and "pandas-stub" not in topic(query).terms
     close = [Passage(c, 1.0 - i / 100, similarity=0.6) for i, c in enumerate(chunks)]
     answerer, stats = ExtractiveAnswerer(Stats(chunks)), Stats(chunks)
-    best, topic = answerer.best_coverage(query, close), answerer.best_coverage(query.topic, close)
-    reason = after_search(query, close, stats, best, topic)
+    best, about = answerer.best_coverage(query, close), answerer.best_coverage(topic(query), close)
+    reason = after_search(query, close, stats, best, about)
     assert reason is not None and reason.kind == "weak_evidence"
     # A hyphenated name of no product's stays a topic word.
     assert build_query("Does pyarrow-backed mean faster?", Catalog.learn(chunks)).product_terms == ()

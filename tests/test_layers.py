@@ -243,3 +243,85 @@ def test_a_cycle_is_caught_even_within_a_package() -> None:
     )
     assert backward(graph) == []
     assert cycles(graph) == [["assistant.upgrade.scan", "assistant.upgrade.visitor"]]
+
+
+FACADE = "assistant (facade)"
+
+
+def _package(module: str) -> str:
+    """The package a module is drawn in: its layer's package, or `ingest`."""
+    if module.split(".")[0] == INGEST:
+        return INGEST
+    found = _layer_of(module)
+    assert found is not None
+    return FACADE if found[1] in LAYERS[_layer_of("assistant")[0]] else found[1]  # type: ignore[index]
+
+
+def architecture(root: Path = ROOT) -> str:
+    """docs/architecture.md, drawn from the code: the layers in order with each package's job (its docstring's
+    first sentence) and modules, and the package imports as a picture (transitively reduced: an import a path
+    through other packages already implies is not drawn)."""
+    sources = project_sources(root)
+    graph = edges(sources)
+    packages: dict[str, list[str]] = {}
+    for module in sources:
+        packages.setdefault(_package(module), []).append(module)
+    direct: dict[str, set[str]] = {p: set() for p in packages}
+    for src, targets in graph.items():
+        direct[_package(src)].update(_package(d) for d in targets if _package(d) != _package(src))
+
+    def implied(a: str, b: str) -> bool:
+        """`a` reaches `b` through another package it imports."""
+        seen, todo = set(), [n for n in direct[a] if n != b]
+        while todo:
+            here = todo.pop()
+            if here == b:
+                return True
+            if here not in seen:
+                seen.add(here)
+                todo.extend(direct[here])
+        return False
+
+    drawn = sorted((a, b) for a in direct for b in direct[a] if not implied(a, b))
+    order = [_package(names[0]) for names in LAYERS]
+    order = [*dict.fromkeys([*order[: order.index("assistant.embed") + 1], INGEST, *order])]
+    node = {p: p.replace("assistant.", "").replace(" (facade)", "") for p in order}
+    lines = [
+        "# Architecture",
+        "",
+        "Drawn from the code by `python tests/test_layers.py > docs/architecture.md` (a test fails when it is out",
+        "of date). Lowest layer first; a package imports only the layers before it (`tests/test_layers.py`).",
+        "A question goes understand → search → gate → answer; an upgrade goes changes (`model`) → plan → scan",
+        "(`upgrade`). Arrows are imports, an import another path already implies left out.",
+        "",
+        "```mermaid",
+        "flowchart BT",
+    ]
+    lines += [f'    {node[p]}["{p}"]' for p in order]
+    lines += [f"    {node[a]} --> {node[b]}" for a, b in drawn]
+    lines += ["```", "", "| layer | package | its job | modules |", "|---|---|---|---|"]
+    for i, p in enumerate(order, 1):
+        init = root / p.replace(".", "/") / "__init__.py"
+        if p == FACADE:
+            init = root / "assistant" / "knowledge_base.py"
+        elif not init.exists():
+            init = root / f"{p.replace('.', '/')}.py"
+        doc = (ast.get_docstring(ast.parse(init.read_text())) or "").replace("\n", " ")
+        job = doc.split(". ")[0].rstrip(".") + "."
+        prefix = "" if p == FACADE else p + "."
+        mods = (
+            ", ".join(f"`{m.removeprefix(prefix)}`" for m in sorted(packages[p]) if m not in (p, "assistant"))
+            or "(one module)"
+        )
+        lines.append(f"| {i} | `{p}` | {job.replace('|', '/')} | {mods} |")
+    return "\n".join(lines) + "\n"
+
+
+def test_the_architecture_diagram_is_drawn_from_the_code() -> None:
+    assert (ROOT / "docs" / "architecture.md").read_text() == architecture(), (
+        "docs/architecture.md is out of date: python tests/test_layers.py > docs/architecture.md"
+    )
+
+
+if __name__ == "__main__":
+    print(architecture(), end="")

@@ -23,9 +23,12 @@ def saved_folder(settings: Settings, kb: KnowledgeBase) -> Path:
     return cache_folder(settings, "lexical", lexical.lexical_key(kb.retriever.manifest.collection))
 
 
-def test_the_saved_index_scores_as_a_rebuilt_one(settings: Settings, kb: KnowledgeBase) -> None:
-    chunks = kb.retriever.chunks
-    loaded = LexicalIndex.load(saved_folder(settings, kb), chunks)
+# The fake embedder's knowledge base, where one is needed: the lexical index does not depend on the vectors.
+
+
+def test_the_saved_index_scores_as_a_rebuilt_one(fake_settings: Settings, fake_kb: KnowledgeBase) -> None:
+    chunks = fake_kb.retriever.chunks
+    loaded = LexicalIndex.load(saved_folder(fake_settings, fake_kb), chunks)
     assert loaded is not None  # the sync that built the session's index saved it
     built = LexicalIndex.build(chunks)
     assert loaded.df == built.df and loaded.documents == built.documents == len(chunks)
@@ -37,21 +40,21 @@ def test_the_saved_index_scores_as_a_rebuilt_one(settings: Settings, kb: Knowled
 
 
 def test_a_start_loads_the_saved_index_instead_of_building_it(
-    settings: Settings, kb: KnowledgeBase, embedder, monkeypatch: pytest.MonkeyPatch
+    fake_settings: Settings, fake_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def no_build(*_: object) -> None:
         raise AssertionError("the lexical index was rebuilt at start")
 
     monkeypatch.setattr(LexicalIndex, "build", no_build)
-    again = KnowledgeBase.open(settings, embedder=embedder)
+    again = KnowledgeBase.open(fake_settings)
     question = "why does torchrun no longer use port 29500?"
-    assert again.ask(question).text == kb.ask(question).text
+    assert again.ask(question).text == fake_kb.ask(question).text
 
 
-def test_a_damaged_or_foreign_save_is_rebuilt(corpus_copy: Path, tmp_path: Path, embedder) -> None:
+def test_a_damaged_or_foreign_save_is_rebuilt(corpus_copy: Path, tmp_path: Path, fake_embedder) -> None:
     settings = Settings(corpus_dir=corpus_copy, data_dir=tmp_path / "data")
-    sync(settings, progress=False, embedder=embedder)
-    kb = KnowledgeBase.open(settings, embedder=embedder)
+    sync(settings, progress=False, embedder=fake_embedder)
+    kb = KnowledgeBase.open(settings, embedder=fake_embedder)
     folder = saved_folder(settings, kb)
     chunks = kb.retriever.chunks
     assert LexicalIndex.load(folder, chunks) is not None
@@ -65,14 +68,14 @@ def test_a_damaged_or_foreign_save_is_rebuilt(corpus_copy: Path, tmp_path: Path,
     assert np.allclose(rebuilt.scores(tokens(QUERIES[0])), LexicalIndex.build(chunks).scores(tokens(QUERIES[0])))
 
 
-def test_a_new_generation_replaces_the_old_save(corpus_copy: Path, tmp_path: Path, embedder) -> None:
+def test_a_new_generation_replaces_the_old_save(corpus_copy: Path, tmp_path: Path, fake_embedder) -> None:
     settings = Settings(corpus_dir=corpus_copy, data_dir=tmp_path / "data")
-    sync(settings, progress=False, embedder=embedder)
-    first = KnowledgeBase.open(settings, embedder=embedder).retriever.manifest.collection
+    sync(settings, progress=False, embedder=fake_embedder)
+    first = KnowledgeBase.open(settings, embedder=fake_embedder).retriever.manifest.collection
     guide = next(corpus_copy.rglob("migration-guide.txt"))
     guide.write_text(guide.read_text(encoding="utf-8") + "\n\nA sentence about quokkas.\n", encoding="utf-8")
-    sync(settings, progress=False, embedder=embedder)
-    kb = KnowledgeBase.open(settings, embedder=embedder)
+    sync(settings, progress=False, embedder=fake_embedder)
+    kb = KnowledgeBase.open(settings, embedder=fake_embedder)
     assert kb.retriever.manifest.collection != first
     saved = [p.name for p in saved_folder(settings, kb).parent.iterdir()]
     assert saved == [saved_folder(settings, kb).name]  # the old generation's save is gone

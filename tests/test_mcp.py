@@ -25,6 +25,7 @@ from mcp.server.fastmcp.exceptions import ToolError
 from mcp.types import CallToolResult
 from netutil import free_port
 
+from assistant.knowledge_base import KnowledgeBase
 from assistant.runtime.settings import Settings
 from interfaces.http_guard import MAX_JSON_BYTES
 from interfaces.mcp_server import FAILED, ask_result, error_message, plan_result
@@ -183,21 +184,21 @@ async def bad_calls_then_an_answer(session: ClientSession) -> None:
 # -- the tools' bodies, called directly -------------------------------------------------------------
 
 
-def test_ask_text_is_the_ask_json_line(kb) -> None:
-    result = ask_result(kb, TORCHRUN_Q)
+def test_ask_text_is_the_ask_json_line(fake_kb: KnowledgeBase) -> None:
+    result = ask_result(fake_kb, TORCHRUN_Q)
     answer = json.loads(result.content[0].text)
-    expected = json.loads(answer_json(kb.ask(TORCHRUN_Q)))
+    expected = json.loads(answer_json(fake_kb.ask(TORCHRUN_Q)))
     assert {k: v for k, v in answer.items() if k != "timings_ms"} == {
         k: v for k, v in expected.items() if k != "timings_ms"
     }
     assert result.structuredContent == answer
 
 
-def test_plan_is_upgrade_json(kb) -> None:
+def test_plan_is_upgrade_json(fake_kb: KnowledgeBase) -> None:
     from interfaces.upgrade_render import plan_json
 
-    result = plan_result(kb, "2.11", "2.12")
-    assert result.content[0].text == plan_json(kb.plan("2.11", "2.12"))
+    result = plan_result(fake_kb, "2.11", "2.12")
+    assert result.content[0].text == plan_json(fake_kb.plan("2.11", "2.12"))
 
 
 def test_an_unexpected_failure_is_one_apologetic_line_with_the_details_logged(caplog) -> None:
@@ -230,6 +231,8 @@ def test_stdio_bad_arguments_are_errors_and_the_server_keeps_serving(
     assert "Traceback" not in (tmp_path / "stderr.log").read_text()
 
 
+@pytest.mark.slow  # `app.py mcp` on a fresh data folder indexes the corpus: it loads the model
+@pytest.mark.usefixtures("model_dir")
 def test_stdio_stdout_carries_only_the_protocol(settings: Settings, tmp_path: Path) -> None:
     """On a fresh data folder the server indexes first: the progress goes to stderr, stdout stays JSON-RPC,
     and the server exits 0 when the client closes stdin."""
@@ -295,6 +298,16 @@ def server(kb, web_settings: Settings):
     demo.close()
 
 
+@pytest.fixture(scope="module")
+def plain_server(fake_kb: KnowledgeBase, fake_settings: Settings, tmp_path_factory: pytest.TempPathFactory):
+    """/mcp beside the page over the fake embedder's index: for the tests of the HTTP layer, whose assertions
+    read no answer's words (those stay on `server`, the real model's)."""
+    settings = fake_settings.model_copy(update={"data_dir": tmp_path_factory.mktemp("mcp-plain")})
+    demo = launch(build_ui(fake_kb, settings), settings, port=free_port(), block=False, kb=fake_kb)
+    yield demo
+    demo.close()
+
+
 def mcp_url(demo) -> str:
     return demo.local_url.rstrip("/") + "/mcp"
 
@@ -328,10 +341,10 @@ def test_http_answers_calls_at_once(server) -> None:
     assert all("Adagrad" in answers[i]["answer"] for i in range(1, len(questions), 2))
 
 
-def test_http_is_plain_json_rpc(server) -> None:
+def test_http_is_plain_json_rpc(plain_server) -> None:
     """Stateless, JSON replies: one POST with no session is answered, as a load balancer's replicas need."""
     reply = httpx.post(
-        mcp_url(server),
+        mcp_url(plain_server),
         json={"jsonrpc": "2.0", "id": 7, "method": "tools/list"},
         headers={"Accept": "application/json, text/event-stream"},
         timeout=30,
@@ -359,31 +372,31 @@ BAD_BODIES = {
 
 
 @pytest.mark.parametrize("body", BAD_BODIES.values(), ids=BAD_BODIES.keys())
-def test_http_bad_json_is_a_parse_error_in_one_log_line(server, body: bytes, caplog, capfd) -> None:
+def test_http_bad_json_is_a_parse_error_in_one_log_line(plain_server, body: bytes, caplog, capfd) -> None:
     """The SDK logs a traceback and answers 500 for the first four (RecursionError, UnicodeDecodeError)."""
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-    reply = httpx.post(mcp_url(server), content=body, headers=headers, timeout=30)
+    reply = httpx.post(mcp_url(plain_server), content=body, headers=headers, timeout=30)
     assert reply.status_code == 400, reply.text
     assert reply.json()["error"]["code"] == -32700 and "\n" not in reply.json()["error"]["message"]
     [line] = [r for r in caplog.records if r.levelno >= logging.WARNING]
     assert "refused POST /mcp" in line.getMessage() and line.exc_info is None
     assert "Traceback" not in caplog.text + "".join(capfd.readouterr())
-    after = httpx.post(mcp_url(server), json={"jsonrpc": "2.0", "id": 7, "method": "tools/list"}, headers=headers)
+    after = httpx.post(mcp_url(plain_server), json={"jsonrpc": "2.0", "id": 7, "method": "tools/list"}, headers=headers)
     assert {t["name"] for t in after.json()["result"]["tools"]} == TOOLS  # and the server keeps serving
 
 
-def test_http_body_larger_than_any_call_is_refused(server, caplog) -> None:
+def test_http_body_larger_than_any_call_is_refused(plain_server, caplog) -> None:
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
     body = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list", "pad": "' + b"x" * MAX_JSON_BYTES + b'"}'
-    reply = httpx.post(mcp_url(server), content=body, headers=headers, timeout=60)
+    reply = httpx.post(mcp_url(plain_server), content=body, headers=headers, timeout=60)
     assert reply.status_code == 413 and reply.json()["error"]["code"] == -32700
     assert "Traceback" not in caplog.text
 
 
-def test_http_refuses_a_foreign_host_header(server) -> None:
+def test_http_refuses_a_foreign_host_header(plain_server) -> None:
     """A loopback server keeps the SDK's DNS-rebinding protection: a page on evil.example can't reach it."""
     reply = httpx.post(
-        mcp_url(server),
+        mcp_url(plain_server),
         json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
         headers={"Accept": "application/json, text/event-stream", "Host": "evil.example"},
         timeout=30,
@@ -399,11 +412,11 @@ def _basic(user: str, password: str) -> str:
     "authorization",
     [None, _basic("ann", "wrong"), _basic("bob", "secret"), _basic("ann", ""), "Basic !!!", "Bearer secret", "ann"],
 )
-def test_http_with_web_auth_needs_the_same_credentials(locked, authorization: str | None) -> None:
+def test_http_with_web_auth_needs_the_same_credentials(plain_locked, authorization: str | None) -> None:
     headers = {"Accept": "application/json, text/event-stream"}
     if authorization:
         headers["Authorization"] = authorization
-    reply = httpx.post(mcp_url(locked), json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers)
+    reply = httpx.post(mcp_url(plain_locked), json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers)
     assert reply.status_code == 401 and reply.headers["www-authenticate"].startswith("Basic")
     assert "tools" not in reply.text
 
@@ -412,6 +425,17 @@ def test_http_with_web_auth_needs_the_same_credentials(locked, authorization: st
 def locked(kb, web_settings: Settings):
     settings = web_settings.model_copy(update={"web_auth": "ann:secret"})
     demo = launch(build_ui(kb, settings), settings, port=free_port(), block=False, kb=kb)
+    yield demo
+    demo.close()
+
+
+@pytest.fixture(scope="module")
+def plain_locked(fake_kb: KnowledgeBase, fake_settings: Settings, tmp_path_factory: pytest.TempPathFactory):
+    """`locked` over the fake embedder's index, for the tests that are refused before any answer."""
+    settings = fake_settings.model_copy(
+        update={"data_dir": tmp_path_factory.mktemp("mcp-plain-locked"), "web_auth": "ann:secret"}
+    )
+    demo = launch(build_ui(fake_kb, settings), settings, port=free_port(), block=False, kb=fake_kb)
     yield demo
     demo.close()
 

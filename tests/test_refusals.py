@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.gate.refusals import Reason, before_search, coverage_note, explain, refusal, release
+from assistant.answer.refusal import coverage_note, explain, refusal
+from assistant.gate.refusals import Reason, before_search, release
 from assistant.index.catalog import Catalog, Product
 from assistant.model.records import Chunk, Passage
 from assistant.understand.query import build_query

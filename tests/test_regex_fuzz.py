@@ -514,6 +514,10 @@ def collected_patterns() -> tuple[dict[tuple[str | bytes, int], str], dict[tuple
     return patterns, ops
 
 
+# Slow, though it loads no model: ~20 s of fuzzing on two cores, a third of the fast tier's minute. It imports every
+# project module, runs its own workload and reads the literal patterns from the source, so in the slow tier it still
+# fuzzes every pattern, not only those the slow tests compiled.
+@pytest.mark.slow
 def test_every_pattern_runs_in_linear_time(tmp_path: Path) -> None:
     assert regex_recorder.installed() and regex_recorder.CLEAN_START, (
         "regex_recorder must be imported by the conftest before any project module, or it misses their patterns"

@@ -26,6 +26,8 @@ from bench.tcp_proxy import TcpProxy
 from ingest import sync
 from interfaces.slack.listeners import Seen, answer_event
 
+pytestmark = pytest.mark.server_e2e  # CI runs these in its --chroma-server pass, with the store contract
+
 ROOT = Path(__file__).resolve().parents[1]
 CUDA = "What is the minimum CUDA version to build PyTorch 2.12 from source?"
 GUIDE = "pytorch/2.12.0/migration-guide.txt"
@@ -77,6 +79,8 @@ def test_a_replica_with_only_the_url_serves_and_follows_new_generations(
     assert len(generations(writer)) == 1
 
 
+@pytest.mark.slow  # two `app.py ingest` processes embed the corpus: they load the model
+@pytest.mark.usefixtures("model_dir")
 @pytest.mark.parametrize("mode", ["folder", "server"])
 def test_two_ingests_at_once_never_interleave(
     mode: str, chroma: ChromaServer, corpus_copy: Path, tmp_path: Path

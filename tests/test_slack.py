@@ -82,11 +82,32 @@ def server(kb: KnowledgeBase, slack: SlackStub, tmp_path_factory: pytest.TempPat
     httpd.server_close()
 
 
+@pytest.fixture(scope="module")
+def plain_server(
+    fake_kb: KnowledgeBase, slack: SlackStub, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Served]:
+    """`server` over the fake embedder's index: for the tests of signatures and payloads, which read no answer."""
+    feedback = FeedbackLog(tmp_path_factory.mktemp("slack-plain") / "feedback.jsonl")
+    settings = SlackSettings(slack_bot_token=BOT_TOKEN, slack_signing_secret=SECRET, slack_api_url=slack.api_url)
+    httpd = make_server(build_app(fake_kb, settings, feedback=feedback), host="127.0.0.1", port=0)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield Served(f"http://127.0.0.1:{httpd.server_port}/slack/events", feedback)
+    httpd.shutdown()
+    httpd.server_close()
+
+
 @pytest.fixture
 def bot(server: Served, slack: SlackStub, caplog: pytest.LogCaptureFixture) -> Served:
     slack.reset()
     caplog.set_level(logging.DEBUG)
     return server
+
+
+@pytest.fixture
+def plain_bot(plain_server: Served, slack: SlackStub, caplog: pytest.LogCaptureFixture) -> Served:
+    slack.reset()
+    caplog.set_level(logging.DEBUG)
+    return plain_server
 
 
 def sign(body: str, timestamp: str, secret: str = SECRET) -> str:
@@ -185,21 +206,23 @@ def test_mention_gets_one_threaded_answer_even_when_slack_retries(
     assert all(call.token == BOT_TOKEN for call in slack.calls)
 
 
-def test_forged_and_stale_signatures_get_401(bot: Served, slack: SlackStub, caplog: pytest.LogCaptureFixture) -> None:
+def test_forged_and_stale_signatures_get_401(
+    plain_bot: Served, slack: SlackStub, caplog: pytest.LogCaptureFixture
+) -> None:
     body = envelope(mention(slack, CUDA_QUESTION), "Ev0002")
     six_minutes_ago = int(time.time()) - 6 * 60
 
-    assert post(bot.url, body, secret="not-the-signing-secret")[0] == 401
-    assert post(bot.url, body, timestamp=six_minutes_ago)[0] == 401  # correctly signed, but stale
-    assert post(bot.url, body, signed=False)[0] == 401
+    assert post(plain_bot.url, body, secret="not-the-signing-secret")[0] == 401
+    assert post(plain_bot.url, body, timestamp=six_minutes_ago)[0] == 401  # correctly signed, but stale
+    assert post(plain_bot.url, body, signed=False)[0] == 401
     tampered = body.replace("minimum", "maximum")
     ts = str(int(time.time()))
-    assert post(bot.url, tampered, headers={"X-Slack-Signature": sign(body, ts)}, signed=False)[0] == 401
+    assert post(plain_bot.url, tampered, headers={"X-Slack-Signature": sign(body, ts)}, signed=False)[0] == 401
     assert slack.calls_to("chat.postMessage") == []
     assert "Invalid request signature" in caplog.text
     assert not any(s in caplog.text for s in SECRETS)
 
-    assert post(bot.url, body)[0] == 200  # the same body, signed now with the right secret
+    assert post(plain_bot.url, body)[0] == 200  # the same body, signed now with the right secret
     slack.wait_for("chat.update")
 
 
@@ -419,10 +442,10 @@ GARBAGE = {  # bodies Bolt parses before it checks the signature
 
 @pytest.mark.parametrize(("body", "content_type"), GARBAGE.values(), ids=GARBAGE.keys())
 def test_unsigned_garbage_is_refused_in_one_log_line(
-    bot: Served, body: str, content_type: str, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+    plain_bot: Served, body: str, content_type: str, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
     data = body.encode("utf-8", "surrogateescape")  # the last one: bytes as they came, not text
-    request = urllib.request.Request(bot.url, data=data, method="POST", headers={"Content-Type": content_type})
+    request = urllib.request.Request(plain_bot.url, data=data, method="POST", headers={"Content-Type": content_type})
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=10)
     assert refused.value.code in (400, 401)
@@ -430,15 +453,15 @@ def test_unsigned_garbage_is_refused_in_one_log_line(
     assert "Traceback" not in logged and len([r for r in caplog.records if r.levelno >= logging.WARNING]) <= 1
 
 
-def test_url_verification_challenge(bot: Served) -> None:
+def test_url_verification_challenge(plain_bot: Served) -> None:
     status, body = post(
-        bot.url, json.dumps({"token": VERIFICATION_TOKEN, "type": "url_verification", "challenge": "c4"})
+        plain_bot.url, json.dumps({"token": VERIFICATION_TOKEN, "type": "url_verification", "challenge": "c4"})
     )
     assert status == 200 and "c4" in body
 
 
 def test_errors_become_an_apology_and_a_log_line(
-    kb: KnowledgeBase, slack: SlackStub, caplog: pytest.LogCaptureFixture
+    fake_kb: KnowledgeBase, slack: SlackStub, caplog: pytest.LogCaptureFixture
 ) -> None:
     class BrokenModel:  # a hosted model that times out
         mode = "llm"
@@ -447,7 +470,7 @@ def test_errors_become_an_apology_and_a_log_line(
             raise TimeoutError("the model did not answer in time")
 
     slack.reset()
-    broken = KnowledgeBase(kb.settings, kb.retriever, answerer=BrokenModel())
+    broken = KnowledgeBase(fake_kb.settings, fake_kb.retriever, answerer=BrokenModel())
     client = WebClient(token=BOT_TOKEN, base_url=slack.api_url)
     event = mention(slack, CUDA_QUESTION)
     with caplog.at_level(logging.ERROR, logger="interfaces.slack"):
@@ -458,7 +481,7 @@ def test_errors_become_an_apology_and_a_log_line(
 
     # Slack itself failing (the placeholder cannot be posted) is logged, not raised.
     slack.errors["chat.postMessage"] = "not_in_channel"
-    answer_event(mention(slack, CUDA_QUESTION), client=client, kb=kb, seen=Seen(), bot_user_id=BOT_USER_ID)
+    answer_event(mention(slack, CUDA_QUESTION), client=client, kb=fake_kb, seen=Seen(), bot_user_id=BOT_USER_ID)
     assert "could not post the apology" in caplog.text
 
 
@@ -517,30 +540,30 @@ def test_manifest_asks_for_exactly_what_the_bot_uses() -> None:
 
 
 def test_run_explains_missing_and_refused_credentials(
-    kb: KnowledgeBase, settings: Settings, slack: SlackStub, monkeypatch: pytest.MonkeyPatch
+    fake_kb: KnowledgeBase, fake_settings: Settings, slack: SlackStub, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     for name in ("SLACK_BOT_TOKEN", "SLACK_APP_TOKEN", "SLACK_SIGNING_SECRET"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("SLACK_API_URL", slack.api_url)
     with pytest.raises(SlackSetupError, match="SLACK_APP_TOKEN"):
-        run(kb, settings, http=False, port=0)
+        run(fake_kb, fake_settings, http=False, port=0)
     with pytest.raises(SlackSetupError, match="SLACK_APP_TOKEN"):
         preflight(http=False)  # what app.py can check before loading the knowledge base
     with pytest.raises(SlackSetupError, match="SLACK_SIGNING_SECRET"):
-        run(kb, settings, http=True, port=0)
+        run(fake_kb, fake_settings, http=True, port=0)
     monkeypatch.setenv("SLACK_SIGNING_SECRET", SECRET)
     with pytest.raises(SlackSetupError, match="SLACK_BOT_TOKEN is not set"):
-        run(kb, settings, http=True, port=0)
+        run(fake_kb, fake_settings, http=True, port=0)
     monkeypatch.setenv("SLACK_BOT_TOKEN", "xoxb-revoked-token")
     with pytest.raises(SlackSetupError, match="refused SLACK_BOT_TOKEN") as refused:
-        run(kb, settings, http=True, port=0)
+        run(fake_kb, fake_settings, http=True, port=0)
     assert "xoxb-revoked-token" not in str(refused.value)
 
     slack.reset()
     monkeypatch.setenv("SLACK_BOT_TOKEN", BOT_TOKEN)
     monkeypatch.setenv("SLACK_APP_TOKEN", "xapp-revoked-token")
     with pytest.raises(SlackSetupError, match="refused SLACK_APP_TOKEN: invalid_auth"):
-        run(kb, settings, http=False, port=0)  # Socket Mode: asks the (stub) API for a WebSocket URL
+        run(fake_kb, fake_settings, http=False, port=0)  # Socket Mode: asks the (stub) API for a WebSocket URL
     [opened] = slack.calls_to("apps.connections.open")
     assert opened.token == "xapp-revoked-token"
 

@@ -36,7 +36,7 @@ def serve(kb: KnowledgeBase, slack: SlackStub, tmp: Path) -> tuple[str, object]:
     return f"http://127.0.0.1:{httpd.server_port}/slack/events", httpd
 
 
-@pytest.mark.parametrize("mode", ["folder", "server"])
+@pytest.mark.parametrize("mode", ["folder", pytest.param("server", marks=pytest.mark.server_e2e)])
 def test_two_replicas_answer_a_message_once(
     mode: str,
     chroma: ChromaServer,

@@ -64,11 +64,14 @@ def test_resync_embeds_only_what_changed(corpus_copy: Path, tmp_path: Path, embe
 
 
 @pytest.mark.folder_only  # on a server the manifest is read over Chroma's client
-def test_unchanged_sync_does_not_load_the_model_or_chroma(settings: Settings, kb: KnowledgeBase) -> None:
+def test_unchanged_sync_does_not_load_the_model_or_chroma(fake_settings: Settings, fake_kb: KnowledgeBase) -> None:
+    # The fake embedder's index, and its model name, so that the sync finds it current (a sync that had anything
+    # to embed would build the real model, which the fast tier's guard fails).
+    corpus, data, model = str(fake_settings.corpus_dir), str(fake_settings.data_dir), fake_settings.embedding_model
     code = (
         "import sys; from pathlib import Path; from assistant.runtime.settings import Settings; "
         "from ingest import sync; "
-        f"r = sync(Settings(corpus_dir=Path({str(settings.corpus_dir)!r}), data_dir=Path({str(settings.data_dir)!r})));"
+        f"r = sync(Settings(corpus_dir=Path({corpus!r}), data_dir=Path({data!r}), embedding_model={model!r}));"
         "print(r.added, r.updated, r.removed, 'torch' in sys.modules, 'chromadb' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
@@ -140,6 +143,8 @@ def test_hostile_metadata_is_reported_and_every_document_indexed(tmp_path: Path,
     assert urls == {"https://docs.example.com/2.0"}
 
 
+@pytest.mark.slow  # `app.py ingest` embeds the hostile corpus: it loads the model
+@pytest.mark.usefixtures("model_dir")
 def test_ingest_cli_reports_warnings_and_exits_0(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     hostile_corpus.write(corpus, "http://127.0.0.1:9/b")

@@ -20,8 +20,11 @@ from ingest import sync
 QUESTIONS = ("why does torchrun no longer use port 29500?", "Quel optimiseur supporte fused=True ?", "CUDA 12.6")
 
 
-def test_exact_search_finds_chromas_neighbours_with_the_same_filters(kb: KnowledgeBase) -> None:
-    r = kb.retriever
+# The fake embedder's vectors stand for the model's below: what is checked is how they are stored and searched.
+
+
+def test_exact_search_finds_chromas_neighbours_with_the_same_filters(fake_kb: KnowledgeBase) -> None:
+    r = fake_kb.retriever
     assert isinstance(r.vectors, ExactVectors)  # what the knowledge base searches with
     version = r.chunks[0].version
     for question in QUESTIONS:
@@ -35,25 +38,25 @@ def test_exact_search_finds_chromas_neighbours_with_the_same_filters(kb: Knowled
 
 
 def test_the_writer_saves_the_vectors_and_a_start_loads_them(
-    settings: Settings, kb: KnowledgeBase, embedder, monkeypatch: pytest.MonkeyPatch
+    fake_settings: Settings, fake_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    folder = cache_folder(settings, "vectors", kb.retriever.manifest.collection)
+    folder = cache_folder(fake_settings, "vectors", fake_kb.retriever.manifest.collection)
     assert (folder / "vectors.npy").is_file()  # written by the sync that built the session's index
 
     def no_fetch(*_: object, **__: object) -> None:
         raise AssertionError("the vectors were fetched from Chroma at start")
 
-    monkeypatch.setattr(type(kb.retriever.store), "embeddings", no_fetch)
-    again = KnowledgeBase.open(settings, embedder=embedder)
-    assert np.array_equal(again.retriever.vectors.matrix, kb.retriever.vectors.matrix)
-    assert again.ask(QUESTIONS[0]).text == kb.ask(QUESTIONS[0]).text
+    monkeypatch.setattr(type(fake_kb.retriever.store), "embeddings", no_fetch)
+    again = KnowledgeBase.open(fake_settings)
+    assert np.array_equal(again.retriever.vectors.matrix, fake_kb.retriever.vectors.matrix)
+    assert again.ask(QUESTIONS[0]).text == fake_kb.ask(QUESTIONS[0]).text
 
 
 def test_the_matrix_is_kept_in_the_layout_its_searches_read_fastest(
-    settings: Settings, kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+    fake_settings: Settings, fake_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    r = kb.retriever
-    saved = np.load(cache_folder(settings, "vectors", r.manifest.collection) / "vectors.npy")
+    r = fake_kb.retriever
+    saved = np.load(cache_folder(fake_settings, "vectors", r.manifest.collection) / "vectors.npy")
     # Whole-index searches read it column-major; it is saved so, and loaded without a copy.
     assert r.vectors.matrix.flags.f_contiguous and not r.vectors.matrix.flags.c_contiguous
     assert saved.flags.f_contiguous and np.array_equal(saved, r.vectors.matrix)
@@ -66,10 +69,10 @@ def test_the_matrix_is_kept_in_the_layout_its_searches_read_fastest(
         assert ids == [i for i, _ in large.query(vector, 5, manifest=r.manifest, **only)]
 
 
-def test_missing_or_damaged_vectors_are_fetched_again(corpus_copy: Path, tmp_path: Path, embedder) -> None:
+def test_missing_or_damaged_vectors_are_fetched_again(corpus_copy: Path, tmp_path: Path, fake_embedder) -> None:
     settings = Settings(corpus_dir=corpus_copy, data_dir=tmp_path / "data")
-    sync(settings, progress=False, embedder=embedder)
-    kb = KnowledgeBase.open(settings, embedder=embedder)
+    sync(settings, progress=False, embedder=fake_embedder)
+    kb = KnowledgeBase.open(settings, embedder=fake_embedder)
     r = kb.retriever
     folder = cache_folder(settings, "vectors", r.manifest.collection)
     (folder / "vectors.npy").write_bytes(b"not numpy")
@@ -111,9 +114,9 @@ def test_chunk_filter_selects_rows_by_version_and_product(
 
 
 def test_a_whole_index_search_above_exact_max_is_chromas_and_a_filtered_one_stays_in_memory(
-    kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+    fake_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    r = kb.retriever
+    r = fake_kb.retriever
     monkeypatch.setattr(vectors, "EXACT_MAX", 10)  # the shipped index stands for one too large for one core
     calls: list[dict[str, object]] = []
     store_query = type(r.store).query

@@ -21,6 +21,7 @@ from gradio_client import Client
 from netutil import free_port
 
 from assistant.feedback import FeedbackLog
+from assistant.knowledge_base import KnowledgeBase
 from assistant.model.errors import ReldocsError
 from assistant.model.records import Answer, Citation
 from assistant.runtime.settings import Settings
@@ -71,6 +72,26 @@ def server(kb, web_settings: Settings):
 @pytest.fixture(scope="module")
 def client(server) -> Client:
     return Client(server.local_url, verbose=False)
+
+
+@pytest.fixture(scope="module")
+def plain_settings(fake_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    """The fake embedder's settings with a data folder of this module's own, so feedback starts empty."""
+    return fake_settings.model_copy(update={"data_dir": tmp_path_factory.mktemp("web-plain")})
+
+
+@pytest.fixture(scope="module")
+def plain_server(fake_kb: KnowledgeBase, plain_settings: Settings):
+    """The page and its API over the fake embedder's index: for the tests of the HTTP layer, whose assertions
+    read no answer's words (those stay on `server`, the real model's)."""
+    demo = launch(build_ui(fake_kb, plain_settings), plain_settings, port=free_port(), block=False)
+    yield demo
+    demo.close()
+
+
+@pytest.fixture(scope="module")
+def plain_client(plain_server) -> Client:
+    return Client(plain_server.local_url, verbose=False)
 
 
 def _last(turns: list[dict]) -> str:
@@ -193,10 +214,10 @@ def test_render_never_links_doc_text_and_checks_source_urls():
     assert html.count("<a ") == 1  # only the [1] marker
 
 
-def test_version_choices_come_from_the_index(kb, web_settings: Settings):
-    demo = build_ui(kb, web_settings)
+def test_version_choices_come_from_the_index(fake_kb: KnowledgeBase, plain_settings: Settings):
+    demo = build_ui(fake_kb, plain_settings)
     dropdown = next(b for b in demo.blocks.values() if isinstance(b, gr.Dropdown))
-    assert [value for _, value in dropdown.choices] == [ALL_VERSIONS, *reversed(kb.versions())]
+    assert [value for _, value in dropdown.choices] == [ALL_VERSIONS, *reversed(fake_kb.versions())]
 
 
 def test_french_refusal_is_labelled_in_french():
@@ -216,16 +237,16 @@ def test_web_auth_setting():
         web_auth(Settings(web_auth="no-password"))
 
 
-def test_api_ask_rejects_an_empty_question(kb):
+def test_api_ask_rejects_an_empty_question(fake_kb: KnowledgeBase):
     with pytest.raises(gr.Error):
-        api_ask(kb, "  ")
+        api_ask(fake_kb, "  ")
 
 
 # -- the API through gradio_client -------------------------------------------------------------------
 
 
-def test_api_lists_only_ask_and_search(client: Client):
-    endpoints = client.view_api(print_info=False, return_format="dict")["named_endpoints"]
+def test_api_lists_only_ask_and_search(plain_client: Client):
+    endpoints = plain_client.view_api(print_info=False, return_format="dict")["named_endpoints"]
     assert set(endpoints) == {"/ask", "/search"}
 
 
@@ -243,9 +264,9 @@ def test_api_ask_follow_up_and_version(client: Client):
     assert client.predict(CUDA_Q, "2.9", api_name="/ask")["found"] is False
 
 
-def test_api_errors_are_one_friendly_line(client: Client):
+def test_api_errors_are_one_friendly_line(plain_client: Client):
     with pytest.raises(Exception, match="The question is empty") as e:
-        client.predict("   ", api_name="/ask")
+        plain_client.predict("   ", api_name="/ask")
     assert "Traceback" not in str(e.value)
 
 
@@ -372,9 +393,9 @@ BAD_CALLS = [  # every argument sent, as gradio's HTTP API requires
 
 
 @pytest.mark.parametrize(("endpoint", "data", "message"), BAD_CALLS)
-def test_api_bad_input_gets_one_line_error(server, endpoint: str, data: list, message: str, caplog, capfd):
+def test_api_bad_input_gets_one_line_error(plain_server, endpoint: str, data: list, message: str, caplog, capfd):
     """Over plain HTTP (what any script or agent sends): a clear error event, and no traceback in the server log."""
-    base = server.local_url
+    base = plain_server.local_url
     with httpx.Client(timeout=30) as http:
         event = http.post(f"{base}gradio_api/call{endpoint}", json={"data": data}).json()["event_id"]
         stream = http.get(f"{base}gradio_api/call{endpoint}/{event}").text
@@ -437,11 +458,11 @@ def run_events(http: httpx.Client, base: str, session: str, calls: list[tuple[in
     return completed
 
 
-def test_three_hundred_likes_from_one_session_leave_one_line(server, web_settings: Settings, caplog, capfd):
+def test_three_hundred_likes_from_one_session_leave_one_line(plain_server, plain_settings: Settings, caplog, capfd):
     """The report: 300 scripted 👍 on one answer. One session's votes are one line (its last vote); another
     session's vote on the same answer is a line of its own."""
     question = "Why does torchrun no longer use port 29500?"
-    base = server.local_url
+    base = plain_server.local_url
     with httpx.Client(timeout=120) as http:
         events = page_events(http, base)
         for session in ("voter-a", "voter-b"):
@@ -451,7 +472,7 @@ def test_three_hundred_likes_from_one_session_leave_one_line(server, web_setting
         assert all(done["success"] for done in run_events(http, base, "voter-a", [like] * 300))
         run_events(http, base, "voter-a", [(events["like"], [None], {"index": 1, "value": "", "liked": False})])
         run_events(http, base, "voter-b", [like])
-    log = FeedbackLog.from_settings(web_settings)
+    log = FeedbackLog.from_settings(plain_settings)
     written = [line for path in log.files() for line in path.read_text(encoding="utf-8").splitlines()]
     assert sum(question in line for line in written) == 2
     assert sorted(e["vote"] for e in log.entries() if e["question"] == question) == ["down", "up"]
@@ -470,10 +491,10 @@ def refused_files() -> list[str]:
 
 
 @pytest.mark.parametrize("path", refused_files())
-def test_a_file_that_was_not_uploaded_is_refused_in_one_log_line(server, path: str, caplog, capfd):
+def test_a_file_that_was_not_uploaded_is_refused_in_one_log_line(plain_server, path: str, caplog, capfd):
     """A server path or a URL where Gradio expects an upload, in the API and in the Upgrade tab's files, and
     the same path asked for directly: refused, with at most one log line each and no traceback."""
-    base = server.local_url
+    base = plain_server.local_url
     file = {"path": path, "meta": {"_type": "gradio.FileData"}}
     with httpx.Client(timeout=30) as http:
         upgrade = page_events(http, base)["upgrade"]
@@ -511,11 +532,11 @@ MALFORMED = [  # (method, path, JSON body, status): what Gradio itself answers w
 
 
 @pytest.mark.parametrize(("method", "path", "body", "status"), MALFORMED)
-def test_malformed_requests_are_one_log_line(server, method: str, path: str, body, status: int, caplog, capfd):
+def test_malformed_requests_are_one_log_line(plain_server, method: str, path: str, body, status: int, caplog, capfd):
     content = body if isinstance(body, str) else None if body is None else json.dumps(body)
     with httpx.Client(timeout=30) as http:
         headers = {"Content-Type": "application/json"} if content else {}
-        reply = http.request(method, f"{server.local_url}{path}", content=content, headers=headers)
+        reply = http.request(method, f"{plain_server.local_url}{path}", content=content, headers=headers)
     assert reply.status_code == status, reply.text
     ours = [r for r in caplog.records if r.name == "interfaces.http_guard"]
     assert len(ours) == 1 and ours[0].exc_info is None and "\n" not in ours[0].getMessage()
@@ -530,10 +551,10 @@ def test_malformed_requests_are_one_log_line(server, method: str, path: str, bod
         (["not a chat", "", None], "validation error"),
     ],
 )
-def test_events_gradio_refuses_are_one_log_line(server, data: list, failure: str, caplog, capfd):
+def test_events_gradio_refuses_are_one_log_line(plain_server, data: list, failure: str, caplog, capfd):
     with httpx.Client(timeout=30) as http:
-        answer = page_events(http, server.local_url)["answer"]
-        [done] = run_events(http, server.local_url, f"bad-{len(data)}-{failure[:5]}", [(answer, data, None)])
+        answer = page_events(http, plain_server.local_url)["answer"]
+        [done] = run_events(http, plain_server.local_url, f"bad-{len(data)}-{failure[:5]}", [(answer, data, None)])
     assert done["success"] is False
     [line] = [r for r in caplog.records if "a web event failed" in r.getMessage()]
     assert failure in line.getMessage() and line.exc_info is None

@@ -7,6 +7,7 @@ refusing, at 1280×800 and 390×844).
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,6 +26,7 @@ REFUSED_Q = "How do I bake sourdough bread?"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 TIMEOUT_MS = 30_000
+TIMEOUT_S = TIMEOUT_MS / 1000
 
 pytestmark = pytest.mark.slow
 if not CHROMIUM.exists():
@@ -95,8 +97,16 @@ def screenshot(page, name: str) -> None:
     """Saved only when RELDOCS_SCREENSHOT_DIR is set (for the README); a plain test run writes nothing."""
     folder = os.environ.get("RELDOCS_SCREENSHOT_DIR")
     if folder:
-        page.wait_for_timeout(400)  # let the last draft settle
+        page.get_by_role("button", name="Ask").wait_for()  # the answer is whole: Stop turns back into Ask
         page.screenshot(path=str(Path(folder) / name))
+
+
+def clipboard_once_written(page) -> str:
+    """The clipboard's text once the copy has written it (it is written asynchronously), or as it is at the deadline."""
+    deadline = time.monotonic() + TIMEOUT_S
+    while not (copied := page.evaluate("navigator.clipboard.readText()")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return copied
 
 
 def clear(page) -> None:
@@ -153,8 +163,7 @@ def test_markers_link_to_their_source_and_copy_is_plain_text(page):
     assert target.endswith("-1") and entry.count() == 1 and "[1]" in entry.inner_text()
 
     page.get_by_role("button", name="Copy message").last.click()
-    page.wait_for_timeout(300)
-    copied = page.evaluate("navigator.clipboard.readText()")
+    copied = clipboard_once_written(page)
     assert "12.6" in copied and "[1]" in copied and "Sources:" in copied and "https://" in copied
     assert "<" not in copied and "&lt;" not in copied  # readable text, no HTML
 
@@ -220,35 +229,57 @@ def test_phone_layout(browser, url: str):
         page.context.close()
 
 
-class SlowKB:
-    """The real knowledge base, pausing before each draft: long enough to press Stop."""
+class HeldKB:
+    """The real knowledge base, holding its answer's first draft until the test lets it go: time to press Stop,
+    with no sleep that a slow machine could outlast. It records what it handed on and how its stream ended."""
 
     def __init__(self, kb) -> None:
         self.kb = kb
+        self.held = threading.Event()  # a draft is ready, and waits for `go`
+        self.go = threading.Event()
+        self.closed = threading.Event()  # the stream is over: run to its end, or closed by a cancel
+        self.finished = False  # ... run to its end, its final answer handed on
+        self.handed: list = []  # the drafts handed on to the page's event
 
     def __getattr__(self, name: str):
         return getattr(self.kb, name)
 
     def stream(self, *args, **kwargs):
-        for draft in self.kb.stream(*args, **kwargs):
-            time.sleep(2.5)
-            yield draft
+        try:
+            for draft in self.kb.stream(*args, **kwargs):
+                self.held.set()
+                self.go.wait(TIMEOUT_S)
+                self.handed.append(draft)
+                yield draft
+            self.finished = True
+        finally:
+            self.closed.set()
 
 
 def test_stop_button_while_answering(browser, kb, web_settings: Settings):
-    demo = launch(build_ui(SlowKB(kb), web_settings), web_settings, port=free_port(), block=False)
+    held = HeldKB(kb)
+    demo = launch(build_ui(held, web_settings), web_settings, port=free_port(), block=False)
     page = open_page(browser, demo.local_url, DESKTOP)
     try:
         ask(page, CUDA_Q)
         stop = page.get_by_role("button", name="Stop")
         stop.wait_for()
         assert page.get_by_role("button", name="Ask").count() == 0  # no second question while one streams
-        stop.click()
-        page.get_by_role("button", name="Ask").wait_for()
-        expect(page.locator("#reldocs-chat .bot-row").last).to_contain_text("Stopped.")
-        page.wait_for_timeout(3000)  # the cancelled answer never arrives
-        assert "12.6" not in page.locator("#reldocs-chat").inner_text()
+        assert held.held.wait(TIMEOUT_S)  # the answer is being written: its first draft waits
+        with page.expect_response(lambda response: response.url.endswith("/gradio_api/cancel")) as cancelled:
+            stop.click()
+            page.get_by_role("button", name="Ask").wait_for()
+            expect(page.locator("#reldocs-chat .bot-row").last).to_contain_text("Stopped.")
+            held.go.set()  # the answer goes on, as a slow one would after Stop ...
+        # ... until the cancel closes its stream: the page's cancel request is answered once the server has.
+        assert cancelled.value.ok and held.closed.wait(TIMEOUT_S)
+        assert held.handed and not held.finished  # cut short after Stop, not run to its end
+        # A question after it: its answer reaches the page behind anything the cancelled one sent.
+        ask(page, REFUSED_Q)
+        page.locator("#reldocs-chat .bot-row .reldocs-refusal").last.wait_for()
+        assert "12.6" not in page.locator("#reldocs-chat").inner_text()  # the cancelled answer never arrived
     finally:
+        held.go.set()
         page.context.close()
         demo.close()
 

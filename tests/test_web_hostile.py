@@ -93,6 +93,21 @@ def page(hostile: tuple[KnowledgeBase, Settings]):
     demo.close()
 
 
+def after_the_answers(page) -> None:
+    """Returns once Playwright has reported every request the page started before now, rendering included.
+
+    A request the page starts two animation frames from now (style and layout, and the loads they start, are done
+    by then) is reported after all of those: the browser reports a page's requests in the order it starts them.
+    No wait of a fixed length that a busy machine could outlast.
+    """
+    marker = "reldocs-after-the-answers"
+    with page.expect_request(lambda request: marker in request.url):
+        page.evaluate(
+            "url => requestAnimationFrame(() => requestAnimationFrame(() => fetch(url).catch(() => null)))",
+            f"{page.url.split('?')[0]}?{marker}",
+        )
+
+
 def test_hostile_documents_cannot_act_on_the_page(page, listener: Listener) -> None:
     background = page.evaluate("getComputedStyle(document.body).backgroundColor")
     cited: set[str] = set()
@@ -104,7 +119,7 @@ def test_hostile_documents_cannot_act_on_the_page(page, listener: Listener) -> N
         sync_api.expect(answer).to_have_count(i)
         assert answer.nth(i - 1).locator(".reldocs-sources").count() == 1, f"{question!r} was not answered"
         cited.update(answer.nth(i - 1).locator(".reldocs-path").all_text_contents())
-    page.wait_for_timeout(1500)  # time for any beacon a message would fire
+    after_the_answers(page)  # every request the answers could start has been reported
     assert {c.strip() for c in cited} == set(hostile_corpus.documents("x"))  # every hostile document quoted
 
     chat = page.locator("#reldocs-chat")

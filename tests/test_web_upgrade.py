@@ -1,5 +1,6 @@
 """The web UI's Upgrade tab: the plan as escaped HTML with the code it hits, and its checklist file, over the
-shipped corpus's real index (the browser flow is in test_web_browser.py)."""
+shipped corpus's index (the browser flow is in test_web_browser.py). On the fake embedder: a plan and a scan read
+the indexed chunks, never their vectors."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ F.all_reduce(t)
 """
 
 
-def test_pasted_code_is_scanned_and_the_checklist_written(kb: KnowledgeBase) -> None:
-    html, checklist = run_upgrade(kb, "PyTorch", "2.11", "2.12", CODE, None)
+def test_pasted_code_is_scanned_and_the_checklist_written(fake_kb: KnowledgeBase) -> None:
+    html, checklist = run_upgrade(fake_kb, "PyTorch", "2.11", "2.12", CODE, None)
     assert "PyTorch 2.11 → 2.12: 7 changes in 1 release" in html
     assert "<details><summary>Source</summary>" in html and 'data-kind="breaking"' in html
     assert "pasted.py:4:1" in html  # `F.all_reduce` through the aliased import
@@ -29,16 +30,16 @@ def test_pasted_code_is_scanned_and_the_checklist_written(kb: KnowledgeBase) -> 
     assert [p.name for p in Path(checklist).parent.iterdir()] == ["upgrade-checklist.md"]
 
 
-def test_bad_requests_are_one_line_messages(kb: KnowledgeBase) -> None:
-    assert run_upgrade(kb, "PyTorch", "2.12", "2.11", "", None)[1] is None
-    assert "not before" in run_upgrade(kb, "PyTorch", "2.12", "2.11", "", None)[0]
-    assert "no product" in run_upgrade(kb, "nope", "1.0", "2.0", "", None)[0]
-    assert "Pick the version" in run_upgrade(kb, "PyTorch", "", "2.12", "", None)[0]
+def test_bad_requests_are_one_line_messages(fake_kb: KnowledgeBase) -> None:
+    assert run_upgrade(fake_kb, "PyTorch", "2.12", "2.11", "", None)[1] is None
+    assert "not before" in run_upgrade(fake_kb, "PyTorch", "2.12", "2.11", "", None)[0]
+    assert "no product" in run_upgrade(fake_kb, "nope", "1.0", "2.0", "", None)[0]
+    assert "Pick the version" in run_upgrade(fake_kb, "PyTorch", "", "2.12", "", None)[0]
 
 
-def test_pasted_code_with_a_lone_surrogate_is_still_scanned(kb: KnowledgeBase) -> None:
+def test_pasted_code_with_a_lone_surrogate_is_still_scanned(fake_kb: KnowledgeBase) -> None:
     """JSON can carry a lone surrogate, which no UTF-8 file can: the event used to fail with a traceback."""
-    html, checklist = run_upgrade(kb, "PyTorch", "2.11", "2.12", CODE + 'x = "\ud800"\n', None)
+    html, checklist = run_upgrade(fake_kb, "PyTorch", "2.11", "2.12", CODE + 'x = "\ud800"\n', None)
     assert "pasted.py:4:1" in html and checklist is not None
 
 

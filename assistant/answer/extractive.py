@@ -1,41 +1,22 @@
-"""The offline extractive answerer: quotes the best-scored sentences of the passages, each cited."""
+"""The offline extractive answerer: quotes the best-scored sentences of the passages, each cited; how many, and
+which, is tuned (`AnswerTuning`)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Protocol
 
-from assistant.gate.refusals import refusal
+from assistant.answer.refusal import refusal
 from assistant.index.lexical import TermStats
+from assistant.model.query import Query, topic
 from assistant.model.records import Answer, Chunk, Citation, Passage
-from assistant.model.units import HEADING_ENTRY, SHOWN_CODE_CHARS, Unit, excerpt, units_of
+from assistant.model.units import HEADING_ENTRY, Unit, excerpt, units_of
 from assistant.search.coverage import Terms
 from assistant.search.sentences import Scored, SentenceRanker
 from assistant.text.instructions import instructs
 from assistant.text.words import is_identifier, tokens
-from assistant.understand.query import Query
-
-MAX_UNITS = 5
-MAX_GROUPS = 3  # passages quoted in one answer
-GROUP_RATIO = 0.8  # a further passage joins when its best sentence scores this close to the best
-NEIGHBOUR_RATIO = 0.5  # the best passage's further sentences need this share of the best coverage
-GROUP_UNITS = 3  # sentences quoted from the best passage
-# ... the rest of the best sentence's entry among them: "Fixes a denial of service due to recursion error for
-# deeply nested statements." answers only with "Instead of recursion error a generic SQLParseError is raised."
-ENTRY_REST = True
-CODE_LINES = 2  # lines of an instruction's example quoted with it, those using the code names asked about
-FIX_UNITS = 3  # ... with the other instructions of its entry that score as well, up to this many in all
-ENTRY_NEIGHBOURS = True  # ... and a further changelog passage quoted brings the rest of its entry's change
-# A sentence about how things were ("In V1, …", "Previously …", "… would previously raise …", "… are no longer
-# errors") is half an answer: the next one says how they are.
-_THEN = re.compile(
-    r"^(?:(?:previously|formerly|historically|in the past|until now|auparavant|jusqu'ici)\b|"
-    r"before (?:this|now|v?\d)|in (?:[A-Za-z][\w-]* )?v?\d[\w.]*,)|\bused to\b|\bno longer\b|"
-    r"\b(?:would|was|were|had|did) (?:previously|formerly)\b",
-    re.IGNORECASE,
-)
+from assistant.tuning import DEFAULT, Tuning
 
 
 class Answerer(Protocol):
@@ -52,27 +33,34 @@ def citation(n: int, passage: Passage, quote: str) -> Citation:
 
 
 class ExtractiveAnswerer(SentenceRanker):
-    """The offline answerer: quotes the few sentences that best answer the question, each cited."""
+    """The offline answerer: quotes the few sentences that best answer the question, each cited. At most
+    `max_units` sentences (`tuning.answer.max_units` when None)."""
 
     mode = "extractive"
 
     def __init__(
-        self, stats: TermStats, *, max_units: int = MAX_UNITS, following: Callable[[Chunk], Chunk | None] | None = None
+        self,
+        stats: TermStats,
+        tuning: Tuning = DEFAULT,
+        *,
+        max_units: int | None = None,
+        following: Callable[[Chunk], Chunk | None] | None = None,
     ) -> None:
-        super().__init__(stats)
-        self.max_units = max_units
+        super().__init__(stats, tuning)
+        self.max_units = tuning.answer.max_units if max_units is None else max_units
         self.following = following  # the chunk after one in its section (where its example may continue)
 
     def choose(self, query: Query, passages: Sequence[Passage]) -> list[list[Scored]]:
         """Groups of sentences to quote, one group per passage, best group first."""
+        tuning, tuned = self.tuning, self.tuning.answer
         ranked = self.scored_units(query, passages)
         if not ranked:
             return []
         best = ranked[0].score
         # Where a passage in the asker's language answers as fully as the best one, it is quoted first.
         top = ranked[0].coverage
-        if any(p.chunk.language != query.language for p in passages):
-            ranked.sort(key=lambda s: not _own_language(s, query, passages, top, GROUP_RATIO * best))
+        if tuned.own_language and any(p.chunk.language != query.language for p in passages):
+            ranked.sort(key=lambda s: not _own_language(s, query, passages, top, tuned.group_ratio * best))
         groups: dict[int, list[Scored]] = {}
         taken: list[Scored] = []
         for cand in ranked:
@@ -83,19 +71,19 @@ class ExtractiveAnswerer(SentenceRanker):
             # answer half as well (the fix after the change); others need to be nearly as good as the best.
             if group is not None and cand.p_idx == ranked[0].p_idx:
                 same_entry = cand.unit.entry == ranked[0].unit.entry
-                fix = query.asks_how and _tells(cand.unit) and same_entry
-                near = cand.coverage >= NEIGHBOUR_RATIO * ranked[0].coverage or fix
-                keep = (near or (ENTRY_REST and same_entry)) and len(group) < GROUP_UNITS
-            elif ENTRY_NEIGHBOURS and group is not None and passages[cand.p_idx].chunk.kind == "changelog":
+                fix = query.asks_how and _tells(cand.unit, tuning) and same_entry
+                near = cand.coverage >= tuned.neighbour_ratio * ranked[0].coverage or fix
+                keep = (near or (tuned.entry_rest and same_entry)) and len(group) < tuned.group_units
+            elif tuned.entry_neighbours and group is not None and passages[cand.p_idx].chunk.kind == "changelog":
                 # Another changelog entry that answers brings the rest of its change, as the best passage does.
                 lead = group[0]
-                keep = cand.unit.entry == lead.unit.entry and cand.coverage >= NEIGHBOUR_RATIO * lead.coverage
-                keep = keep and len(group) < GROUP_UNITS
+                keep = cand.unit.entry == lead.unit.entry and cand.coverage >= tuned.neighbour_ratio * lead.coverage
+                keep = keep and len(group) < tuned.group_units
             else:
-                keep = cand.score >= GROUP_RATIO * best and len(groups) < MAX_GROUPS and group is None
+                keep = cand.score >= tuned.group_ratio * best and len(groups) < tuned.max_groups and group is None
             if not keep:
                 continue
-            same = next((t for t in taken if t.p_idx != cand.p_idx and _similar(t.unit, cand.unit)), None)
+            same = next((t for t in taken if t.p_idx != cand.p_idx and _similar(t.unit, cand.unit, tuning)), None)
             if same is not None:  # another passage saying the same: cite it, don't repeat it
                 same.also.append(cand.p_idx)
                 continue
@@ -104,11 +92,11 @@ class ExtractiveAnswerer(SentenceRanker):
         now = self._then_now(ranked[0], passages, why=query.asks_why or query.asks_fixed)
         if now is not None and all(s.u_idx != now.u_idx for s in groups[now.p_idx]):
             groups[now.p_idx].append(now)
-        if query.asks_how and not any(_tells(s.unit) for s in taken):
+        if query.asks_how and tuned.best_fix and not any(_tells(s.unit, tuning) for s in taken):
             fixes = self._best_fix(ranked)
             group = groups.setdefault(fixes[0].p_idx, []) if fixes else []
             group.extend(c for c in fixes if all(s.u_idx != c.u_idx for s in group))
-        for fix in self._named_fix(query, ranked, best) if query.asks_how else ():
+        for fix in self._named_fix(query, ranked, best) if query.asks_how and tuned.named_fix else ():
             group = groups.setdefault(fix.p_idx, [])
             if all(s.u_idx != fix.u_idx for s in group):
                 group.append(fix)
@@ -118,35 +106,36 @@ class ExtractiveAnswerer(SentenceRanker):
         """The lines of the example after a quoted instruction that use a code name the question asks about
         ("… may be used directly …::" then `metadata_obj.create_all(engine)`): a how-question's fix is often
         only in the example, which may open the section's next chunk."""
+        tuned = self.tuning.answer
         lines: dict[str, None] = {}
         for s in group:
             code = s.unit.code
             if not code and s.unit.closes and self.following and (nxt := self.following(chunk)) and nxt.entries:
                 code = nxt.entries[0].text if nxt.entries[0].kind == "code" else ""
-            if not code or not _tells(s.unit):
+            if not code or not _tells(s.unit, self.tuning):
                 continue
             for line in code.splitlines():
                 line = line.strip()
-                if line and "`" not in line and len(line) <= SHOWN_CODE_CHARS and symbols & set(tokens(line)):
+                if line and "`" not in line and len(line) <= tuned.code_line_chars and symbols & set(tokens(line)):
                     lines[line] = None
-        return " ".join(f"`{c}`" for c in list(lines)[:CODE_LINES])
+        return " ".join(f"`{c}`" for c in list(lines)[: tuned.code_lines])
 
-    @staticmethod
-    def _best_fix(ranked: Sequence[Scored]) -> list[Scored]:
+    def _best_fix(self, ranked: Sequence[Scored]) -> list[Scored]:
         """A how-question wants the fix: the best-ranked instruction, with the other instructions of its entry
         ("Use `.copy` … The keyword … can be safely removed"). However low it ranks: a fix the chosen sentences
         lack ("If `scale_down` is `True`, they will be at 1x") is what the asker came for."""
-        fixes = [c for c in ranked if _tells(c.unit)]
+        fixes = [c for c in ranked if _tells(c.unit, self.tuning)]
         if not fixes:
             return []
-        return [c for c in fixes if c.p_idx == fixes[0].p_idx and c.unit.entry == fixes[0].unit.entry][:FIX_UNITS]
+        entry = [c for c in fixes if c.p_idx == fixes[0].p_idx and c.unit.entry == fixes[0].unit.entry]
+        return entry[: self.tuning.answer.fix_units]
 
     def _named_fix(self, query: Query, ranked: Sequence[Scored], best: float) -> list[Scored]:
         """A how-question's fix from the entry whose own words name what it asks about (the question's rarest
         term the docs know). Under a heading that names it, every sentence shares that term through the heading,
         so the entry stating the change can rank below its neighbours; its instructions are what the asker needs.
         """
-        terms = Terms.of(query.topic, self.stats)
+        terms = Terms.of(topic(query, self.tuning), self.stats, self.tuning)
         known = [t for t in terms.weights if self.stats.knows(t) or terms.spellings.get(t)]
         if not known:
             return []
@@ -156,16 +145,15 @@ class ExtractiveAnswerer(SentenceRanker):
         if named is None:
             return []
         entry = [c for c in ranked if c.p_idx == named.p_idx and c.unit.entry == named.unit.entry]
-        return [c for c in entry if _tells(c.unit)][:FIX_UNITS]
+        return [c for c in entry if _tells(c.unit, self.tuning)][: self.tuning.answer.fix_units]
 
-    @staticmethod
-    def _then_now(best: Scored, passages: Sequence[Passage], *, why: bool = False) -> Scored | None:
+    def _then_now(self, best: Scored, passages: Sequence[Passage], *, why: bool = False) -> Scored | None:
         """The sentence after the best one in its entry when the best says how things were (the next says how
         they are), or when the question asks why (the next gives the reason: "… were removed. Reason: …") or
         whether a problem was fixed (the entry describes the problem, then "This issue has been rectified")."""
-        if not why and not _THEN.search(best.unit.text):
+        if not why and not self.tuning.answer.then.search(best.unit.text):
             return None
-        units = units_of(passages[best.p_idx].chunk)
+        units = units_of(passages[best.p_idx].chunk, self.tuning)
         nxt = best.u_idx + 1
         if nxt >= len(units) or units[nxt].entry != best.unit.entry:
             return None
@@ -173,7 +161,9 @@ class ExtractiveAnswerer(SentenceRanker):
 
     def _with_leads(self, group: list[Scored], passages: Sequence[Passage]) -> list[Scored]:
         """A sentence from inside an entry brings the entry's first sentence, which says what changed."""
-        units = units_of(passages[group[0].p_idx].chunk)
+        if not self.tuning.answer.with_leads:
+            return sorted(group, key=lambda s: s.u_idx)
+        units = units_of(passages[group[0].p_idx].chunk, self.tuning)
         have = {s.u_idx for s in group}
         for s in list(group):
             for entry in (HEADING_ENTRY, s.unit.entry):
@@ -185,8 +175,11 @@ class ExtractiveAnswerer(SentenceRanker):
 
     def _release_label(self, chunk: Chunk) -> str:
         """'pandas 3.0.0' (or '2.11.0' in a one-product index) before each quote, so the answer itself says
-        which release it quotes; nothing when the index holds a single release."""
+        which release it quotes; nothing when the index holds a single release (or `tuning.answer.release_label`
+        is off)."""
         catalog = getattr(self.stats, "catalog", None)
+        if not self.tuning.answer.release_label:
+            return ""
         if catalog is None or not chunk.version or sum(len(p.versions) for p in catalog.products) < 2:
             return ""
         product = catalog.product(chunk.product) if len(catalog.products) > 1 else None
@@ -203,7 +196,7 @@ class ExtractiveAnswerer(SentenceRanker):
         draft = Answer(question=query.question, text="", found=True, language=query.language, final=False)
         symbols = _symbols(query) if query.asks_how else frozenset()
         for group in groups:
-            said = " ".join(_full_stop(s.unit.text) for s in group)
+            said = " ".join(_full_stop(s.unit.text, self.tuning) for s in group)
             shown = self._code_shown(group, passages[group[0].p_idx].chunk, symbols)
             said = f"{said} {shown}" if shown else said
             marks = ""
@@ -217,7 +210,7 @@ class ExtractiveAnswerer(SentenceRanker):
             lines.append(f"{said} {marks}" if len(groups) == 1 else f"- {said} {marks}")
             text = "\n".join(lines)  # each draft extends the last, so streaming UIs only append
             citations = tuple(
-                citation(n, passages[p], excerpt(passages[p].chunk, quotes[p]))
+                citation(n, passages[p], excerpt(passages[p].chunk, quotes[p], self.tuning))
                 for p, n in sorted(numbers.items(), key=lambda kv: kv[1])
             )
             draft = replace(draft, text=text, citations=citations)
@@ -230,10 +223,10 @@ def _own_language(s: Scored, query: Query, passages: Sequence[Passage], coverage
     return same and s.coverage >= coverage - 1e-9 and s.score >= score
 
 
-def _tells(unit: Unit) -> bool:
+def _tells(unit: Unit, tuning: Tuning) -> bool:
     """The unit says what to do: an instruction, or a row of a table (of removed names and their
-    replacements, of old and new spellings)."""
-    return unit.kind == "row" or instructs(unit.text)
+    replacements, of old and new spellings) where `tuning.answer.rows_instruct`."""
+    return (tuning.answer.rows_instruct and unit.kind == "row") or instructs(unit.text, tuning)
 
 
 def _symbols(query: Query) -> frozenset[str]:
@@ -242,12 +235,14 @@ def _symbols(query: Query) -> frozenset[str]:
     return frozenset(names.union(*(alts for t, alts in query.spellings if t in names)))
 
 
-def _similar(a: Unit, b: Unit) -> bool:
+def _similar(a: Unit, b: Unit, tuning: Tuning) -> bool:
+    """The two sentences share most of their words (`tuning.answer.similar_share`): they say the same."""
     if not a.tokens or not b.tokens:
         return False
-    return len(a.tokens & b.tokens) / len(a.tokens | b.tokens) >= 0.6
+    return len(a.tokens & b.tokens) / len(a.tokens | b.tokens) >= tuning.answer.similar_share
 
 
-def _full_stop(sentence: str) -> str:
+def _full_stop(sentence: str, tuning: Tuning) -> str:
     """List-entry titles often lack a full stop; joined with the next sentence they would run on."""
-    return sentence if sentence.endswith((".", "!", "?", ":", "…")) else sentence + "."
+    ends = not tuning.answer.full_stop or sentence.endswith((".", "!", "?", ":", "…"))
+    return sentence if ends else sentence + "."

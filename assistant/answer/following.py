@@ -11,17 +11,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from assistant.model.records import Chunk, Passage
+from assistant.tuning import DEFAULT, Tuning
 
-FOLLOWING_FROM = 3  # the best passages whose section's next chunk is read too
 
-
-def with_following(passages: Sequence[Passage], chunks: Sequence[Chunk], position: Mapping[str, int]) -> list[Passage]:
-    """`passages`, then the chunk after each of the first `FOLLOWING_FROM` when it continues the same section of
-    the same document and is not among them already. `chunks` are in reading order, `position` maps an id to its
-    index."""
+def with_following(
+    passages: Sequence[Passage], chunks: Sequence[Chunk], position: Mapping[str, int], tuning: Tuning = DEFAULT
+) -> list[Passage]:
+    """`passages`, then the chunk after each of the first few (`tuning.answer.following_from`) when it continues
+    the same section of the same document and is not among them already. `chunks` are in reading order,
+    `position` maps an id to its index."""
     out = list(passages)
     have = {p.chunk.id for p in passages}
-    for passage in passages[:FOLLOWING_FROM]:
+    for passage in passages[: tuning.answer.following_from]:
         nxt = next_in_section(passage.chunk, chunks, position)
         if nxt is None or nxt.id in have:
             continue

@@ -7,7 +7,8 @@ union of the passages those markers name. A claim is carried by them when
 * every name is: code names (`DataFrame.append`; `pd.concat` for `concat`, a module or alias added) and words
   capitalised inside a sentence (RMSprop, Kubernetes, CUDA), which are written alike in every language,
 * every URL it shows is,
-* and at least `MIN_WORD_SHARE` of its content words (stemmed, stopwords and release-doc filler left out) are.
+* and at least half of its content words (stemmed, stopwords and release-doc filler left out) are (the tuned
+  `claim_word_share`).
 
 Sentences after a line's last marker cite nothing: all but their words must still be in a passage the answer
 cites. Any answer that quotes its passages passes (the extractive one does); a paraphrase passes when it keeps
@@ -24,11 +25,7 @@ from functools import lru_cache
 from assistant.model.records import Chunk
 from assistant.text.untrusted import safe_url
 from assistant.text.words import STOPWORDS, content_terms, fold, is_identifier, sentences, strip_markup, tokens
-
-# At least half of a claim's content words must be in its passages. Numbers, names and URLs are checked one by
-# one and catch invented facts; this only has to catch a statement about something else. A faithful paraphrase
-# swaps words for synonyms ("lets the OS choose" for "OS-assigned"): those tried kept 0.5 to 1.0 of their words.
-MIN_WORD_SHARE = 0.5
+from assistant.tuning import DEFAULT, Tuning
 
 # A marker as `check_citations` leaves it ([n]); code is skipped, as there: `x[0]` is no citation.
 _MARKER = re.compile(r"(?P<code>```.*?(?:```|$)|`[^`\n]*`)|\[(?P<n>\d{1,3})\]", re.DOTALL)
@@ -121,7 +118,13 @@ def markers(text: str) -> frozenset[int]:
 
 
 def review(
-    text: str, cited: Sequence[Chunk], language: str, *, given: Sequence[Chunk] = (), finished: bool = True
+    text: str,
+    cited: Sequence[Chunk],
+    language: str,
+    *,
+    given: Sequence[Chunk] = (),
+    finished: bool = True,
+    tuning: Tuning = DEFAULT,
 ) -> Review:
     """Whether the passages carry `text`'s claims; marker [n] names `cited[n - 1]`.
 
@@ -137,19 +140,20 @@ def review(
     cut: int | None = None
     for i, claim in enumerate(found):
         if not finished and not (claim.sources and i < len(found) - 1):
-            if cut is None and not _carried(claim, anywhere, language, words=False):
+            if cut is None and not _carried(claim, anywhere, language, tuning, words=False):
                 cut = claim.start
             continue
         refs = [reference(cited[n - 1]) for n in claim.sources if 1 <= n <= len(cited)]
         if len(refs) < len(claim.sources) or not _carried(
-            claim, _union(refs) if refs else everything, language, words=bool(refs)
+            claim, _union(refs) if refs else everything, language, tuning, words=bool(refs)
         ):
             return Review(text[: claim.start].rstrip(), claim)
     return Review(text if cut is None else text[:cut].rstrip())
 
 
-def _carried(claim: Claim, ref: Reference, language: str, *, words: bool) -> bool:
-    """Whether `ref` holds the claim's URLs, numbers and names, and (`words`) enough of its other words."""
+def _carried(claim: Claim, ref: Reference, language: str, tuning: Tuning, *, words: bool) -> bool:
+    """Whether `ref` holds the claim's URLs, numbers and names, and (`words`) enough of its other words
+    (`tuning.answer.claim_word_share`)."""
     said = _LIST_ITEM.sub("", _MARKER.sub(lambda m: m.group("code") or " ", claim.text))
     if not urls_in(said) <= ref.urls:
         return False
@@ -164,7 +168,7 @@ def _carried(claim: Claim, ref: Reference, language: str, *, words: bool) -> boo
     # No offline translator (see assistant.text.french): across languages only names, numbers and links compare.
     if not words or language != ref.language:
         return True
-    return not terms or sum(t in ref.words for t in terms) / len(terms) >= MIN_WORD_SHARE
+    return not terms or sum(t in ref.words for t in terms) / len(terms) >= tuning.answer.claim_word_share
 
 
 def names_in(text: str) -> list[str]:

@@ -17,20 +17,19 @@ from typing import Any
 
 from assistant.answer.extractive import Answerer, citation
 from assistant.answer.grounding import markers, review, unlink
-from assistant.gate.refusals import refusal
+from assistant.answer.refusal import refusal
 from assistant.model.errors import ReldocsError
+from assistant.model.query import Query
 from assistant.model.records import Answer, Citation, Passage
 from assistant.model.units import excerpt, units_of
 from assistant.runtime.settings import Settings
 from assistant.text.words import strip_markup, tokens
-from assistant.understand.query import Query
+from assistant.tuning import DEFAULT, Tuning
 
 logger = logging.getLogger(__name__)
 
 NOT_IN_DOCS = "NOT_IN_DOCS"  # what the model replies when the passages do not answer
 LANGUAGE_NAMES = {"en": "English", "fr": "French"}
-PASSAGE_CHARS = 2000  # per passage in the prompt; chunks are shorter, this only bounds odd ones
-CONDENSE_HISTORY = 4  # earlier questions shown to the model when condensing a follow-up
 RETRY_AFTER_S = 30.0  # after a failure the model is skipped this long, so each question does not wait again
 
 # The citation contract: passages are numbered 1..N, the model cites them as [n]; `check_citations`
@@ -135,12 +134,14 @@ def check_citations(text: str, passages: int) -> Cited:
     return Cited(cleaned, sources, tuple(" ".join(claims[n]) for n in sources))
 
 
-def passage_block(n: int, passage: Passage) -> str:
-    """One numbered passage for the prompt; tags inside its text are defused so it cannot close its block."""
+def passage_block(n: int, passage: Passage, tuning: Tuning) -> str:
+    """One numbered passage for the prompt, cut to `tuning.answer.llm_passage_chars`; tags inside its text are
+    defused so it cannot close its block."""
     c = passage.chunk
     text = strip_markup(c.text)
-    if len(text) > PASSAGE_CHARS:
-        text = text[:PASSAGE_CHARS].rsplit(" ", 1)[0] + " …"
+    limit = tuning.answer.llm_passage_chars
+    if len(text) > limit:
+        text = text[:limit].rsplit(" ", 1)[0] + " …"
 
     def attr(value: str) -> str:
         return _TAG.sub(r"‹\1\2", value.replace('"', "'").replace("\n", " "))
@@ -155,17 +156,17 @@ def passage_block(n: int, passage: Passage) -> str:
     )
 
 
-def build_messages(query: Query, passages: Sequence[Passage]) -> list[tuple[str, str]]:
+def build_messages(query: Query, passages: Sequence[Passage], tuning: Tuning = DEFAULT) -> list[tuple[str, str]]:
     """System rules, then the numbered passages as data and the question (LangChain message tuples)."""
     language = LANGUAGE_NAMES.get(query.language, "the question's language")
     system = SYSTEM_PROMPT.format(sentinel=NOT_IN_DOCS, language=language)
-    blocks = "\n".join(passage_block(n, p) for n, p in enumerate(passages, 1))
+    blocks = "\n".join(passage_block(n, p, tuning) for n, p in enumerate(passages, 1))
     user = USER_TEMPLATE.format(passages=blocks, question=query.question, sentinel=NOT_IN_DOCS)
     return [("system", system), ("human", user)]
 
 
-def condense_messages(question: str, history: Sequence[str]) -> list[tuple[str, str]]:
-    earlier = "\n".join(f"- {h.strip()}" for h in history[-CONDENSE_HISTORY:] if h.strip())
+def condense_messages(question: str, history: Sequence[str], tuning: Tuning) -> list[tuple[str, str]]:
+    earlier = "\n".join(f"- {h.strip()}" for h in history[-tuning.answer.llm_history :] if h.strip())
     return [("human", CONDENSE_PROMPT.format(history=earlier, question=question.strip()))]
 
 
@@ -212,12 +213,22 @@ def describe(error: BaseException) -> str:
 
 
 class LLMAnswerer:
-    """Answers with a chat model over the passages; `fallback` (the offline answerer) covers every failure."""
+    """Answers with a chat model over the passages; `fallback` (the offline answerer) covers every failure.
+    `tuning.answer` bounds what the model is shown and holds it to its passages; `tuning.units` cuts the quotes."""
 
     mode = "llm"
 
-    def __init__(self, model: Any, *, fallback: Answerer, timeout_s: float = 10.0, label: str = "") -> None:
+    def __init__(
+        self,
+        model: Any,
+        *,
+        fallback: Answerer,
+        timeout_s: float = 10.0,
+        label: str = "",
+        tuning: Tuning = DEFAULT,
+    ) -> None:
         self.model = model
+        self.tuning = tuning
         self.fallback = fallback
         self.timeout_s = timeout_s
         self.label = label or type(model).__name__
@@ -225,10 +236,10 @@ class LLMAnswerer:
         self._down_reason = ""
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, fallback: Answerer) -> LLMAnswerer:
+    def from_settings(cls, settings: Settings, *, fallback: Answerer, tuning: Tuning) -> LLMAnswerer:
         assert settings.llm
         model = chat_model(settings.llm, timeout_s=settings.llm_timeout_s)
-        return cls(model, fallback=fallback, timeout_s=settings.llm_timeout_s, label=settings.llm)
+        return cls(model, fallback=fallback, timeout_s=settings.llm_timeout_s, label=settings.llm, tuning=tuning)
 
     def stream(self, query: Query, passages: Sequence[Passage]) -> Iterator[Answer]:
         if not passages:
@@ -238,7 +249,7 @@ class LLMAnswerer:
             yield from self._offline(query, passages, UNAVAILABLE, self._down_reason)
             return
         raw, shown, stopped = "", "", False
-        replies = self._reply(build_messages(query, passages))
+        replies = self._reply(build_messages(query, passages, self.tuning))
         try:
             for delta in replies:
                 raw += delta
@@ -277,7 +288,7 @@ class LLMAnswerer:
         if not any(h.strip() for h in history) or time.monotonic() < self._down_until:
             return None
         try:
-            reply = "".join(self._reply(condense_messages(question, history)))
+            reply = "".join(self._reply(condense_messages(question, history, self.tuning)))
         except ModelUnavailableError as e:
             self._mark_down(str(e))
             return None
@@ -292,7 +303,8 @@ class LLMAnswerer:
         shown (`assistant.answer.grounding.review`); None when a claim is not carried by the passages it cites."""
         cited = [passages[n - 1].chunk for n in checked.sources]
         given = [p.chunk for p in passages]
-        verdict = review(unlink(checked.text, cited).strip(), cited, query.language, given=given, finished=finished)
+        text = unlink(checked.text, cited).strip()
+        verdict = review(text, cited, query.language, given=given, finished=finished, tuning=self.tuning)
         if verdict.failed is not None:
             logger.info("model claim not carried by its passages: %r", verdict.failed.text[:200])
             return None
@@ -312,8 +324,8 @@ class LLMAnswerer:
             passage = passages[source - 1]
             # Quote the sentence of the passage that best matches what it was cited for.
             words = frozenset(tokens(claim))
-            best = max(units_of(passage.chunk), key=lambda u: len(u.tokens & words), default=None)
-            out.append(citation(n, passage, excerpt(passage.chunk, best.text if best else "")))
+            best = max(units_of(passage.chunk, self.tuning), key=lambda u: len(u.tokens & words), default=None)
+            out.append(citation(n, passage, excerpt(passage.chunk, best.text if best else "", self.tuning)))
         return tuple(out)
 
     def _offline(

@@ -12,11 +12,12 @@ from dataclasses import replace
 
 from assistant.answer.extractive import Answerer
 from assistant.answer.following import with_following
+from assistant.answer.refusal import refusal
 from assistant.gate.decision import Verdict
-from assistant.gate.refusals import refusal
 from assistant.model.messages import say
+from assistant.model.query import Query
 from assistant.model.records import Answer, Chunk
-from assistant.understand.query import Query
+from assistant.tuning import DEFAULT, Tuning
 
 
 def respond(
@@ -25,15 +26,17 @@ def respond(
     answerer: Answerer,
     *,
     following: tuple[Sequence[Chunk], Mapping[str, int]] | None = None,
+    tuning: Tuning = DEFAULT,
 ) -> Iterator[Answer]:
     """Growing drafts of the answer, the last one final: a refusal when the verdict has a reason. `following`
-    (the chunks in reading order and their positions) adds the chunk after each best passage in its section."""
+    (the chunks in reading order and their positions) adds the chunk after each best passage in its section, as
+    `tuning.answer` says."""
     if verdict.reason is not None:
         yield refusal(query, verdict.reason)
         return
     passages = verdict.passages
     if following is not None:
-        passages = with_following(passages, *following)
+        passages = with_following(passages, *following, tuning)
     yield from answerer.stream(query, passages)
 
 

@@ -15,16 +15,11 @@ from typing import Literal
 
 from assistant.gate import refusals
 from assistant.index.catalog import release_key
+from assistant.model.query import Query, prefers_product, topic
 from assistant.model.records import Chunk, Passage
-from assistant.search import sentences
 from assistant.search.retrieval import HybridRetriever
 from assistant.search.sentences import SentenceRanker
-from assistant.understand.query import Query
-
-# The release a question names answers it when its best sentence scores this close to another release's best:
-# 3.0's "Draft 7 is now the default" answers which draft 3.0 uses, though a later "JSON Schema draft" fix has
-# more of the question's words. Further behind, the other release's change is what the question is about.
-OWN_CLOSE = 0.95
+from assistant.tuning import DEFAULT, Tuning
 
 
 @dataclass(frozen=True)
@@ -37,26 +32,29 @@ class Verdict:
 
 class Gate:
     """The decision for one generation of the index: `retriever` is the knowledge base's, `ranker` scores
-    sentences as its answerer does, and `search` searches again (for a release alone) as the knowledge base does."""
+    sentences as its answerer does, `search` searches again (for a release alone) as the knowledge base does,
+    and `tuning` holds the evidence needed and the rules that apply (`tuning.gate`)."""
 
     def __init__(
         self,
         retriever: HybridRetriever,
         ranker: SentenceRanker,
         search: Callable[[Query], Sequence[Passage]],
+        tuning: Tuning,
     ) -> None:
         self.retriever = retriever
         self.ranker = ranker
         self.search = search
+        self.tuning = tuning
 
     def before_search(self, query: Query) -> refusals.Reason | None:
         """Refusals that need no search (a release the index does not hold, no topic)."""
-        return refusals.before_search(query, self.retriever.catalog)
+        return refusals.before_search(query, self.retriever.catalog, self.tuning)
 
     def after_search(self, query: Query, passages: Sequence[Passage]) -> Verdict:
         """The passages to answer from, or the reason to refuse instead."""
         # A question about one product is answered from its docs: another's would read as being about it.
-        passages = [p for p in passages if query.prefers_product(p.chunk)] or passages
+        passages = [p for p in passages if prefers_product(query, p.chunk, self.tuning)] or passages
         reason = self._evidence(query, passages)
         if query.prefer and not query.versions and (reason is None or reason.kind == "weak_evidence"):
             passages, reason = self._from_release(query, passages, reason)
@@ -72,13 +70,13 @@ class Gate:
         # What the question asks of a product it names weighs as rare as it is in those docs: "validate", rare
         # among many products' notes, is in every other passage of a validation library's.
         within = None if named is self.retriever else named
-        topic = self.ranker.best_coverage(query.topic, passages, within) if query.product_terms else best
+        about = self.ranker.best_coverage(topic(query, self.tuning), passages, within) if query.product_terms else best
         ranked = self.ranker.ranked(query, passages)
         words, text = frozenset[str](), ""
         if ranked:  # read under its section: "Support for Python 3.7." under "Removed" says it was dropped
             words, text = ranked[0].unit.tokens, f"{passages[ranked[0].p_idx].chunk.section}: {ranked[0].unit.text}"
         return refusals.after_search(
-            query, passages, self.retriever, best, topic, named=named, best=words, best_text=text
+            query, passages, self.retriever, best, about, named=named, best=words, best_text=text, tuning=self.tuning
         )
 
     def _from_release(
@@ -89,8 +87,10 @@ class Gate:
         When the top passages hold too little of the release asked about, or too little evidence at all (`weak`),
         that release is searched alone: its answer may rank below other releases' near matches.
         """
+        if not self.tuning.gate.narrow_release:  # every passage kept, the release asked about never searched alone
+            return passages, weak or self._release(query, passages, self._own(query, passages))
         if query.asks_after:  # asked what releases after the one it names did (fixed): its own notes can't say
-            passages = [p for p in passages if not _before(p.chunk, query)]
+            passages = [p for p in passages if not _before(p.chunk, query, self.tuning)]
         own = self._own(query, passages)
         reason = weak or self._release(query, passages, own)
         if reason is None:  # nearly the best, it answers alone: the better-worded sentence is of another release
@@ -115,8 +115,9 @@ class Gate:
         # musllinux tag change?", which 1.7's "upgraded from `musllinux_1_1` to `musllinux_1_2`" answers).
         ok = ok or (bool(own) and not narrowed and self._on_merit(query, passages))
         # The release searched alone must write a code symbol the question names when others' passages do.
-        ok = ok and not (narrowed and refusals.symbols_elsewhere(query, own, passages))
-        return refusals.release(query, passages, own, ok, leads=bool(self._leads(query, passages)))
+        ok = ok and not (narrowed and refusals.symbols_elsewhere(query, own, passages, self.tuning))
+        leads = bool(self._leads(query, passages))
+        return refusals.release(query, passages, own, ok, leads=leads, tuning=self.tuning)
 
     def _leads(self, query: Query, passages: Sequence[Passage]) -> Literal["first", "nearly", ""]:
         """Whether the best sentence to quote is of the release asked about ("first"), or its best scores nearly as
@@ -127,26 +128,34 @@ class Gate:
         if not ranked:
             return "first"
         top = passages[ranked[0].p_idx].chunk
-        if query.prefers(top) or (query.asks_how and not _later(top, query)):
+        if query.prefers(top) or (query.asks_how and not _later(top, query, self.tuning)):
             return "first"
         own_best = max((s.score for s in ranked if query.prefers(passages[s.p_idx].chunk)), default=0.0)
-        return "nearly" if own_best >= OWN_CLOSE * ranked[0].score else ""
+        return "nearly" if own_best >= self.tuning.gate.own_close * ranked[0].score else ""
 
     def _on_merit(self, query: Query, passages: Sequence[Passage]) -> bool:
         """The best sentence is of the release asked about, ahead of every other release's by more than the
-        bonus it ranks with."""
+        bonus it ranks with (`tuning.search.release_bonus`)."""
+        if not self.tuning.gate.on_merit:
+            return False
         ranked = self.ranker.ranked(query, passages)
         if not ranked or not query.prefers(passages[ranked[0].p_idx].chunk):
             return False
         other = max((s.score for s in ranked if not query.prefers(passages[s.p_idx].chunk)), default=0.0)
-        return ranked[0].score - sentences.RELEASE_BONUS > other
+        return ranked[0].score - self.tuning.search.release_bonus > other
 
 
-def _later(chunk: Chunk, query: Query) -> bool:
-    """The chunk is of a release after every release the question names."""
-    return bool(chunk.version and query.prefer) and release_key(chunk.version) > max(map(release_key, query.prefer))
+def _later(chunk: Chunk, query: Query, tuning: Tuning = DEFAULT) -> bool:
+    """The chunk is of a release after every release the question names (where `tuning.gate.no_later_fix` bars
+    such a release's fix)."""
+    if not (tuning.gate.no_later_fix and chunk.version and query.prefer):
+        return False
+    return release_key(chunk.version) > max(map(release_key, query.prefer))
 
 
-def _before(chunk: Chunk, query: Query) -> bool:
-    """The chunk is of a release before every release the question names."""
-    return bool(chunk.version and query.prefer) and release_key(chunk.version) < min(map(release_key, query.prefer))
+def _before(chunk: Chunk, query: Query, tuning: Tuning = DEFAULT) -> bool:
+    """The chunk is of a release before every release the question names (where `tuning.gate.skip_earlier`
+    leaves such releases out of what later releases did)."""
+    if not (tuning.gate.skip_earlier and chunk.version and query.prefer):
+        return False
+    return release_key(chunk.version) < min(map(release_key, query.prefer))

@@ -2,21 +2,22 @@
 
 Checked in order by the knowledge base: `before_search` (a release or product the index does not hold, a
 question with no topic), `after_search` (names no document contains, too little evidence), then `release`
-(a question about one release that only other releases answer). `refusal` turns a reason into the Answer.
+(a question about one release that only other releases answer). The answer stage words the refusal
+(`assistant.answer.refusal`).
+The evidence they need and which of them apply are tuned (`GateTuning`, in the `Tuning` each is handed).
 """
 
 from __future__ import annotations
 
-import builtins
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from assistant.index.catalog import Catalog, release_key, sort_versions
 from assistant.index.lexical import TermStats
-from assistant.model.messages import joined, say
-from assistant.model.records import Answer, Passage
+from assistant.model.query import Query
+from assistant.model.records import Passage
+from assistant.text.bounds import says_so
 from assistant.text.french import translate_french
 from assistant.text.words import (
     is_acronym,
@@ -27,16 +28,7 @@ from assistant.text.words import (
     sentences,
     tokens,
 )
-from assistant.understand.bounds import says_so
-from assistant.understand.query import Query
-
-# Evidence needed to answer: a sentence carrying this share of the question's weighted terms, or a
-# passage this close in embedding space (paraphrased questions share few words with the docs).
-MIN_COVERAGE = 0.3
-MIN_SIMILARITY = 0.4
-# ... but never on similarity alone: passages sharing next to none of its words (the product's name aside)
-# are about the product in general ("Which Python versions does X 2.0 support?" is close to all of X 2.0's guide).
-MIN_OVERLAP = 0.1
+from assistant.tuning import DEFAULT, Tuning
 
 Kind = Literal["release_not_indexed", "no_topic", "unknown_names", "weak_evidence", "other_releases"]
 
@@ -52,14 +44,14 @@ class Reason:
     coverage: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
-def before_search(query: Query, catalog: Catalog) -> Reason | None:
+def before_search(query: Query, catalog: Catalog, tuning: Tuning = DEFAULT) -> Reason | None:
     """Refusals that need no search: the filter or the question names a release the index does not hold."""
     scope = set(query.products or query.prefer_products)
     products = [p for p in catalog.products if not scope or p.spellings & scope]
     coverage = tuple((p.name, p.versions) for p in products)
     if query.versions and not set(query.versions) & {v for p in products for v in p.versions}:
         return Reason("release_not_indexed", names=query.versions, coverage=coverage)
-    if query.unknown_versions and (not query.prefer or _asks_later(query)):
+    if query.unknown_versions and (not query.prefer or (tuning.gate.asks_later and _asks_later(query))):
         return Reason("release_not_indexed", names=query.unknown_versions, coverage=coverage)
     if not query.terms and not query.prefer:
         return Reason("no_topic")
@@ -83,21 +75,24 @@ def after_search(
     named: TermStats | None = None,
     best: frozenset[str] = frozenset(),
     best_text: str = "",
+    tuning: Tuning = DEFAULT,
 ) -> Reason | None:
     """Names the question hinges on that no document contains, or passages too far from the question.
     `topic_coverage` is the best coverage of the question's terms other than the products it names; `named`,
     the statistics of the docs of the products it names, where its proper names must be (all docs' if None);
     `best` and `best_text`, the words and text of the sentence that answers best."""
-    absent = missing_symbols(query, stats) + unknown_names(query, named or stats)
+    tuned = tuning.gate
+    absent = missing_symbols(query, stats, tuning) + unknown_names(query, named or stats, tuning)
     if absent:
-        return Reason("unknown_names", names=tuple(dict.fromkeys(absent[:3])))
+        return Reason("unknown_names", names=tuple(dict.fromkeys(absent[: tuned.shown_names])))
     similarity = max((p.similarity or 0.0 for p in passages), default=0.0)
     topic = best_coverage if topic_coverage is None else topic_coverage
-    if not passages or topic < MIN_OVERLAP or (best_coverage < MIN_COVERAGE and similarity < MIN_SIMILARITY):
+    weak = best_coverage < tuned.min_coverage and similarity < tuned.min_similarity
+    if not passages or topic < tuned.min_overlap or weak:
         return Reason("weak_evidence")
-    if topic < MIN_COVERAGE and _bare(query) and all(p.both is False for p in passages):
+    if topic < tuned.min_coverage and tuned.bare and _bare(query) and all(p.both is False for p in passages):
         return Reason("weak_evidence")
-    if _sibling(query, best, best_text) or not _names_subject(query, best):
+    if (tuned.sibling and _sibling(query, best, best_text)) or not _names_subject(query, best, tuning):
         return Reason("weak_evidence")
     return None
 
@@ -111,7 +106,7 @@ def _bare(query: Query) -> bool:
     return len(sentences(query.question)) == 1
 
 
-def _names_subject(query: Query, words: frozenset[str]) -> bool:
+def _names_subject(query: Query, words: frozenset[str], tuning: Tuning) -> bool:
     """The best sentence names what the question asks the adding or removing release of, if it asks that: a
     sentence on `start_soon()` answers no "which release added a timeout argument to `start_soon()`?". A code
     name counts as the docs spell it, or by its last part (`.TwitterMixin` for `tornado.auth.TwitterMixin`)."""
@@ -122,16 +117,18 @@ def _names_subject(query: Query, words: frozenset[str]) -> bool:
     for term in query.subject:
         names.update(spellings.get(term, ()))
         last = term.rsplit(".", 1)[-1]
-        if "." in term and len(last) >= 4:
+        if "." in term and len(last) >= tuning.gate.member_chars:
             names.add(last)
     return bool(names & words)
 
 
-def symbols_elsewhere(query: Query, own: Sequence[Passage], passages: Sequence[Passage]) -> bool:
+def symbols_elsewhere(
+    query: Query, own: Sequence[Passage], passages: Sequence[Passage], tuning: Tuning = DEFAULT
+) -> bool:
     """Other releases' passages write the question's code symbols and none of `own` writes any: the release
     asked about says nothing of `random_lobster` when only 3.6 renamed it, however close its passages."""
     symbols = [t for t in query.terms if is_identifier(t) and t not in query.values]
-    if not symbols:
+    if not symbols or not tuning.gate.symbols_elsewhere:
         return False
 
     def written(group: Sequence[Passage]) -> frozenset[str]:
@@ -164,77 +161,40 @@ def release(
     own_ok: bool,
     *,
     leads: bool = True,
+    tuning: Tuning = DEFAULT,
 ) -> Reason | None:
     """A question about a release is answered from that release's docs, or not at all: quoting another
     release's notes would read as "yes, in the one you asked about". `own` are the passages of the releases
     asked about, `own_ok` whether they pass `after_search`, `leads` whether the best sentence to quote (the
     asked release's ranking bonus included) is theirs.
     """
-    if own and own_ok and leads:
+    if not tuning.gate.release_rule:
+        return None
+    if own and own_ok and (leads or not tuning.gate.release_leads):
         return None
     others = sort_versions({p.chunk.version for p in passages if p.chunk.version and p not in own})
     return Reason("other_releases", names=query.prefer, others=tuple(others))
 
 
-def refusal(query: Query, reason: Reason | None = None, *, mode: str = "extractive") -> Answer:
-    """The honest answer: "the docs don't cover this", with what the reason adds; it cites nothing."""
-    text = say("not_covered", query.language)
-    note = explain(reason, query.language) if reason else ""
-    return Answer(
-        question=query.question,
-        text=f"{text} {note}" if note else text,
-        found=False,
-        mode=mode,  # type: ignore[arg-type]
-        language=query.language,
-    )
-
-
-def explain(reason: Reason, language: str = "en") -> str:
-    """The note a refusal adds for its reason ('' when it adds none)."""
-    if reason.kind == "unknown_names":
-        return say("nothing_mentions", language, names=", ".join(f"`{n}`" for n in reason.names))
-    if reason.kind == "release_not_indexed":
-        return coverage_note(reason.coverage, language)
-    if reason.kind == "other_releases":
-        asked = joined(reason.names, language)
-        if reason.others:
-            return say("other_releases", language, asked=asked, others=joined(reason.others, language))
-        return say("no_release", language, asked=asked)
-    return ""
-
-
-def coverage_note(coverage: Sequence[tuple[str, Sequence[str]]], language: str = "en") -> str:
-    """'(The indexed docs cover PyTorch versions 2.7.0–2.12.0; pandas version 3.0.0.)'."""
-    spans = []
-    for name, versions in coverage:
-        if not versions:
-            continue
-        product = f"{name} " if name else ""
-        if len(versions) == 1:
-            spans.append(say("one_version", language, product=product, version=versions[0]))
-        else:
-            spans.append(say("version_span", language, product=product, first=versions[0], last=versions[-1]))
-    if not spans:
-        return say("nothing_indexed", language)
-    return say("coverage", language, spans=" ; ".join(spans) if language == "fr" else "; ".join(spans))
-
-
-def missing_symbols(query: Query, stats: TermStats) -> list[str]:
+def missing_symbols(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) -> list[str]:
     """Code-like terms of the question that the corpus never mentions (e.g. an invented API)."""
+    tuned = tuning.gate
+    if not tuned.missing_symbols:
+        return []
     missing = []
     spellings = dict(query.spellings)
     for term in query.terms:
         if term in query.values or not is_identifier(term) or stats.knows(term):
             continue
-        if any(stats.knows(a) for a in spellings.get(term, ())) or _in_family(term, stats):
+        if any(stats.knows(a) for a in spellings.get(term, ())) or (tuned.in_family and _in_family(term, stats)):
             continue
         parts = [p for p in term.lstrip("@").split(".") if p]  # `@root_validator` where docs say `root_validator`
         # `cfg.max_autotune_x` is known when its distinctive last part is; `torch.made.up` is not. A member used
         # through a receiver of unknown type (`arr.newbyteorder`, `df.append`) is known when the docs name the
         # member (`ndarray.newbyteorder`, `DataFrame.append`).
         last = parts[-1]
-        member = len(parts) == 2 and len(last) >= 4 and all(stats.knows(t) for t in tokens(last))
-        member = member or _variable_member(parts, stats)
+        member = len(parts) == 2 and len(last) >= tuned.member_chars and all(stats.knows(t) for t in tokens(last))
+        member = member or (tuned.variable_member and _variable_member(parts, stats))
         spelled = all(stats.knows(p) or ((t := tokens(p)) and all(stats.knows(x) for x in t)) for p in parts)
         if not (is_symbol(last) and stats.knows(last)) and not member and not spelled:
             missing.append(term)
@@ -254,30 +214,15 @@ def _in_family(term: str, stats: TermStats) -> bool:
     return any(stats.knows(term[: i + 1]) for i, c in enumerate(term) if c == "_" and 0 < i < len(term) - 1)
 
 
-# Names of the asker's setting, not of what is asked: acronyms ("CI", "LAN", "HMAC", "ASCII") and Python's own
-# exceptions and warnings ("ImportError", "DeprecationWarning"). Release notes leave them unsaid. An acronym
-# written within a longer name ("Django REST Framework") is that name's word: the name is checked whole.
-_BUILTINS = frozenset(dir(builtins))
-
-
-# "… on my Retina MacBook", "we mount a legacy Flask app", "in a slim Docker image": the asker's machine, app or
-# deployment, where what is asked about happens.
-_SETTING = re.compile(
-    r"\b(?:on|sur)\s+(?:my|our|mon|ma|mes|notre|nos)\s+((?:[\w+-]+\s+){0,2}[\w+-]+)"
-    r"|\b(?:my|our|a|an|the|their)\s+((?:[\w'+-]+\s+){0,2}?[A-Z][\w+.-]*)\s+(?:apps?|applications?|images?|"
-    r"containers?|projects?|services?|servers?|clusters?|deployments?|stacks?|environments?|pipelines?|codebase)\b",
-    re.IGNORECASE,
-)
-
-
-def _setting(query: Query, stats: TermStats) -> frozenset[str]:
+def _setting(query: Query, stats: TermStats, tuning: Tuning) -> frozenset[str]:
     """Words of the asker's setting ("on my Retina MacBook", "a legacy Flask app"), when the question names a code
     symbol the docs know (or whose last part they know: `starlette.middleware.wsgi.WSGIMiddleware`): what is asked
     is then that symbol ("ImageGrab.grab(bbox=...) screenshots on my Retina MacBook come out at double the size"),
     not the machine. Without one ("Does it run on my Jetson Nano?") the setting is the topic."""
     if not any(is_identifier(t) and (stats.knows(t) or _last_known(t, stats)) for t in query.terms):
         return frozenset()
-    return frozenset(w for m in _SETTING.finditer(query.question) for w in (m.group(1) or m.group(2)).split())
+    setting = tuning.gate.setting.finditer(query.question)
+    return frozenset(w for m in setting for w in (m.group(1) or m.group(2)).split())
 
 
 def _last_known(term: str, stats: TermStats) -> bool:
@@ -285,8 +230,15 @@ def _last_known(term: str, stats: TermStats) -> bool:
     return bool(words) and all(map(stats.knows, words))
 
 
-def unknown_names(query: Query, stats: TermStats) -> list[str]:
-    """Names the question hinges on ("TensorFlow", "hyperdrive") that no indexed text contains."""
+def unknown_names(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) -> list[str]:
+    """Names the question hinges on ("TensorFlow", "hyperdrive") that no indexed text contains. Names of the
+    asker's setting are theirs, not what is asked (`tuning.gate`): acronyms ("CI", "LAN", "HMAC", "ASCII"),
+    Python's own exceptions and warnings ("ImportError", "DeprecationWarning"), and the words of the asker's
+    machine, app or deployment; release notes leave them unsaid. An acronym written within a longer name
+    ("Django REST Framework") is that name's word: the name is checked whole."""
+    tuned = tuning.gate
+    if not tuned.unknown_names:
+        return []
 
     def known(token: str) -> bool:  # "TPUs" is known where the docs say "TPU", "C++" where they say "C++20"
         return (
@@ -297,28 +249,31 @@ def unknown_names(query: Query, stats: TermStats) -> list[str]:
             or ("/" in token and stats.knows(token.replace("/", "")))  # "HTTP/2" where the docs say "HTTP2"
             # Only a name ending in a symbol extends that way; a word's stem is a prefix of unrelated words
             # ("redi", Redis's stem, of "redirect").
-            or (len(token) >= 3 and not token[-1].isalnum() and stats.knows_prefix(token))
+            or (len(token) >= tuned.prefix_chars and not token[-1].isalnum() and stats.knows_prefix(token))
         )
 
     # Python's own names are no product's ("DeprecationWarning", or "DeprecationWarnings" as users write it).
-    builtin = [n for n in query.names if n in _BUILTINS or (n.endswith("s") and n[:-1] in _BUILTINS)]
+    python = tuned.builtins
+    builtin = [n for n in query.names if n in python or (n.endswith("s") and n[:-1] in python)]
     # The asker's own values ("executor=AsyncioExecutor()", "'Europe/Paris'") and setting are theirs to name.
-    own = _setting(query, stats) | frozenset(query.values)
-    hinges = [n for n in query.names if not is_acronym(n) and n not in builtin and not _yours(n, own, query)]
+    own = _setting(query, stats, tuning) | frozenset(query.values)
+    hinges = [
+        n for n in query.names if not is_acronym(n, tuning) and n not in builtin and not _yours(n, own, query, tuning)
+    ]
     # A French question quotes its own words (« nouveau style »): the docs say them in English.
-    english = translate_french if query.language == "fr" else str
-    missing = [n for n in hinges if not all(map(known, _name_tokens(english(n))))]
+    french = query.language == "fr" and tuned.french_names
+    missing = [n for n in hinges if not all(map(known, _name_tokens(translate_french(n, tuning) if french else n)))]
     whole = {w for n in missing if " " in n for w in n.split()}  # "JSON Schema" says it all, not "Schema" too
     return [n for n in missing if n not in whole]
 
 
-def _yours(name: str, own: frozenset[str], query: Query) -> bool:
+def _yours(name: str, own: frozenset[str], query: Query, tuning: Tuning) -> bool:
     """The name is the asker's (their setting or values), or a product's part by its acronym ("Django ORM", a
     name the notes need not write: they say "the ORM")."""
     words = name.split()  # `own` holds single words: a name is theirs when each of its words is
     if all(w in own for w in words):
         return True
-    rest = [w for w in words if not is_acronym(w)]
+    rest = [w for w in words if not is_acronym(w, tuning)]
     return len(words) > 1 and all(t in query.product_terms for t in tokens(" ".join(rest)))
 
 

@@ -116,6 +116,12 @@ class Catalog:
     def product_words(self) -> frozenset[str]:
         return frozenset(w for p in self.products for w in p.words)
 
+    def listing(self, product: str | None = None) -> dict[str, list[str]]:
+        """Each product's name with its versions, oldest first; only `product`'s (a name, module or alias) when
+        given, none when it is not indexed."""
+        chosen = self.products if product is None else [p for p in [self.product(product)] if p]
+        return {p.name: list(p.versions) for p in chosen}
+
     def product(self, name: str) -> Product | None:
         """The product called `name` (its name, a module or an alias, any case), or None."""
         key = fold(name.strip())

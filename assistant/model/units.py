@@ -15,17 +15,9 @@ from assistant.model.records import Chunk
 from assistant.text.french import translate_french
 from assistant.text.instructions import instructs
 from assistant.text.words import sentences, strip_markup, tokens
+from assistant.tuning import DEFAULT, Tuning
 
-QUOTE_CHARS = 600
-# A heading that states a change ("… now raises `NotImplementedError` …"), not a topic ("Release Engineering").
-_HEADLINE = re.compile(
-    r"^(?=(?:\S+\s+){3,})(?=.*\b(?:is|are|was|were|now|no longer|removed?|added|changed?|fails?|deprecated|raises?|"
-    r"switched|renamed|moved|requires?|default|dropped|replaced|supports?)\b)"
-)
 HEADING_ENTRY = -1  # a sentence-like heading leads every entry under it
-MIN_SENTENCE_CHARS = 15  # shorter sentences are fragments, not answers
-INTRO_CHARS = 60  # a shorter sentence ending in ":" only introduces what follows
-SHOWN_CODE_CHARS = 100  # one line of code this short, introduced by a sentence, is quoted with it
 
 
 @dataclass(frozen=True)
@@ -60,54 +52,58 @@ def numbered(parts: Sequence[Entry]) -> Iterator[tuple[int, int, Entry]]:
 
 
 @lru_cache(maxsize=8192)
-def units_of(chunk: Chunk) -> tuple[Unit, ...]:
-    """Readable sentences of a chunk, code blocks and 'Version 2.11:' labels left out."""
+def units_of(chunk: Chunk, tuning: Tuning = DEFAULT) -> tuple[Unit, ...]:
+    """Readable sentences of a chunk, code blocks and 'Version 2.11:' labels left out (`tuning.units` says which)."""
     out: list[Unit] = []
     heading = chunk.section.rsplit(" › ", 1)[-1]
+    tuned = tuning.units
 
     def unit(text: str, lead: bool, entry: int, kind: str, shown: str, code: str, closes: bool) -> Unit:
         # Code shown with a sentence is quoted, not matched: the sentence says what it is for.
         words = text.removesuffix(f" `{shown}`") if shown else text
-        glossed = frozenset(tokens(translate_french(words))) if chunk.language == "fr" else None
+        glossed = None
+        if chunk.language == "fr":  # matched as a French question's terms are weighed: in English
+            glossed = frozenset(tokens(translate_french(words, tuning) if tuned.glossed else words))
         return Unit(text, frozenset(tokens(words)), lead, entry, glossed, kind, code, closes)
 
-    if _HEADLINE.search(heading) and ": " not in heading:
+    if tuned.headline.search(heading) and ": " not in heading:
         # Some notes put the whole change in a `###` heading ("…now raises `NotImplementedError`…").
         out.append(unit(heading, True, HEADING_ENTRY, "paragraph", "", "", False))
     parts = entries(chunk)
     for n, entry, part in numbered(parts):
         said = sentences(part.text)
-        shown = _one_line_code(parts[n + 1]) if n + 1 < len(parts) and said and said[-1].endswith(":") else ""
+        shown = _one_line_code(parts[n + 1], tuning) if n + 1 < len(parts) and said and said[-1].endswith(":") else ""
         if shown:  # "You can install the tool from PyPI: `pip install bump-pydantic`": the fix is the code
             said[-1] = f"{said[-1]} `{shown}`"
         code = parts[n + 1].text if not shown and n + 1 < len(parts) and parts[n + 1].kind == "code" else ""
         closes = n + 1 == len(parts)
         for i, sentence in enumerate(said):
             # ... unless it tells what to do ("Instead, simply pass these parameters as keyword arguments:").
-            intro = sentence.endswith(":") and len(sentence) < INTRO_CHARS and not instructs(sentence)
-            if len(sentence) >= MIN_SENTENCE_CHARS and not intro:
+            intro = sentence.endswith(":") and len(sentence) < tuned.intro_chars and not instructs(sentence, tuning)
+            if len(sentence) >= tuned.min_sentence_chars and not intro:
                 last = i == len(said) - 1
                 out.append(unit(sentence, i == 0, entry, part.kind, shown if last else "", code, closes))
     return tuple(out)
 
 
-def _one_line_code(part: Entry) -> str:
+def _one_line_code(part: Entry, tuning: Tuning) -> str:
     """The code of a one-line code entry short enough to quote inline, else ''."""
     code = part.text.strip()
-    if part.kind != "code" or "\n" in code or "`" in code or len(code) > SHOWN_CODE_CHARS:
+    if part.kind != "code" or "\n" in code or "`" in code or len(code) > tuning.units.shown_code_chars:
         return ""
     return code
 
 
-def excerpt(chunk: Chunk, around: str = "", limit: int = QUOTE_CHARS) -> str:
-    """The passage as readable text, cut to `limit` characters while keeping `around` inside."""
+def excerpt(chunk: Chunk, around: str = "", tuning: Tuning = DEFAULT) -> str:
+    """The passage as readable text, cut to `tuning.units.quote_chars` characters while keeping `around` inside."""
+    limit = tuning.units.quote_chars
     parts: list[str] = []
     label = ""
     for part in entries(chunk):
         if part.kind == "code":
             # Its label ("Version 2.11:") is the paragraph before it, quoted as such; one short line of code
             # is quoted after it, as the sentence quoting it shows it.
-            shown = _one_line_code(part) if parts and parts[-1].endswith(":") else ""
+            shown = _one_line_code(part, tuning) if parts and parts[-1].endswith(":") else ""
             if shown:
                 parts.append(f"`{shown}`")
             continue
@@ -120,7 +116,7 @@ def excerpt(chunk: Chunk, around: str = "", limit: int = QUOTE_CHARS) -> str:
         return text
     at = text.find(around) if around else -1
     # The window shows the quote with some of what leads to it, and ends with the text if the quote is near it.
-    start = max(0, min(at - 80, len(text) - limit)) if at > limit - len(around) else 0
+    start = max(0, min(at - tuning.units.quote_lead_chars, len(text) - limit)) if at > limit - len(around) else 0
     cut = text[start : start + limit]
     if start + limit < len(text):
         cut = cut.rsplit(" ", 1)[0] + "…"

@@ -6,10 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from assistant.index.lexical import TermStats
+from assistant.model.query import Query
 from assistant.text.words import is_release_number, is_symbol, release_spellings, tokens
-from assistant.understand.query import Query
-
-PART_WEIGHT = 0.6  # a symbol whose parts alone are there counts this much, pro rata
+from assistant.tuning import Tuning
 
 
 @dataclass(frozen=True)
@@ -21,17 +20,27 @@ class Terms:
     spellings: dict[str, frozenset[str]] = field(default_factory=dict)  # `np.float_` -> {`numpy.float_`}
 
     @classmethod
-    def of(cls, query: Query, stats: TermStats) -> Terms:
+    def of(cls, query: Query, stats: TermStats, tuning: Tuning) -> Terms:
+        """The question's terms weighed by `stats`; with the docs' spellings of its symbols and of the releases it
+        names where `tuning.search` says they count."""
+        tuned = tuning.search
         parts = {t: frozenset(tokens(t)) - {t} for t in query.terms if is_symbol(t)}
-        spellings = {t: frozenset(alts) for t, alts in query.spellings}
-        spellings.update((t, release_spellings(t) - {t}) for t in query.terms if is_release_number(t))
+        spellings = {t: frozenset(alts) for t, alts in (query.spellings if tuned.coverage_spellings else ())}
+        numbers = [t for t in query.terms if is_release_number(t)]
+        if tuned.release_spellings:  # "TOML 1.1" in a question meets "v1.1.0" in the docs
+            spellings.update((t, release_spellings(t) - {t}) for t in numbers)
+        else:
+            spellings.update((t, frozenset()) for t in numbers)
         # A symbol weighs as rare as its rarest spelling the docs use.
         weights = {t: min([stats.idf(t), *(stats.idf(a) for a in spellings.get(t, ()))]) for t in query.terms}
         return cls(weights, {t: p for t, p in parts.items() if p}, spellings)
 
 
-def coverage(terms: Terms, toks: frozenset[str], context: frozenset[str], context_weight: float) -> float:
-    """Weighted share of query terms found; symbols count partly when only their parts are there."""
+def coverage(
+    terms: Terms, toks: frozenset[str], context: frozenset[str], context_weight: float, tuning: Tuning
+) -> float:
+    """Weighted share of query terms found; symbols count partly (`tuning.search.part_weight`) when only their
+    parts are there."""
     total = sum(terms.weights.values())
     if not total:
         return 0.0
@@ -43,5 +52,5 @@ def coverage(terms: Terms, toks: frozenset[str], context: frozenset[str], contex
             got += context_weight * w
         elif term in terms.parts:
             parts = terms.parts[term]
-            got += PART_WEIGHT * w * len(parts & toks) / len(parts)
+            got += tuning.search.part_weight * w * len(parts & toks) / len(parts)
     return got / total

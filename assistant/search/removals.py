@@ -11,31 +11,27 @@ import builtins
 import re
 from functools import lru_cache
 
+from assistant.model.query import Query
 from assistant.model.records import Chunk
 from assistant.model.units import entries, numbered, units_of
 from assistant.text.words import GENERIC, is_symbol, tokens
-from assistant.understand.query import Query
+from assistant.tuning import Tuning
 
-_REMOVES = re.compile(
-    r"\b(?:remov(?:e|ed|es|al|ing)|drop(?:ped|s)?|delet(?:e|ed|es)|(?:is|are|was|were|has been|have been) taken out|"
-    r"no longer (?:exists?|available|supported|accepted|accepts?|supports?|provided|included)|"
-    r"supprim\w*|retir\w*)\b",
-    re.IGNORECASE,
-)
 _CAMEL = re.compile(r"[a-z][A-Z]")  # a class or function name: `LegacyVersion`, `operatorPrecedence`
 _BUILTINS = frozenset(dir(builtins))
 _IMPORTED = re.compile(r"\bimport\s+([A-Za-z_]\w*)(?![\w.])")
 
 
 @lru_cache(maxsize=8192)
-def removals(chunk: Chunk) -> frozenset[int]:
-    """The chunk's entries that say something was removed (the whole entry: its fix often follows), with the
-    items nested in one ("Remove previously deprecated code." over "`contextfilter` is replaced by …"); every
-    entry under a "Removed" heading."""
-    units = units_of(chunk)
-    if _REMOVES.search(chunk.section.rsplit(" › ", 1)[-1]):
+def removals(chunk: Chunk, tuning: Tuning) -> frozenset[int]:
+    """The chunk's entries that say something was removed (`tuning.search.removes`; the whole entry: its fix often
+    follows), with the items nested in one ("Remove previously deprecated code." over "`contextfilter` is replaced
+    by …"); every entry under a "Removed" heading."""
+    units = units_of(chunk, tuning)
+    removes = tuning.search.removes
+    if removes.search(chunk.section.rsplit(" › ", 1)[-1]):
         return frozenset(u.entry for u in units)
-    said = {u.entry for u in units if _REMOVES.search(u.text)}
+    said = {u.entry for u in units if removes.search(u.text)}
     out, parents = set(said), []
     for _, entry, part in numbered(entries(chunk)):
         if part.continues:
@@ -49,7 +45,7 @@ def removals(chunk: Chunk) -> frozenset[int]:
     return frozenset(out)
 
 
-def gone_names(query: Query) -> frozenset[str]:
+def gone_names(query: Query, tuning: Tuning) -> frozenset[str]:
     """The code names a question says are gone, as the docs' tokens spell them: its symbols and their other
     spellings, a member used through the asker's own variable by its own name (`arw.replace` -> `replace`),
     its CamelCase names (`LegacyVersion`) and what it imports (`from jinja2 import contextfilter`). Python's own
@@ -60,7 +56,7 @@ def gone_names(query: Query) -> frozenset[str]:
     names.update(*(alts for t, alts in query.spellings if t in names))
     for name in list(names):
         head, _, last = name.rpartition(".")
-        if head and len(last) >= 4:
+        if head and len(last) >= tuning.search.member_chars:
             names.update(t for t in tokens(last) if t not in GENERIC)  # `packaging.version` is no `version`
     camel = [n for n in query.names if _CAMEL.search(n) and n not in _BUILTINS]
     imported = [n for n in _IMPORTED.findall(query.question) if n not in _BUILTINS]  # `from jinja2 import Markup`
@@ -68,7 +64,7 @@ def gone_names(query: Query) -> frozenset[str]:
     return frozenset(names)
 
 
-def removes(chunk: Chunk, names: frozenset[str]) -> bool:
+def removes(chunk: Chunk, names: frozenset[str], tuning: Tuning) -> bool:
     """Some entry of the chunk removes one of `names`: one of the entry's sentences says so and names it."""
-    removed = removals(chunk)
-    return bool(removed) and any(u.entry in removed and u.tokens & names for u in units_of(chunk))
+    removed = removals(chunk, tuning)
+    return bool(removed) and any(u.entry in removed and u.tokens & names for u in units_of(chunk, tuning))

@@ -12,39 +12,33 @@ import numpy as np
 from assistant.embed.embedder import Embedder
 from assistant.index.catalog import Catalog
 from assistant.index.chunk_filter import ChunkFilter
+from assistant.index.generation import Generation
 from assistant.index.lexical import LexicalIndex, TermStats, bm25_idf
 from assistant.index.store import ChunkStore, Manifest
 from assistant.index.vectors import ExactVectors
+from assistant.model.query import Query, prefers_product
 from assistant.model.records import Chunk, Passage
 from assistant.search.removals import gone_names, removes
 from assistant.text.words import is_symbol, tokens
-from assistant.understand.query import Query
-
-RRF_K = 60  # the usual constant: damps the head of each ranking so neither signal dominates
-LEXICAL_RATIO = 0.5  # BM25 below this share of the best does not vote
-CANDIDATES = 40  # taken from each ranking before fusion
-SYMBOL_HITS = 20  # a symbol found in more chunks than this is too common to single any out
-PREFERRED_BOOST = 1.6  # a version the question names outranks a slightly better match elsewhere
-PREFERRED_HITS = 10  # dense candidates of the named release/product that make a search of their own unneeded
-REMOVAL_HEADS = 2  # candidates whose entries remove a name the question says is gone, added after fusion
-NAME_CANDIDATES = 40  # ... looked for also among the chunks that name it, when the question's matches hold too few
-AGREEMENT_HEADS = 5  # the first passages of each ranking compared: none shared, the two searches disagree
-SHORT_NAME_CHARS = 8  # a dotted name's last part this long is also its name in prose ("WSGIMiddleware")
+from assistant.tuning import DEFAULT, Tuning
 
 
-def fuse(dense: list[tuple[str, float]], lexical: list[tuple[str, float]]) -> dict[str, float]:
+def fuse(
+    dense: list[tuple[str, float]], lexical: list[tuple[str, float]], tuning: Tuning = DEFAULT
+) -> dict[str, float]:
     """Reciprocal-rank fusion of every dense candidate and the confident head of the BM25 ranking.
 
-    Only BM25 candidates with at least half the best score vote: the long tail of a common word otherwise adds
-    up and outranks a passage one signal is sure of. Every dense candidate votes (a cosine margin that cut the
-    dense tail lost answers over the evaluation sets).
+    Only BM25 candidates with at least half the best score vote (`tuning.search.lexical_ratio`): the long tail
+    of a common word otherwise adds up and outranks a passage one signal is sure of. Every dense candidate votes
+    (a cosine margin that cut the dense tail lost answers over the evaluation sets).
     """
+    tuned = tuning.search
     best = lexical[0][1] if lexical else 0.0
-    confident = [(cid, score) for cid, score in lexical if score >= LEXICAL_RATIO * best]
+    confident = [(cid, score) for cid, score in lexical if score >= tuned.lexical_ratio * best]
     fused: dict[str, float] = {}
     for ranking in (dense, confident):  # the confident head keeps its ranks: it is a prefix of the ranking
         for rank, (cid, _) in enumerate(ranking):
-            fused[cid] = fused.get(cid, 0.0) + 1.0 / (RRF_K + rank + 1)
+            fused[cid] = fused.get(cid, 0.0) + 1.0 / (tuned.rrf_k + rank + 1)
     return fused
 
 
@@ -69,7 +63,8 @@ def best_positive(scores: np.ndarray, k: int) -> np.ndarray:
 
 
 class HybridRetriever:
-    """Search over one index generation; BM25 is built in memory from the chunks Chroma holds."""
+    """Search over one index generation; BM25 is built in memory from the chunks Chroma holds. `tuning.search`
+    holds how many candidates each ranking gives, how they are fused, and which names it knows."""
 
     def __init__(
         self,
@@ -79,7 +74,10 @@ class HybridRetriever:
         chunks: Sequence[Chunk],
         lexical: LexicalIndex | None = None,
         vectors: ExactVectors | None = None,
+        *,
+        tuning: Tuning = DEFAULT,
     ) -> None:
+        self.tuning = tuning
         self.store = store
         self.vectors = vectors  # exact search in memory when the knowledge base has the matrix; else Chroma's
         self.manifest = manifest
@@ -100,17 +98,24 @@ class HybridRetriever:
         # write the full path.
         self._tails: dict[str, list[str]] = {}
         self._members: dict[str, list[str]] = {}  # "append" -> ["dataframe.append", "series.append"]
+        hits = tuning.search.symbol_hits
         for token in self._vocab:
             parts = token.split(".")
             if len(parts) < 2 or not all(parts):
                 continue
             for i in range(1, len(parts) - 1):
                 tails = self._tails.setdefault(".".join(parts[i:]), [])
-                if len(tails) < SYMBOL_HITS:
+                if len(tails) < hits:
                     tails.append(token)
             members = self._members.setdefault(parts[-1], [])
-            if len(members) < SYMBOL_HITS:
+            if len(members) < hits:
                 members.append(token)
+
+    @classmethod
+    def of(cls, store: ChunkStore, embedder: Embedder, generation: Generation, tuning: Tuning) -> HybridRetriever:
+        """The retriever over one generation of the index (`assistant.index.generation.load_generation`)."""
+        g = generation
+        return cls(store, g.manifest, embedder, g.chunks, g.lexical, g.vectors, tuning=tuning)
 
     def idf(self, token: str) -> float:
         """Rarity of an index token; unseen tokens get the maximum."""
@@ -119,18 +124,23 @@ class HybridRetriever:
     def knows(self, token: str) -> bool:
         """The index holds `token`, or a dotted name that ends with it or starts with it (`finders.find` is in
         `staticfiles.finders.find`, `django.utils.timezone` in `django.utils.timezone.utc`), or a snake_case
-        name that starts with it (`SECRET_KEY` in `SECRET_KEY_FALLBACKS`)."""
+        name that starts with it (`SECRET_KEY` in `SECRET_KEY_FALLBACKS`, where `tuning.search.snake_prefix`)."""
         return (
             token in self._idf
             or token in self._tails
             or ("." in token and self.knows_prefix(token + "."))
-            or ("_" in token.strip("_") and self.knows_prefix(token.rstrip("_") + "_"))
+            or (
+                self.tuning.search.snake_prefix
+                and "_" in token.strip("_")
+                and self.knows_prefix(token.rstrip("_") + "_")
+            )
         )
 
     def spellings(self, symbol: str) -> list[str]:
         """Other ways the docs write a symbol of a question: through import aliases (`np.float_` ->
         `numpy.float_`), as the end of a longer dotted name (`finders.find`), and for a member used through a
         receiver of unknown type (`df.append`, `arr.newbyteorder`), the docs' `Class.member` names."""
+        tuned = self.tuning.search
         alts = [a for a in self.catalog.spellings(symbol)[1:] if self.knows(a)]
         # The docs may write it both ways (`GenericModel` in prose, `pydantic.generics.GenericModel` where it
         # changed): the longer names count even when the short one is indexed too.
@@ -138,21 +148,24 @@ class HybridRetriever:
         if symbol not in self._idf:
             head, _, member = symbol.rpartition(".")
             receiver = head and "." not in head and not self.catalog.product(head) and head not in self.catalog.aliases
-            if receiver and len(member) >= 4:
+            if receiver and len(member) >= tuned.member_chars:
                 # `model.dict()` is `dict()` in a table of renamed methods, `BaseModel.dict` elsewhere.
                 alts += self._members.get(member, []) + ([member] if member in self._idf else [])
             # `starlette.middleware.wsgi.WSGIMiddleware` is "WSGIMiddleware" in prose, a word to the tokenizer.
-            word = tokens(member) if len(member) >= SHORT_NAME_CHARS and not is_symbol(member) else []
+            word = tokens(member) if len(member) >= tuned.short_name_chars and not is_symbol(member) else []
             if len(word) == 1 and word[0] in self._idf:
                 alts.append(word[0])
         return list(dict.fromkeys(a for a in alts if a != symbol))
 
     def within(self, products: Sequence[str]) -> TermStats:
-        """These statistics as the docs of `products` alone know words (all of them when no product is given)."""
+        """These statistics as the docs of `products` alone know words (all of them when no product is given, or
+        where `tuning.search.scoped_names` is off)."""
         from assistant.search.scoped_terms import ScopedTerms
 
+        if not self.tuning.search.scoped_names:
+            return self
         allowed = self.filter.mask(None, products) if products else None
-        return self if allowed is None else ScopedTerms(self, self.bm25, allowed)
+        return self if allowed is None else ScopedTerms(self, self.bm25, allowed, self.tuning)
 
     def knows_prefix(self, prefix: str) -> bool:
         """Some indexed token starts with `prefix` ("c++" for "c++20")."""
@@ -174,14 +187,15 @@ class HybridRetriever:
         t2 = time.perf_counter()
         lexical = self._lexical(query)
         t3 = time.perf_counter()
-        fused = fuse(dense, lexical)
+        fused = fuse(dense, lexical, self.tuning)
+        boost = self.tuning.search.preferred_boost
         for cid in fused:
             chunk = self.chunks[self.by_id[cid]]
             # The product a question names outranks another's near match; then the release it names.
             if query.prefer_products and chunk.product in query.prefer_products:
-                fused[cid] *= PREFERRED_BOOST
+                fused[cid] *= boost
             if query.prefer and query.prefers(chunk):
-                fused[cid] *= PREFERRED_BOOST
+                fused[cid] *= boost
         sims, scores = dict(dense), dict(lexical)
         both = self._agreed(dense, lexical, query)
         ranked = sorted(fused, key=fused.__getitem__, reverse=True)
@@ -208,15 +222,16 @@ class HybridRetriever:
         ]
 
     def _agreed(self, dense: list[tuple[str, float]], lexical: list[tuple[str, float]], query: Query) -> frozenset[str]:
-        """The chunks both rankings put among their `AGREEMENT_HEADS` first, counting only the product the question
-        names and, where a ranking holds any, the release it names: where the meaning search and the word search
-        look matters more than how close either finds its best."""
+        """The chunks both rankings put among their first few (`tuning.search.agreement_heads`), counting only the
+        product the question names and, where a ranking holds any, the release it names: where the meaning search
+        and the word search look matters more than how close either finds its best."""
+        n = self.tuning.search.agreement_heads
 
         def heads(ranking: list[tuple[str, float]]) -> set[str]:
             chunks = [self.chunks[self.by_id[cid]] for cid, _ in ranking]
-            named = [c for c in chunks if query.prefers_product(c)]
+            named = [c for c in chunks if prefers_product(query, c, self.tuning)]
             own = [c for c in named if query.prefers(c)]
-            return {c.id for c in (own or named)[:AGREEMENT_HEADS]}
+            return {c.id for c in (own or named)[:n]}
 
         return frozenset(heads(dense) & heads(lexical))
 
@@ -224,20 +239,20 @@ class HybridRetriever:
         """For a question saying a name is gone, the best matches (lexical, then dense, then the chunks naming it)
         whose entries remove that name: the removal shares few words with "it disappeared after I upgraded", and
         fusion ranks it below the entries that added or deprecated the name."""
-        names = gone_names(query)
-        if not names or not REMOVAL_HEADS:
+        names, tuned = gone_names(query, self.tuning), self.tuning.search
+        if not names or not tuned.removal_heads:
             return []
         named = query.prefer_products
 
         # Then the chunks that name it at all, searched by the name alone (only when those matches hold too few):
         # a long entry listing every removed name ranks low on the question's other words and on meaning.
         def by_name() -> Iterator[str]:
-            yield from (cid for cid, _ in self._ranked(sorted(names), query, NAME_CANDIDATES))
+            yield from (cid for cid, _ in self._ranked(sorted(names), query, tuned.name_candidates))
 
         ids = itertools.chain((cid for cid, _ in ranking), by_name())
         candidates = (self.chunks[self.by_id[cid]] for cid in unique(ids) if cid not in taken)
-        found = (c.id for c in candidates if (not named or c.product in named) and removes(c, names))
-        return list(itertools.islice(found, REMOVAL_HEADS))
+        found = (c.id for c in candidates if (not named or c.product in named) and removes(c, names, self.tuning))
+        return list(itertools.islice(found, tuned.removal_heads))
 
     def _heads(self, ranking: list[tuple[str, float]], query: Query, n: int) -> list[str]:
         """The first `n` chunks of a ranking, of the products the question names if it names any."""
@@ -251,21 +266,22 @@ class HybridRetriever:
         return scores if allowed is None else np.where(allowed, scores, 0.0)
 
     def _dense(self, vector: np.ndarray, query: Query) -> list[tuple[str, float]]:
-        n = min(CANDIDATES, len(self.chunks))
+        tuned = self.tuning.search
+        n = min(tuned.candidates, len(self.chunks))
         only = {"versions": query.versions or None, "products": query.products or None, "manifest": self.manifest}
         source = self.vectors or self.store
         hits = source.query(vector, n, **only)
         wanted = (query.prefer and not query.versions) or (query.prefer_products and not query.products)
         # Counted only when a search of their own may follow.
         preferred = sum(query.prefers(self.chunks[self.by_id[c]]) for c, _ in hits if c in self.by_id) if wanted else 0
-        if wanted and preferred < PREFERRED_HITS:
+        if wanted and preferred < tuned.preferred_hits:
             # The preferred release's (or product's) own neighbours, so its passages are candidates even when
             # others crowd them out.
             near = {
                 "versions": query.versions or query.prefer or None,
                 "products": query.products or query.prefer_products or None,
             }
-            hits += source.query(vector, min(n, 20), **near, manifest=self.manifest)
+            hits += source.query(vector, min(n, tuned.preferred_candidates), **near, manifest=self.manifest)
         best: dict[str, float] = {}
         for cid, sim in hits:
             if cid in self.by_id:
@@ -273,7 +289,7 @@ class HybridRetriever:
         return sorted(best.items(), key=lambda kv: kv[1], reverse=True)
 
     def _lexical(self, query: Query) -> list[tuple[str, float]]:
-        return self._ranked(tokens(query.text), query, CANDIDATES)
+        return self._ranked(tokens(query.text), query, self.tuning.search.candidates)
 
     def _ranked(self, toks: list[str], query: Query, k: int) -> list[tuple[str, float]]:
         """The k best of the BM25 ranking of `toks` within the query's versions and products."""

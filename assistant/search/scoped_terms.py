@@ -13,16 +13,19 @@ from typing import Any
 import numpy as np
 
 from assistant.index.lexical import TermStats, bm25_idf
+from assistant.tuning import Tuning
 
 
 class ScopedTerms:
     """`stats` limited to the chunks `allowed` marks: a token the index holds only elsewhere is unknown here, and
     rarity is counted among those chunks ("validate", rare in an index of many products, is in every other
-    passage of a validation library's notes). Names the index knows through longer names (`finders.find`,
-    `SECRET_KEY` in `SECRET_KEY_FALLBACKS`) are judged on the whole index."""
+    passage of a validation library's notes; unless `tuning.search.scoped_rarity` is off: then as in the whole
+    index). Names the index knows through longer names (`finders.find`, `SECRET_KEY` in `SECRET_KEY_FALLBACKS`)
+    are judged on the whole index."""
 
-    def __init__(self, stats: TermStats, bm25: Any, allowed: np.ndarray) -> None:
+    def __init__(self, stats: TermStats, bm25: Any, allowed: np.ndarray, tuning: Tuning) -> None:
         self.stats = stats
+        self.tuning = tuning
         self.allowed = allowed
         self.vocab: dict[str, int] = bm25.vocab_dict
         self.indptr = np.asarray(bm25.scores["indptr"])
@@ -37,6 +40,8 @@ class ScopedTerms:
 
     def idf(self, token: str) -> float:
         """BM25's rarity, as in the index (`HybridRetriever.idf`), among the allowed chunks."""
+        if not self.tuning.search.scoped_rarity:
+            return self.stats.idf(token)
         return bm25_idf(self.n, self._df(token))
 
     def knows(self, token: str) -> bool:

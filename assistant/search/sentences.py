@@ -13,32 +13,21 @@ from functools import lru_cache
 from typing import Any
 
 from assistant.index.lexical import TermStats
+from assistant.model.query import Query
 from assistant.model.records import Chunk, Passage
 from assistant.model.units import Unit, units_of
 from assistant.search.coverage import Terms, coverage
 from assistant.search.removals import removals
+from assistant.text.bounds import as_said
 from assistant.text.words import tokens
-from assistant.understand.bounds import as_said
-from assistant.understand.query import Query
+from assistant.tuning import Tuning
 
-PRIOR_WEIGHT = 0.25  # how much the passage's retrieval rank lifts its sentences
-LEAD_BONUS = 0.05
-CONTEXT_WEIGHT = 0.5  # a term in the passage's title or section counts this much for a sentence
-LEAD_CONTEXT_WEIGHT = 1.0  # ... and fully for a lead sentence, which the heading speaks for
-NO_TERMS_COVERAGE = 0.5  # a question with no content terms ("what's new in 2.11?")
 MEMO_SIZE = 8192  # sentence scores and term weights kept; one question takes a few dozen entries
-RELEASE_BONUS = 0.1  # sentences of the release a question names rank above other releases' near matches
-BUG_FIX_PENALTY = 0.2  # sentences under a "Bug fixes" heading rank below changes, unless the question is about a bug
-# A changelog entry is one change: its sentences rank by what the whole entry covers, by this share ("New
-# `array_hook` parameter …" then "Called with each decoded JSON array …" answer a question together).
-ENTRY_WEIGHT = 0.9
-GONE_BONUS = 0.1  # a removal's entry ranks above other mentions for a question saying something is gone
-_BUGS = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECASE)
 
 
 @lru_cache(maxsize=4096)  # a section is asked about at every question its passages answer
-def _about_bugs(section: str) -> bool:
-    return bool(_BUGS.search(section))
+def _about_bugs(section: str, bugs: re.Pattern[str]) -> bool:
+    return bool(bugs.search(section))
 
 
 def _words(unit: Unit, fr: bool, drops: Sequence[str] = (), terms: Sequence[str] = ()) -> frozenset[str]:
@@ -54,39 +43,42 @@ def _context(chunk: Chunk) -> frozenset[str]:
 
 
 class SentenceRanker:
-    """Scores the sentences of passages against a question, keeping the scores for the question's next look."""
+    """Scores the sentences of passages against a question, keeping the scores for the question's next look;
+    `tuning.search` holds the weights."""
 
-    def __init__(self, stats: TermStats) -> None:
+    def __init__(self, stats: TermStats, tuning: Tuning) -> None:
         # The refusal checks and the answer weigh the same question's terms and score the same passages' sentences
         # more than once (the answer adds only the chunks that follow them): both are kept in `_memo`, a few
         # hundred questions' worth, until the index is reloaded (`stats` set again).
+        self.tuning = tuning
         self.stats = stats
 
     def scored_units(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
         """Every sentence of the passages with its term coverage, best first."""
-        terms = self._kept(("terms", query.terms, query.spellings), lambda: Terms.of(query, self.stats))
+        tuning, tuned = self.tuning, self.tuning.search
+        terms = self._kept(("terms", query.terms, query.spellings), lambda: Terms.of(query, self.stats, tuning))
         top = passages[0].score if passages and passages[0].score else 1.0
         # A question naming a release is answered from that release's passages first (all of them when none do).
         own_release = [bool(query.prefer) and query.prefers(p.chunk) for p in passages]
         # A bug fix answers a question about a bug; a user asking why behaviour changed wants the change.
-        about_bugs = bool(_BUGS.search(query.question))
-        fixes = [not about_bugs and _about_bugs(p.chunk.section) for p in passages]
+        about_bugs = bool(tuned.bugs.search(query.question))
+        fixes = [not about_bugs and _about_bugs(p.chunk.section, tuned.bugs) for p in passages]
         out = []
         for p_idx, passage in enumerate(passages):
             prior = passage.score / top
-            units = units_of(passage.chunk)
+            units = units_of(passage.chunk, tuning)
             covs = self._coverages(query, terms, passage.chunk, units)
-            removing = removals(passage.chunk) if query.asks_gone else frozenset()
-            ranks = self._entry_coverages(query, terms, passage.chunk, units) if ENTRY_WEIGHT else covs
+            removing = removals(passage.chunk, tuning) if query.asks_gone else frozenset()
+            ranks = self._entry_coverages(query, terms, passage.chunk, units) if tuned.entry_weight else covs
             for u_idx, (unit, cov, whole) in enumerate(zip(units, covs, ranks, strict=True)):
-                rank = cov + ENTRY_WEIGHT * (whole - cov)
-                score = rank + PRIOR_WEIGHT * prior + (LEAD_BONUS if unit.lead else 0.0)
+                rank = cov + tuned.entry_weight * (whole - cov)
+                score = rank + tuned.prior_weight * prior + (tuned.lead_bonus if unit.lead else 0.0)
                 if fixes[p_idx]:
-                    score -= BUG_FIX_PENALTY
+                    score -= tuned.bug_fix_penalty
                 if own_release[p_idx]:
-                    score += RELEASE_BONUS
+                    score += tuned.release_bonus
                 if unit.entry in removing:
-                    score += GONE_BONUS
+                    score += tuned.gone_bonus
                 out.append(Scored(score, cov, p_idx, u_idx, unit))
         out.sort(key=lambda s: s.score, reverse=True)
         return out
@@ -113,11 +105,11 @@ class SentenceRanker:
         key = ("coverage", query.terms, query.spellings, query.drops, query.language == "fr", chunk.id)
         return self._kept(key, lambda: self._covered(query, terms, chunk, units))
 
-    @staticmethod
-    def _covered(query: Query, terms: Terms, chunk: Chunk, units: Sequence[Unit]) -> list[float]:
+    def _covered(self, query: Query, terms: Terms, chunk: Chunk, units: Sequence[Unit]) -> list[float]:
         """Each sentence's coverage of `terms`, the question's terms weighed by some statistics."""
+        tuned = self.tuning.search
         if not terms.weights:
-            return [NO_TERMS_COVERAGE] * len(units)
+            return [tuned.no_terms_coverage] * len(units)
         fr = query.language == "fr"
         context = _context(chunk)
         # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
@@ -126,7 +118,8 @@ class SentenceRanker:
                 terms,
                 _words(unit, fr, query.drops, query.terms),
                 context,
-                LEAD_CONTEXT_WEIGHT if unit.lead else CONTEXT_WEIGHT,
+                tuned.lead_context_weight if unit.lead else tuned.context_weight,
+                self.tuning,
             )
             for unit in units
         ]
@@ -137,15 +130,17 @@ class SentenceRanker:
         if chunk.kind != "changelog":
             return self._coverages(query, terms, chunk, units)
         fr = query.language == "fr"
+        tuned = self.tuning.search
 
         def covered() -> list[float]:
             if not terms.weights:
-                return [NO_TERMS_COVERAGE] * len(units)
+                return [tuned.no_terms_coverage] * len(units)
             context = _context(chunk)
             words: dict[int, set[str]] = {}
             for unit in units:
                 words.setdefault(unit.entry, set()).update(_words(unit, fr, query.drops, query.terms))
-            whole = {e: coverage(terms, frozenset(w), context, CONTEXT_WEIGHT) for e, w in words.items()}
+            weight = tuned.context_weight
+            whole = {e: coverage(terms, frozenset(w), context, weight, self.tuning) for e, w in words.items()}
             return [whole[u.entry] for u in units]
 
         return self._kept(("entry coverage", query.terms, query.spellings, query.drops, fr, chunk.id), covered)
@@ -159,8 +154,8 @@ class SentenceRanker:
         """The best sentence coverage of the question's terms, weighed by the index's rarity or by `stats`'."""
         if stats is None:
             return max((s.coverage for s in self.ranked(query, passages)), default=0.0)
-        terms = Terms.of(query, stats)  # not kept: asked once per question, of a few passages
-        covered = (self._covered(query, terms, p.chunk, units_of(p.chunk)) for p in passages)
+        terms = Terms.of(query, stats, self.tuning)  # not kept: asked once per question, of a few passages
+        covered = (self._covered(query, terms, p.chunk, units_of(p.chunk, self.tuning)) for p in passages)
         return max((c for coverages in covered for c in coverages), default=0.0)
 
 

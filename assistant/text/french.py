@@ -2,7 +2,8 @@
 
 No offline translator can be installed here (machine translation models are downloads), so the words are listed
 by hand: release-doc vocabulary, everyday programming words, and the words users describe their code's
-behaviour with. None names a product.
+behaviour with. None names a product. Whether the glossary and the function words apply, and the pattern of
+an inverted verb, are tuned (`TextTuning`).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import re
 from functools import lru_cache
 
 from assistant.text.words import fold
+from assistant.tuning import Tuning
 
 # Release-doc vocabulary, French to English, so a French question reaches English passages lexically too.
 FRENCH_GLOSSARY = {
@@ -284,9 +286,6 @@ _WORD = re.compile(
     re.IGNORECASE,
 )
 
-
-# A question's inverted verb is the verb: "faut-il", "dois-je", "existe-t-il" ("t" is euphony).
-_INVERSION = re.compile(r"\b([^\W\d_]+)-(?:t-)?(?:il|elle|on|je|tu|nous|vous|ils|elles)\b", re.IGNORECASE)
 # French function words that English writes too, as words of its own ("point", "force", "via"): kept.
 _ENGLISH_TOO = frozenset("point force via versus vs circa sub amp mine dos im ie".split())
 
@@ -304,15 +303,18 @@ def _function_words() -> frozenset[str]:
 _ALONE = re.compile(r"(?<![\w.\-])[^\W\d_]+(?![\w.(=\-])")
 
 
-def translate_french(text: str) -> str:
+def translate_french(text: str, tuning: Tuning) -> str:
     """Known French release-doc words replaced by their English equivalents, French function words dropped (for
-    term matching)."""
-    text = _WORD.sub(lambda m: _GLOSSARY_FOLDED.get(fold(m.group(0)), m.group(0)), text)
-    words = _function_words()
-    return _ALONE.sub(lambda m: "" if fold(m.group(0)) in words else m.group(0), _INVERSION.sub(r"\1", text))
+    term matching), as `tuning.text` says."""
+    glossary = _GLOSSARY_FOLDED if tuning.text.french_glossary else {}
+    text = _WORD.sub(lambda m: glossary.get(fold(m.group(0)), m.group(0)), text)
+    words = _function_words() if tuning.text.french_function_words else frozenset()
+    verbs = tuning.text.french_inversion.sub(r"\1", text)
+    return _ALONE.sub(lambda m: "" if fold(m.group(0)) in words else m.group(0), verbs)
 
 
-def expand_french(text: str) -> str:
+def expand_french(text: str, tuning: Tuning) -> str:
     """Append English equivalents of known French release-doc words (for search: both languages match)."""
-    extra = [_GLOSSARY_FOLDED[w] for w in (fold(t) for t in _WORD.findall(text)) if w in _GLOSSARY_FOLDED]
+    glossary = _GLOSSARY_FOLDED if tuning.text.french_glossary else {}
+    extra = [glossary[w] for w in (fold(t) for t in _WORD.findall(text)) if w in glossary]
     return f"{text} {' '.join(extra)}" if extra else text

@@ -3,55 +3,18 @@
 A release note states a change ("`coords()` is deprecated") and then, often, the fix ("Use `lon_lat()`
 instead", "it can be safely removed", "all stubs packages must be uninstalled"). The fix is worded as an
 imperative, a modal, or a pointer to the replacement; these phrases are English grammar, not any product's
-vocabulary.
+vocabulary. They are a tuned pattern, `TextTuning.instruction`.
 """
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
-_VERBS = (
-    r"use|call|set|pass|import|migrate|replace|update|install|enable|disable|remove|switch|wrap|add|opt|build|"
-    r"upgrade|downgrade|move|rename|make use of|specify|convert|change|apply|define|declare|run|uninstall|"
-    r"subclass|inherit|configure|provide|write|create|annotate"
-)
-_INSTRUCTION = re.compile(
-    # An imperative, maybe after the purpose or condition it serves: "Use X", "To keep Y, set Z" (the comma
-    # may be missing: "To keep checksums set it to true"),
-    # "If you still need it, install it directly", "Therefore, to ensure …, pass …".
-    rf"^(?:(?:therefore|instead|alternatively|otherwise|so),?\s*+)?"  # possessive: what follows is a word
-    rf"(?:(?:to|if|when|where|for) [^,]{{3,80}},\s*"
-    rf"|to \w+ [^,]{{3,60}}? (?=(?:{_VERBS}) (?:it|them|this|these|the|a|an|`)))?"
-    rf"(?:please\s+)?(?:just\s+|simply\s+)?(?:{_VERBS})\b"
-    # "The method … is to make use of X", "the recommended approach is to call Y".
-    rf"|\b(?:is|are) to (?:{_VERBS})\b"
-    # "To enable X, we enable the Y variable": the purpose, then what the docs have the reader do.
-    rf"|^(?:to|if|when) [^,]{{3,80}},\s*(?:we|you)(?: can| should| must| need to| will)? (?:{_VERBS}|enable)\b"
-    # Addressed to the reader ("you should", "applications must"); a bare "it should" describes behaviour,
-    # and "you should not do X" forbids without saying what to do instead.
-    r"|\b(?:you|users?|applications?|code|callers?|one)(?:'ll| will)?(?: now| still| also| then)? "
-    r"(?:should|must|need to|needs to|have to|has to)\b(?!\s+not\b)"
-    r"|\bplease\b|\binstead\b(?!\s+of)"
-    # The reader's way to a behaviour: "… only used if you opt-in by setting `[run] sigterm = true`".
-    r"|\bif you (?:[\w-]+ ){0,3}by (?:setting|passing|using|calling|adding)\b"
-    # ... or how it is had: "The former behavior is available by setting `use_align_attribute`".
-    r"|\b(?:is|are|remains?) (?:still |now |also )?(?:available|possible|restored|kept|retained|preserved|obtained) "
-    r"(?:by|via|through|with) (?:setting|passing|using|calling|adding|enabling|disabling)\b"
-    # The fix as what may or must be done to the code: "X may be used", "can be safely removed",
-    # "may be indicated explicitly", "must be uninstalled"; or where it points: "in favour of Y", "replaced by Y",
-    # "Y serves as a replacement for X".
-    r"|\b(?:may|can|could|should|must)(?: now| still| also| safely| instead| simply| just| then)* be (?:\w+ly )?"
-    r"(?!(?:considered|expected|noted|observed|affected|impacted|used to)\b)(?:\w+ed|set|put|given|written|done)\b"
-    # An option's value and what it gets: "If `scale_down` is `True`, they will be at 1x."
-    r"|^(?:if|when) `[^`]{1,40}` (?:is|are) (?:set to )?`[^`]{1,20}`,"
-    r"|\brecommended\b|\bin fav(?:ou|o)r of\b|\breplaced (?:by|with)\b|\bthe (?:new|preferred|modern) way\b"
-    r"|\breplacement (?:for|of)\b|\bsupersedes\b",
-    re.IGNORECASE,
-)
+from assistant.tuning import DEFAULT, Tuning
 
 
 @lru_cache(maxsize=16384)  # the same passages' sentences are judged again and again
-def instructs(sentence: str) -> bool:
-    """True when the sentence tells the reader what to do ("Use X instead", "Call .item()")."""
-    return bool(_INSTRUCTION.search(sentence))
+def instructs(sentence: str, tuning: Tuning = DEFAULT) -> bool:
+    """True when the sentence tells the reader what to do ("Use X instead", "Call .item()"): the phrases of
+    `tuning.text.instruction`."""
+    return bool(tuning.text.instruction.search(sentence))

@@ -6,6 +6,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from assistant.tuning import Tuning
+
 # "([#1234](https://...))". Its blanks are taken from their first (not retried from each); a "([#1](" that is no
 # reference is matched up to its first ')' by the second branch and kept (`_kept_unless_ref`): every such opening
 # before that ')' fails alike, and retrying each of them read on to it (quadratic).
@@ -139,12 +141,9 @@ def is_identifier(token: str) -> bool:
 _RELEASE_NUMBER = re.compile(r"\d+\.\d+(?:\.\d+)?")  # "Python 3.8", "TOML 1.1": a number a release is named by
 
 
-_ACRONYM = re.compile(r"[A-Z]{2,5}s?")
-
-
-def is_acronym(word: str) -> bool:
-    """A short all-capitals word: "CI", "LAN", "GPUs", "REST"."""
-    return bool(_ACRONYM.fullmatch(word))
+def is_acronym(word: str, tuning: Tuning) -> bool:
+    """A short all-capitals word: "CI", "LAN", "GPUs", "REST" (`tuning.text.acronym`)."""
+    return bool(tuning.text.acronym.fullmatch(word))
 
 
 def is_release_number(token: str) -> bool:

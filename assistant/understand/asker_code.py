@@ -14,16 +14,18 @@ import ast
 import re
 from collections.abc import Iterator
 
+from assistant.tuning import DEFAULT, Tuning
+
 # Where a call or a `name=value` starts: the parser reads on from there to the closing bracket or the space.
 _START = re.compile(r"(?<![\w.])(?:[A-Za-z_][\w.]*\(|[A-Za-z_]\w*=(?!=))")
 _CHAINED = re.compile(r"\.[A-Za-z_]\w*\(")  # a call on the call just closed: `TestClient(app).get(url, …)` reads on
 _OPENERS, _CLOSERS = "([{", ")]}"
-CALL_KEYWORDS = True  # a call's keywords are the asker's (see above)
 
 
-def asker_values(question: str) -> list[str]:
+def asker_values(question: str, tuning: Tuning = DEFAULT) -> list[str]:
     """Names and words the question's code passes as values (arguments, keywords and their values, assigned values,
-    string contents), lowercased for symbols as query terms are, and as written for proper names."""
+    string contents), lowercased for symbols as query terms are, and as written for proper names. A call's
+    keywords are among them where `tuning.understand.call_keywords` says they are the asker's (see above)."""
     found: list[str] = []
     for span in _spans(question):
         tree = _parse(span)
@@ -33,7 +35,7 @@ def asker_values(question: str) -> list[str]:
             if isinstance(node, ast.Call):
                 for value in [*node.args, *(k.value for k in node.keywords)]:
                     found += _names(value)
-                if CALL_KEYWORDS:
+                if tuning.understand.call_keywords:
                     found += [k.arg.lower() for k in node.keywords if k.arg]
             elif isinstance(node, ast.Assign):
                 found += _names(node.value)

@@ -10,10 +10,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from assistant.index.catalog import Catalog
-from assistant.understand.query import Query, build_query, with_spellings
+from assistant.model.query import Query
+from assistant.tuning import Tuning
+from assistant.understand.plan_question import planned
+from assistant.understand.query import build_query, with_spellings
 
 
 @runtime_checkable
@@ -34,10 +37,26 @@ def understand(
     max_chars: int,
     condenser: Condenser | None = None,
     timings: dict[str, float] | None = None,
+    tuning: Tuning,
 ) -> Query:
-    """The question made searchable; with a condenser, a follow-up is first rewritten to stand alone."""
+    """The question made searchable, with the upgrade whose whole plan it asks for (`Query.upgrade`); with a
+    condenser, a follow-up is first rewritten to stand alone."""
     limits = {"version": version, "product": product, "max_chars": max_chars}
-    query = with_spellings(build_query(question, catalog, history=history, **limits), spellings)
+    query = _searchable(question, catalog, spellings, history, limits, condenser, timings, tuning)
+    return replace(query, upgrade=planned(query, catalog, tuning))
+
+
+def _searchable(
+    question: str,
+    catalog: Catalog,
+    spellings: Callable[[str], Sequence[str]],
+    history: Sequence[str],
+    limits: dict[str, Any],
+    condenser: Condenser | None,
+    timings: dict[str, float] | None,
+    tuning: Tuning,
+) -> Query:
+    query = with_spellings(build_query(question, catalog, history=history, tuning=tuning, **limits), spellings, tuning)
     if condenser is None or not any(h.strip() for h in history):
         return query
     started = time.perf_counter()
@@ -46,7 +65,7 @@ def understand(
         timings["condense"] = (time.perf_counter() - started) * 1e3
     if not standalone:
         return query
-    searched = with_spellings(build_query(standalone, catalog, **limits), spellings)
+    searched = with_spellings(build_query(standalone, catalog, tuning=tuning, **limits), spellings, tuning)
     # The user's own words and language stay what the answer is for; only what is searched changes.
     return replace(
         searched,

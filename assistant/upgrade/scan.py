@@ -27,6 +27,8 @@ from pathlib import Path
 
 import libcst as cst
 
+from assistant.runtime.bounded import BoundedWorker
+from assistant.runtime.settings import Settings
 from assistant.text.untrusted import one_line
 from assistant.upgrade.limits import collapse_long_strings, read_at_most, size_text
 from assistant.upgrade.target import Target
@@ -112,6 +114,22 @@ def scan(
         errors += failed
         files += scanned
     return _report(findings, errors, files)
+
+
+def scan_capped(
+    paths: Sequence[str | Path],
+    targets: Sequence[Target],
+    settings: Settings,
+    *,
+    progress: Progress | None = None,
+    worker: BoundedWorker | None = None,
+) -> ScanReport:
+    """`scan` within the settings' size caps; in `worker` (a bounded process, one scan at a time) when given,
+    raising `Overrun` past `scan_timeout_s` or its memory ceiling."""
+    caps = {"max_bytes": settings.scan_max_file_kb * 1024, "max_notebook_bytes": settings.scan_max_notebook_kb * 1024}
+    if worker is None:
+        return scan(paths, targets, progress=progress, **caps)
+    return worker.run(scan, list(map(Path, paths)), targets, seconds=settings.scan_timeout_s, **caps)
 
 
 def scan_source(source: str, targets: Sequence[Target], *, filename: str = "<source>") -> ScanReport:

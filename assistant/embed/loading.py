@@ -1,0 +1,33 @@
+"""A cold start's two slow parts at once: the embedding model loads while the index generation is read.
+
+Moved from the facade's `open`. A start then waits for the slower of the two only; a model that cannot load
+is the error said first, since building a missing index would stop on it too.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+from assistant.embed.embedder import Embedder, make_embedder
+from assistant.index.generation import Generation, load_generation
+from assistant.index.store import ChunkStore
+from assistant.model.errors import ReldocsError
+from assistant.runtime.settings import Settings
+
+
+def load_with_model(
+    settings: Settings, store: ChunkStore, embedder: Embedder | None = None
+) -> tuple[Generation, Embedder]:
+    """The store's live generation and an embedder (`embedder`, or the settings' model, loaded meanwhile);
+    raises `IndexNotReady` when the store holds no generation, or the model's error when it cannot load."""
+    manifest = store.manifest()
+    with ThreadPoolExecutor(1, thread_name_prefix="embedder") as pool:
+        loading = pool.submit(make_embedder, settings) if embedder is None else None
+        try:
+            generation = load_generation(settings, store, manifest)
+        except ReldocsError:
+            failed = loading.exception() if loading is not None else None
+            if isinstance(failed, ReldocsError):
+                raise failed from None
+            raise
+        return generation, embedder or loading.result()  # type: ignore[union-attr]

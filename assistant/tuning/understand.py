@@ -1,0 +1,120 @@
+"""Stage 1's tuned values: what a question asks (a fix, a reason, a removal, a later release), which of its words
+are names, and which of the query builder's rules apply."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Wants a fix or replacement ("how do I…", "what instead"), not just a fact.
+HOW = re.compile(
+    r"\b(how|where|instead|replac\w*|migrat\w*|alternative|what should|what do i|should i|can i|do i need|fix|"
+    r"supposed to|recommend\w*|advi[cs]\w*|suggest\w*|the new (?:method|function|way|name|api|spelling)|"
+    r"comment|conseill\w*|recommand\w*|où|remplac\w*|par quoi|faut-il|à la place|dois-je|devrais-je|puis-je)\b",
+    re.IGNORECASE,
+)
+# Asks whether a problem met in the release it names was fixed since ("Has greenlet fixed this?", "Existe-t-il une
+# version corrigée ?"), not whether that release fixed something ("Was it fixed in 2.1?").
+FIXED_LATER = re.compile(
+    r"\b(?:(?:which|what)\s+(?:[\w-]+\s+)?(?:release|version)\s+(?:\w+\s+)?(?:fix(?:e[sd])?|made\s+it\s+(?:\w+\s+)?work)|"
+    r"(?:a|any)\s+(?:later\s+|newer\s+)?(?:release|version)\s+that\s+(?:fix|resolve)\w*|has\s+(?:[\w-]+\s+){0,3}"
+    r"(?:been\s+)?fixed|(?:is|was)\s+(?:this|it|that)\s+(?:\w+\s+)?fixed|is there a fix|fixed (?:release|version)|"
+    r"version corrig\w*|corrig\w* (?:depuis|ensuite|plus tard)|a-t-(?:il|elle) été corrig\w*)",
+    re.IGNORECASE,
+)
+# Asks what releases after the one it names did ("With 3.9 my footnotes changed. What is the default in later
+# releases?"): the release it names is where the asker stands, not what is asked of.
+LATER_RELEASES = re.compile(
+    r"\b(?:(?:in|on|with|of|for|from)\s+(?:the\s+)?(?:later|subsequent|newer|following|future)\s+(?:releases?|"
+    r"versions?)|(?:releases?|versions?)\s+(?:after|since)\s+(?:that|this|then)|"
+    r"(?:releases?|versions?)\s+(?:ultérieures?|suivantes?|plus récentes?))\b",
+    re.IGNORECASE,
+)
+# Says a name, option or platform went away: the user wants the entry that removed it, not one that changed it.
+GONE = re.compile(
+    r"\b(?:disappear\w*|gone|(?:no longer|not) (?:exists?|there|available|supported|accepted)|"
+    r"(?:took|taken|take|taking) (?:it |them )?out|stopp?(?:ed|s)? (?:supporting|accepting|working)|"
+    r"drop(?:ped|s)? (?:support|it|them)|remov(?:ed|es|al)|deleted|ModuleNotFoundError|ImportError|AttributeError|"
+    r"n'existe plus|disparu\w*|supprim\w*|retir\w*|n'est plus)\b",
+    re.IGNORECASE,
+)
+# Asks which release brought a thing in or took it out: "Which AnyIO release added a per-task timeout argument
+# to TaskGroup.start_soon()?", "When was X added?", "In which version were X introduced?", "Which release finally
+# removed X?" (the thing, not where it went, is what a group holds).
+_RELEASE = r"(?:[\w.+-]+\s+){0,3}(?:release|version)s?"
+_CHANGED = r"(?:first\s+|finally\s+)?(?:added|introduced|removed|deprecated)"
+ASKS_WHEN = re.compile(
+    rf"\b(?:which|what)\s+{_RELEASE}\s+{_CHANGED}\s+(.+?)(?:,[^?]*|\s+(?:to|into|in|for|on|from)\s+[^?]*)?\?"
+    rf"|\bwhen\s+(?:was|were)\s+(.+?)\s+{_CHANGED}\b"
+    rf"|\bin\s+(?:which|what)\s+{_RELEASE}\s+(?:was|were)\s+(.+?)\s+{_CHANGED}\b",
+    re.IGNORECASE,
+)
+# The blanks after the opening quote are taken at once, giving back at most the two the text needs (atomic), and
+# a quote whose 40 characters after hold no closing quote nor blank is passed over at once: trying every split of
+# the blanks before the words, and every length of the words, took time cubic in a run of blanks.
+QUOTED = re.compile(
+    r"[\"“«](?>\s*(?=[^\"”»]{2}))(?=[^\"”»]{0,40}+[\s\"”»])([^\"”»]{2,40}?)\s*+[\"”»]|\{%-?\s*(\w{2,40})"
+)
+_AND = r"\s*(?:,|/|&|\band\b|\bor\b|\bet\b|\bou\b)\s*"
+
+
+@dataclass(frozen=True)
+class UnderstandTuning:
+    """How a question is read into a `Query`: its patterns, word lists and rule switches."""
+
+    how: re.Pattern[str] = HOW  # a how-question (see above)
+    why: re.Pattern[str] = re.compile(r"\b(?:why|how come|pourquoi)\b", re.IGNORECASE)  # wants the change's reason
+    gone: re.Pattern[str] = GONE  # says a name is gone (see above)
+    fixed_later: re.Pattern[str] = FIXED_LATER  # asks which later release fixed it (see above)
+    # ... unless it asks whether the release it names fixed it ("fixed in 2.1?").
+    fixed_in: re.Pattern[str] = re.compile(
+        r"\b(?:fix\w*|corrig\w*)\s+(?:in|dans|en)\s+(?:version\s+|release\s+)?v?\d", re.IGNORECASE
+    )
+    later_releases: re.Pattern[str] = LATER_RELEASES  # asks of the releases after the one it names (see above)
+    # A list of numbers, and whether a conjunction ends the searched text after it ("3.7 and"): read by
+    # `_list_before`, which passes over a list that does not end so; its other numbers start lists that end where it
+    # does, and trying each of them read the rest of the list again (quadratic). Possessive: giving back any of a
+    # list never helps.
+    listed: re.Pattern[str] = re.compile(
+        rf"(?<![\w.])v?\d++(?:\.\d++)++(?:{_AND}v?\d++(?:\.\d++)++)*+(?P<ends>{_AND}$)?", re.IGNORECASE
+    )
+    # A bare major right after a product's name ("Pydantic V3", "pandas 3", "Django 6") is that product's too.
+    major: re.Pattern[str] = re.compile(r"(?<![\w.])[vV]?(\d{1,2})(?![\w.]|\.\d)")
+    owner_chars: int = 24  # the text read before a number for the product it is of ("pandas 2.0")
+    asks_when: re.Pattern[str] = ASKS_WHEN  # asks the release that added or removed a thing (see above)
+    quoted: re.Pattern[str] = QUOTED  # quoted literals and template tag names are names the docs must hold
+    # What a question asks the versions of is a name even in lower case ("the minimum version of polars").
+    versions_of: re.Pattern[str] = re.compile(
+        r"\bversions?\s+(?:minimale?s?\s+)?(?:of|de|d')\s*([^\W\d_][\w+-]*)", re.IGNORECASE
+    )
+    # A capitalised word of a hyphenated compound is the compound's name ("Title-Cased"), not a name of its own.
+    compounds: bool = True
+    not_names: frozenset[str] = frozenset(["ok", "okay", "faq", "api", "apis"])  # capitalised, yet no names
+    name_chars: int = 3  # a capitalised word mid-sentence this long is a name ("Ray"; "An" is not)
+    # Names side by side, one an acronym ("Django REST Framework"): the acronym is that name's word.
+    acronym_names: bool = True
+    # A package named after an indexed product (`pydantic-core`, `django-admin`) names its product: it says whose
+    # docs to read, not what in them ...
+    of_product: bool = True
+    package_products: bool = True  # ... and singles that product's docs out, as the product's own name does
+    # The products a question names say which docs to read, not what in them: the topic leaves their terms out.
+    topic_apart: bool = True
+    own_product: bool = True  # a question naming a product is answered from that product's docs
+    # "Require Python 3.10 or later" says 3.9 was dropped, "Python < 3.7" that 3.7 was not (`text.bounds`).
+    version_bounds: bool = True
+    # "from 1.7 to 2.x": what changed for someone upgrading is in the releases they went through.
+    upgrade_range: bool = True
+    call_values: bool = True  # names passed in a call (`app=my_app`) are the asker's, not the docs'
+    call_keywords: bool = True  # ... and so are a call's keywords (`day_of_week=`)
+    follow_up_terms: int = 2  # a question with fewer terms leans on the conversation ("and in 2.11?")
+    history_questions: int = 3  # the earlier questions a follow-up's versions and products are read from
+    spellings: bool = True  # a symbol's other spellings in the docs count as the same term, and are searched too
+    searched_spellings: int = 3  # ... each symbol's first few of them
+    # "What breaks in 2.12?", "Quels sont les changements incompatibles de PyTorch 2.12 ?": a release's whole plan.
+    breaks: re.Pattern[str] = re.compile(
+        r"\b(?:break\w*|incompatib\w*|cass(?:e|es|ent|ant|ants|é|ée|és)|backwards?[- ]incompatible)\b", re.I
+    )
+    break_terms: tuple[str, ...] = ("break", "broken", "incompat", "cass", "backward")  # ... as stemmed terms
+    # A question naming an upgrade that asks about one thing ("after going from 2.5 to 2.6, my test raises X") is
+    # answered from those releases' notes, not with the whole plan.
+    specific_questions: bool = True
