@@ -49,7 +49,8 @@ if TYPE_CHECKING:
 # 23: an RST definition term ending in a dash runs on into its definition; a ". " glyph before a term is dropped
 # 24: "Changes in Version 4.8.0" is a release heading; so is "Jinja 3.1.2" in the changelog of `jinja2`
 # 25: ... and "What's new in 2.9.6" (a NEWS file's, or whatsnew pages gathered in one file)
-CHUNKER_VERSION = 25
+# 26: one release in a product's folder gets its release and product from its file name or heading (`acme/2.3.rst`)
+CHUNKER_VERSION = 26
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

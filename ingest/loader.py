@@ -16,6 +16,7 @@ from ingest.changelog import heading_version, is_changelog_name, news_to_markdow
 from ingest.markdown_blocks import atx_headings, myst_directives, myst_roles
 from ingest.markup import html_to_markdown, markdown_text
 from ingest.metadata import IngestWarning, validate
+from ingest.release import release_of
 
 SUFFIXES = (".md", ".markdown", ".txt", ".rst", ".html", ".htm")
 _KINDS = ("release-notes", "migration-guide", "release-news", "changelog", "upgrade-guide")
@@ -217,7 +218,8 @@ def infer_metadata(source: str, body: str, front: dict[str, str]) -> dict[str, s
 
 def read_metadata(source: str, body: str, front: dict[str, str]) -> tuple[dict[str, str], list[IngestWarning]]:
     """Front matter wins where it passes `ingest.metadata.validate`; otherwise product/version come from
-    `<product>/<version>/...` folders and the title from the first heading, else the file name."""
+    `<product>/<version>/...` folders (or, for one release in `<product>/`, from its file name or heading:
+    `ingest.release`) and the title from the first heading, else the file name."""
     parts = source.split("/")
     name = parts[-1]
     stem = name.rsplit(".", 1)[0]
@@ -240,6 +242,14 @@ def read_metadata(source: str, body: str, front: dict[str, str]) -> tuple[dict[s
     # A changelog's first heading is often its newest release ("Version 3.1.0"): no title for every release's
     # citations. It is called by its product and file then ("flask CHANGES"); a title that does not name the
     # product ("Changelog", "History") gets it in front ("idna History").
+    if len(parts) == 2 and not changelog:
+        # One release in a product's folder, named by its front matter, file or heading (`acme/2.3.rst`).
+        given = front.get("version", "").strip()
+        version = "" if given else release_of(name, parts[0], (front.get("title", "").strip(), inferred["title"]))[0]
+        if given or version:
+            inferred["product"], inferred["version"] = parts[0], version
+            if heading_version(inferred["title"], parts[0]) is not None:  # "2.3.0" alone: "acme 2.3.0"
+                inferred["title"] = f"{parts[0]} {inferred['title']}"
     product = inferred["product"]
     if changelog and heading_version(inferred["title"], product) is not None:
         inferred["title"] = f"{product} {stem}"

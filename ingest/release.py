@@ -1,0 +1,84 @@
+"""Which release a one-release document is about when no folder says so: its file name, then its title or heading.
+
+The forms, in the order they are tried; the first that names a release wins, so the more specific place wins:
+1. the folder, `<product>/<version>/<file>`, and front matter's `version:` (`ingest.loader`, `ingest.metadata`;
+   front matter wins over the folder), as before;
+2. the file name, case and separators free: `2.3.rst`, `2.3.0.txt`, `v2.3.md`, `release-2.3.0.md`,
+   `release_2.3.rst`, `2.3.0-notes.rst`, `acme2.3.md`, `Acme 2.3.md`, `acme-2.3.md` (`acme` the product, the
+   folder the file is in);
+3. front matter's `title:` naming a release, then the document's first heading: "What's New In Acme 2.3",
+   "Acme 5.2 Release Notes", "Version 2.3", "2.3.0 (2024-01-05)", "Migrating to v9", "Migrating from v7 to v8"
+   (a heading naming two releases is about the one it migrates to).
+A year-like release (the first number 1900 or more: a `2024.1.md` or "Notes for 2024.1") is taken only where
+nothing else names one. A file holding many releases is a changelog: each of its entries gets the release of its
+own heading (`ingest.changelog`), not one for the file.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from assistant.text.untrusted import safe_version
+from assistant.text.words import fold
+from ingest.changelog import heading_version
+
+Where = Literal["file name", "title", "heading", ""]
+
+_NUMBER = r"v?(?P<{}>\d+(?:\.\d+){{1,3}}(?:(?:a|b|rc|\.post|\.dev)\d+)?)"
+# The file name's stem: a release number alone, or after "release" or the product's name, or before "notes".
+_NAME = re.compile(
+    rf"(?:(?P<lead>[a-z][a-z0-9]*?)[ _.-]*)?{_NUMBER.format('version')}(?:[ _-]*(?:release[ _-]*)?notes)?", re.I
+)
+_NAME_LEADS = ("v", "release", "releases", "releasenotes")
+# A title or heading that names a release after the usual words around one: "Acme 5.2 Release Notes",
+# "Release notes for 2.3", "Migrating to v9", "Upgrading from 7.x to 8.0".
+_TITLE = re.compile(
+    rf"(?:(?:migrat\w*|upgrad\w*)\s+(?:(?:from\s+)?(?:[A-Za-z][\w.+-]*\s+)?v?\d+(?:\.\w+)*\s+)?to\s+"
+    rf"(?:[A-Za-z][\w.+-]*\s+)?{_NUMBER.format('to').replace('{1,3}', '{0,3}')}"  # "to v9": a major release
+    rf"|(?:release\s+notes|notes)\s+(?:for|of)\s+(?:[A-Za-z][\w.+-]*\s+)?{_NUMBER.format('of')}"
+    rf"|(?:(?P<name>[A-Za-z][\w.+-]*)\s+)?{_NUMBER.format('notes')}\s+release\s+notes)\b",
+    re.IGNORECASE,
+)
+
+
+def release_from_name(name: str, product: str) -> str | None:
+    """The release a file's name says it is about (`acme-2.3.0.md` in `acme/`), else None."""
+    stem = name.rsplit(".", 1)[0] if re.search(r"\.[A-Za-z]\w*$", name) else name
+    m = _NAME.fullmatch(stem.strip())
+    if m is None:
+        return None
+    lead = fold(re.sub(r"[\W_]", "", m.group("lead") or ""))
+    if lead and lead not in _NAME_LEADS and lead != fold(re.sub(r"[\W_]", "", product)):
+        return None
+    return safe_version(m.group("version"))
+
+
+def release_from_title(title: str, product: str) -> str | None:
+    """The release a title or first heading names ("What's New In Acme 2.3", "Migrating to v9"), else None."""
+    found = heading_version(title, product)
+    if found:
+        return found
+    m = _TITLE.search(title)
+    if m is None:
+        return None
+    if m.group("name") and fold(m.group("name")) != fold(product):
+        return None
+    return safe_version(next(g for g in (m.group("to"), m.group("of"), m.group("notes")) if g))
+
+
+def release_of(name: str, product: str, titles: tuple[str, ...]) -> tuple[str, Where]:
+    """The release of a one-release document in `product`'s folder named `name`, and where it was read; `titles`
+    are its front matter's title (or '') and its first heading, in that order. ('', '') when none says one."""
+    found: list[tuple[str, Where]] = []
+    if (version := release_from_name(name, product)) is not None:
+        found.append((version, "file name"))
+    for title, where in zip(titles, ("title", "heading"), strict=True):
+        if title and (version := release_from_title(title, product)) is not None:
+            found.append((version, where))  # type: ignore[arg-type]
+    plain = [f for f in found if not _year_like(f[0])]
+    return (plain or found or [("", "")])[0]
+
+
+def _year_like(version: str) -> bool:
+    return int(version.split(".", 1)[0]) >= 1900

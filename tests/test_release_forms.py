@@ -1,0 +1,113 @@
+"""Every document knows its release, wherever the docs write it (`ingest/release.py`): each form through the real
+ingest, over a small corpus of neutral products (acme, widget, tool) written here, on the fake embedder."""
+
+from __future__ import annotations
+
+import fake_embedder as fake
+import pytest
+
+from assistant.knowledge_base import KnowledgeBase
+from assistant.runtime.settings import Settings
+from ingest import sync
+from ingest.release import release_of
+
+BODY = "\n\nRemoved\n-------\n\nThe ``frobnicate`` option was removed; use ``twiddle`` instead.\n"
+
+# file (under the corpus), its text, the release its entries get, where it is read from (folder and front matter:
+# as before, by `ingest.loader` and `ingest.metadata`)
+FORMS = [
+    ("acme/2.3.rst", "Notes\n=====" + BODY, "2.3", "file name"),
+    ("acme/2.4.0.txt", "Notes\n=====" + BODY, "2.4.0", "file name"),
+    ("widget/v2.3.md", "# Notes\n\n## Removed\n\nThe `frobnicate` option was removed.\n", "2.3", "file name"),
+    (
+        "widget/release-2.4.0.md",
+        "# Notes\n\n## Removed\n\nThe `frobnicate` option was removed.\n",
+        "2.4.0",
+        "file name",
+    ),
+    ("tool/tool2.3.md", "# Notes\n\n## Removed\n\nThe `frobnicate` option was removed.\n", "2.3", "file name"),
+    ("tool/Tool 2.4.md", "# Notes\n\n## Removed\n\nThe `frobnicate` option was removed.\n", "2.4", "file name"),
+    ("tool/tool-2.5.md", "# Notes\n\n## Removed\n\nThe `frobnicate` option was removed.\n", "2.5", "file name"),
+    ("tool/2.6.0-notes.rst", "Notes\n=====" + BODY, "2.6.0", "file name"),
+    ("acme/whatsnew.rst", "What's New In Acme 2.5\n======================" + BODY, "2.5", "heading"),
+    (
+        "widget/notes.md",
+        "# Widget 5.2 Release Notes\n\n## Removed\n\nThe `frobnicate` option was removed.\n",
+        "5.2",
+        "heading",
+    ),
+    (
+        "widget/migrating.md",
+        "# Migrating from v7 to v8\n\n## Removed\n\nThe `frobnicate` option was removed.\n",
+        "8",
+        "heading",
+    ),
+    (
+        "tool/upgrade.md",
+        "---\ntitle: Upgrading to Tool 3.0\n---\n# Upgrade\n\nThe `frobnicate` option was removed.\n",
+        "3.0",
+        "title",
+    ),
+    ("acme/3.0.0/guide.md", "# Guide\n\nThe `frobnicate` option was removed.\n", "3.0.0", "folder"),
+    (
+        "widget/other.md",
+        "---\nversion: 6.1\n---\n# Notes\n\nThe `frobnicate` option was removed.\n",
+        "6.1",
+        "front matter",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory, index_fields) -> KnowledgeBase:  # type: ignore[no-untyped-def]
+    corpus = tmp_path_factory.mktemp("forms")
+    for source, text, _, _ in FORMS:
+        path = corpus / source
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    data = tmp_path_factory.mktemp("forms-data")
+    settings = fake.settings_for(Settings(corpus_dir=corpus, data_dir=data, **index_fields("forms")))  # type: ignore[arg-type]
+    report = sync(settings, progress=False)
+    assert not report.errors, report.errors
+    return KnowledgeBase.open(settings)
+
+
+@pytest.mark.parametrize(("source", "text", "release", "where"), FORMS, ids=[f[0] for f in FORMS])
+def test_each_form_gives_every_entry_its_release(
+    indexed: KnowledgeBase, source: str, text: str, release: str, where: str
+) -> None:
+    chunks = [c for c in indexed.retriever.chunks if c.source == source]
+    assert chunks, source
+    assert {c.version for c in chunks} == {release}
+    assert {c.product for c in chunks} == {source.split("/")[0]}
+    if where in ("file name", "title", "heading"):  # the folder and front matter are read as before
+        name, product = source.split("/")[-1], source.split("/")[0]
+        front_title = text.split("title: ", 1)[1].split("\n", 1)[0] if "title: " in text else ""
+        heading = text.split("\n", 1)[0].lstrip("# ") if not text.startswith("---") else ""
+        assert release_of(name, product, (front_title, heading)) == (release, where)
+
+
+def test_the_products_know_their_releases(indexed: KnowledgeBase) -> None:
+    listed = indexed.products()
+    assert set(listed["acme"]) >= {"2.3", "2.4.0", "2.5", "3.0.0"}
+    assert set(listed["widget"]) >= {"2.3", "2.4.0", "5.2", "8", "6.1"}
+    assert set(listed["tool"]) >= {"2.3", "2.4", "2.5", "2.6.0", "3.0"}
+
+
+def test_a_plan_covers_releases_named_by_file(indexed: KnowledgeBase) -> None:
+    plan = indexed.plan("2.3", "2.5", product="tool")
+    assert list(plan.versions) == ["2.4", "2.5"]
+
+
+@pytest.mark.parametrize(
+    ("name", "titles", "expected"),
+    [
+        ("2024.1.md", ("", "Acme 2.3 Release Notes"), ("2.3", "heading")),  # a year-like name yields to a heading
+        ("2024.1.md", ("", "Notes"), ("2024.1", "file name")),  # ... and is taken when nothing else names one
+        ("acme-2.3.md", ("", "Acme 2.4 Release Notes"), ("2.3", "file name")),  # the file name is tried first
+        ("vendor-2.3.md", ("", "Vendoring"), ("", "")),  # another word's number is no release of acme
+        ("support-3.8.md", ("", "Python 3.8 support"), ("", "")),
+    ],
+)
+def test_which_source_wins(name: str, titles: tuple[str, str], expected: tuple[str, str]) -> None:
+    assert release_of(name, "acme", titles) == expected
