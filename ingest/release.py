@@ -25,46 +25,54 @@ from ingest.changelog import heading_version
 
 Where = Literal["file name", "title", "heading", ""]
 
-_NUMBER = r"v?(?P<{}>\d+(?:\.\d+){{1,3}}(?:(?:a|b|rc|\.post|\.dev)\d+)?)"
-# The file name's stem: a release number alone, or after "release" or the product's name, or before "notes".
-_NAME = re.compile(
-    rf"(?:(?P<lead>[a-z][a-z0-9]*?)[ _.-]*)?{_NUMBER.format('version')}(?:[ _-]*(?:release[ _-]*)?notes)?", re.I
-)
-_NAME_LEADS = ("v", "release", "releases", "releasenotes")
-# A title or heading that names a release after the usual words around one: "Acme 5.2 Release Notes",
-# "Release notes for 2.3", "Migrating to v9", "Upgrading from 7.x to 8.0".
-_TITLE = re.compile(
-    rf"(?:(?:migrat\w*|upgrad\w*)\s+(?:(?:from\s+)?(?:[A-Za-z][\w.+-]*\s+)?v?\d+(?:\.\w+)*\s+)?to\s+"
-    rf"(?:[A-Za-z][\w.+-]*\s+)?{_NUMBER.format('to').replace('{1,3}', '{0,3}')}"  # "to v9": a major release
-    rf"|(?:release\s+notes|notes)\s+(?:for|of)\s+(?:[A-Za-z][\w.+-]*\s+)?{_NUMBER.format('of')}"
-    rf"|(?:(?P<name>[A-Za-z][\w.+-]*)\s+)?{_NUMBER.format('notes')}\s+release\s+notes)\b",
-    re.IGNORECASE,
-)
+# A release number: possessive, so a long run of digits is read once whatever follows it.
+_NUMBER = r"v?(?P<version>\d++(?:\.\d++){%s}(?:(?:a|b|rc|\.post|\.dev)\d++)?)"
+# The file name's stem ends with the release, before "notes" at most; only the start of a number run is tried.
+_NAME = re.compile(rf"(?<![\d.]){_NUMBER % '1,3'}(?:[ _-]*+(?:release[ _-]*+)?notes)?$", re.IGNORECASE)
+_NAME_LEADS = ("v", "release", "releases", "releasenotes")  # ... after one of these words or the product's name
+_TOKEN = re.compile(_NUMBER % "0,3", re.IGNORECASE)  # one word of a title, with its punctuation stripped
+_WORD_EDGES = "()[],:;!?\"'"
 
 
 def release_from_name(name: str, product: str) -> str | None:
     """The release a file's name says it is about (`acme-2.3.0.md` in `acme/`), else None."""
-    stem = name.rsplit(".", 1)[0] if re.search(r"\.[A-Za-z]\w*$", name) else name
-    m = _NAME.fullmatch(stem.strip())
-    if m is None:
+    stem = name.rsplit(".", 1)[0] if re.search(r"\.[A-Za-z]\w*+$", name) else name
+    m = _NAME.search(stem.strip())
+    if m is None or "." not in m.group("version"):
         return None
-    lead = fold(re.sub(r"[\W_]", "", m.group("lead") or ""))
+    lead = fold(re.sub(r"[\W_]", "", stem[: m.start()]))
     if lead and lead not in _NAME_LEADS and lead != fold(re.sub(r"[\W_]", "", product)):
         return None
     return safe_version(m.group("version"))
 
 
 def release_from_title(title: str, product: str) -> str | None:
-    """The release a title or first heading names ("What's New In Acme 2.3", "Migrating to v9"), else None."""
+    """The release a title or first heading names, else None: a release heading ("What's New In Acme 2.3",
+    "Version 2.3"), "Acme 5.2 Release Notes", "Release notes for 2.3", "Migrating (from v7) to v8"."""
     found = heading_version(title, product)
     if found:
         return found
-    m = _TITLE.search(title)
-    if m is None:
-        return None
-    if m.group("name") and fold(m.group("name")) != fold(product):
-        return None
-    return safe_version(next(g for g in (m.group("to"), m.group("of"), m.group("notes")) if g))
+    words = [w.strip(_WORD_EDGES) for w in title.split()]
+    lower = [w.lower() for w in words]
+    for i, word in enumerate(lower):
+        if word == "to" and any(w.startswith(("migrat", "upgrad")) for w in lower[:i]):
+            return _number(words[i + 1 : i + 3])  # "to v9", "to Acme 3"
+        if word in ("for", "of") and lower[i - 1 : i] == ["notes"]:
+            return _number(words[i + 1 : i + 3])
+        if lower[i : i + 2] == ["release", "notes"] and i:
+            before = words[i - 2] if i >= 2 else ""
+            named = not before or fold(before) == fold(product)
+            return _number(words[i - 1 : i], dotted=True) if named else None
+    return None
+
+
+def _number(words: list[str], *, dotted: bool = False) -> str | None:
+    """The first of `words` that is a release number (`dotted`: with a dot), else None."""
+    for word in words:
+        m = _TOKEN.fullmatch(word)
+        if m and (not dotted or "." in m.group("version")):
+            return safe_version(m.group("version"))
+    return None
 
 
 def release_of(name: str, product: str, titles: tuple[str, ...]) -> tuple[str, Where]:

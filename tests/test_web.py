@@ -10,6 +10,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -56,17 +57,26 @@ CASES = [
 ]
 
 
+def _own_data(settings: Settings, tmp_path_factory: pytest.TempPathFactory, name: str) -> Settings:
+    """`settings` with a data folder of this module's own, so feedback starts empty."""
+    return settings.model_copy(update={"data_dir": tmp_path_factory.mktemp(name)})
+
+
+def _served(kb: KnowledgeBase, settings: Settings) -> Iterator[gr.Blocks]:
+    """The page and its API over `kb`, closed when the module's tests are done."""
+    demo = launch(build_ui(kb, settings), settings, port=free_port(), block=False)
+    yield demo
+    demo.close()
+
+
 @pytest.fixture(scope="module")
 def web_settings(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    """The session's settings with a data folder of this module's own, so feedback starts empty."""
-    return settings.model_copy(update={"data_dir": tmp_path_factory.mktemp("web")})
+    return _own_data(settings, tmp_path_factory, "web")
 
 
 @pytest.fixture(scope="module")
 def server(kb, web_settings: Settings):
-    demo = launch(build_ui(kb, web_settings), web_settings, port=free_port(), block=False)
-    yield demo
-    demo.close()
+    yield from _served(kb, web_settings)
 
 
 @pytest.fixture(scope="module")
@@ -76,17 +86,15 @@ def client(server) -> Client:
 
 @pytest.fixture(scope="module")
 def plain_settings(fake_settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> Settings:
-    """The fake embedder's settings with a data folder of this module's own, so feedback starts empty."""
-    return fake_settings.model_copy(update={"data_dir": tmp_path_factory.mktemp("web-plain")})
+    """The fake embedder's settings, with a data folder of this module's own."""
+    return _own_data(fake_settings, tmp_path_factory, "web-plain")
 
 
 @pytest.fixture(scope="module")
 def plain_server(fake_kb: KnowledgeBase, plain_settings: Settings):
     """The page and its API over the fake embedder's index: for the tests of the HTTP layer, whose assertions
     read no answer's words (those stay on `server`, the real model's)."""
-    demo = launch(build_ui(fake_kb, plain_settings), plain_settings, port=free_port(), block=False)
-    yield demo
-    demo.close()
+    yield from _served(fake_kb, plain_settings)
 
 
 @pytest.fixture(scope="module")
