@@ -47,6 +47,28 @@ class SyncReport:
         return {k: getattr(self, k) for k in keys}
 
 
+def _without_release(chunks: list[Chunk]) -> list[dict[str, str]]:
+    """A warning for each file alone in a product's folder (`acme/notes.md`) that names no release, where other
+    files of that folder do: its passages carry no version, so questions naming a release pass it by."""
+    versioned: dict[str, set[str]] = {}
+    for c in chunks:
+        parts = c.source.split("/")
+        if len(parts) >= 2:
+            versioned.setdefault(parts[0], set()).update([c.source] if c.version else ())
+    with_release = {c.source for c in chunks if c.version}  # a changelog's preamble has none, its releases do
+    bare = sorted({c.source for c in chunks if c.source.count("/") == 1} - with_release)
+    return [
+        {
+            "file": source,
+            "field": "version",
+            "problem": f"no release in its file name, front matter or first heading, while other files of "
+            f"{source.split('/')[0]}/ have one; its passages carry no version",
+        }
+        for source in bare
+        if versioned.get(source.split("/")[0], set()) - {source}
+    ]
+
+
 def is_current(settings: Settings, store: ChunkStore | None = None) -> bool:
     """True when the index matches the corpus byte for byte (no model load; in a folder, no Chroma either)."""
     store = store or ChunkStore.open(settings)
@@ -138,7 +160,7 @@ def _sync(
     chunks, errors, warnings = read_corpus(root, [root / source for source in hashes], settings)
     for link in links:
         logger.info("skipped %s: %s", link["file"], link["problem"])  # a warning of the report, as metadata's
-    warnings = links + warnings
+    warnings = links + warnings + _without_release(chunks)
     old_chunks = {c.id: c for c in store.load_chunks(old)} if old else {}
     # A file that became unreadable keeps its last good chunks: nothing indexed is lost to a bad edit.
     kept_sources = {e["file"] for e in errors} & {c.source for c in old_chunks.values()}

@@ -56,12 +56,14 @@ FORMS = [
         "front matter",
     ),
 ]
+# A file naming no release beside files that do: indexed without one, and named in the report.
+UNNAMED = ("tool/roadmap.md", "# Roadmap\n\nThe `frobnicate` option may come back.\n")
 
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory, index_fields) -> KnowledgeBase:  # type: ignore[no-untyped-def]
     corpus = tmp_path_factory.mktemp("forms")
-    for source, text, _, _ in FORMS:
+    for source, text in [*(f[:2] for f in FORMS), UNNAMED]:
         path = corpus / source
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
@@ -69,6 +71,8 @@ def indexed(tmp_path_factory: pytest.TempPathFactory, index_fields) -> Knowledge
     settings = fake.settings_for(Settings(corpus_dir=corpus, data_dir=data, **index_fields("forms")))  # type: ignore[arg-type]
     report = sync(settings, progress=False)
     assert not report.errors, report.errors
+    assert [(w["file"], w["field"]) for w in report.warnings] == [(UNNAMED[0], "version")]
+    assert "other files of tool/ have one" in report.warnings[0]["problem"]
     return KnowledgeBase.open(settings)
 
 
