@@ -40,10 +40,15 @@ def release_from_name(name: str, product: str) -> str | None:
     m = _NAME.search(stem.strip())
     if m is None or "." not in m.group("version"):
         return None
-    lead = fold(re.sub(r"[\W_]", "", stem[: m.start()]))
-    if lead and lead not in _NAME_LEADS and lead != fold(re.sub(r"[\W_]", "", product)):
+    lead = _squashed(stem[: m.start()])
+    if lead and lead not in _NAME_LEADS and lead != _squashed(product):
         return None
     return safe_version(m.group("version"))
+
+
+def _squashed(name: str) -> str:
+    """`name` folded, without separators: "Acme " and "acme-" alike."""
+    return fold(re.sub(r"[\W_]", "", name))
 
 
 def release_from_title(title: str, product: str) -> str | None:

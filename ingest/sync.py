@@ -50,12 +50,8 @@ class SyncReport:
 def _without_release(chunks: list[Chunk]) -> list[dict[str, str]]:
     """A warning for each file alone in a product's folder (`acme/notes.md`) that names no release, where other
     files of that folder do: its passages carry no version, so questions naming a release pass it by."""
-    versioned: dict[str, set[str]] = {}
-    for c in chunks:
-        parts = c.source.split("/")
-        if len(parts) >= 2:
-            versioned.setdefault(parts[0], set()).update([c.source] if c.version else ())
     with_release = {c.source for c in chunks if c.version}  # a changelog's preamble has none, its releases do
+    folders = {source.split("/", 1)[0] for source in with_release if "/" in source}
     bare = sorted({c.source for c in chunks if c.source.count("/") == 1} - with_release)
     return [
         {
@@ -65,7 +61,7 @@ def _without_release(chunks: list[Chunk]) -> list[dict[str, str]]:
             f"{source.split('/')[0]}/ have one; its passages carry no version",
         }
         for source in bare
-        if versioned.get(source.split("/")[0], set()) - {source}
+        if source.split("/", 1)[0] in folders  # a bare file is no file with a release: those are others
     ]
 
 

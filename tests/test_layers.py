@@ -284,7 +284,7 @@ def architecture(root: Path = ROOT) -> str:
 
     drawn = sorted((a, b) for a in direct for b in direct[a] if not implied(a, b))
     order = [_package(names[0]) for names in LAYERS]
-    order = [*dict.fromkeys([*order[: order.index("assistant.embed") + 1], INGEST, *order])]
+    order = [*dict.fromkeys([*order[: order.index(INGEST_UP_TO) + 1], INGEST, *order])]
     node = {p: p.replace("assistant.", "").replace(" (facade)", "") for p in order}
     lines = [
         "# Architecture",

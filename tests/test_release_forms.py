@@ -58,12 +58,14 @@ FORMS = [
 ]
 # A file naming no release beside files that do: indexed without one, and named in the report.
 UNNAMED = ("tool/roadmap.md", "# Roadmap\n\nThe `frobnicate` option may come back.\n")
+# ... but a file naming none alone in its folder is no oversight: no warning.
+ALONE = ("gadget/notes.md", "# Notes\n\nThe `frobnicate` option may come back.\n")
 
 
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory, index_fields) -> KnowledgeBase:  # type: ignore[no-untyped-def]
     corpus = tmp_path_factory.mktemp("forms")
-    for source, text in [*(f[:2] for f in FORMS), UNNAMED]:
+    for source, text in [*(f[:2] for f in FORMS), UNNAMED, ALONE]:
         path = corpus / source
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
