@@ -67,7 +67,7 @@ def _scan_progress(files: list) -> Iterator:
 
 
 def _check_product(kb, product: str | None) -> None:
-    if product and not kb.versions(product):
+    if product and not kb.has_product(product):
         raise click.UsageError(f"no product {product!r} is indexed; indexed: {', '.join(kb.products()) or 'none'}")
 
 
@@ -180,6 +180,27 @@ def ingest(obj: dict, as_json: bool, rebuild: bool) -> None:
         _echo_problems(report, skipped="skipped")
     if report.errors:  # warnings leave the exit status alone
         sys.exit(EXIT_ERROR)
+
+
+@cli.command()
+@click.option("--product", "product", metavar="P", help="Only this product (its name, module or alias).")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@click.option("--no-sync", is_flag=True, help="List the index as it is, without syncing the corpus first.")
+@click.pass_obj
+def products(obj: dict, product: str | None, as_json: bool, no_sync: bool) -> None:
+    """List each indexed product with its releases and files, and where each file's release was read.
+
+    \b
+    Examples:
+      python app.py products
+      python app.py products --product acme --json
+    """
+    from interfaces.terminal import products_json, products_text
+
+    kb = open_knowledge_base(obj["settings"], sync_first=not no_sync, quiet=as_json)
+    _check_product(kb, product)
+    files, releases = kb.files(product), kb.products(product)
+    click.echo(products_json(files, releases) if as_json else products_text(files, releases))
 
 
 @cli.command()

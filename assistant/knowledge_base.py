@@ -15,6 +15,7 @@ from assistant.answer.respond import finished, respond
 from assistant.embed.embedder import Embedder
 from assistant.embed.loading import load_with_model
 from assistant.gate.decision import Gate, Verdict
+from assistant.index.catalog import IndexedFile
 from assistant.index.generation import load_generation
 from assistant.index.store import ChunkStore
 from assistant.model.query import Query
@@ -104,6 +105,15 @@ class KnowledgeBase:
         """Each indexed product's name with its versions, oldest first; only `product`'s (a name, module or
         alias) when given, none when it is not indexed."""
         return self.retriever.catalog.listing(product)
+
+    def has_product(self, product: str) -> bool:
+        """Whether the index holds `product` (its name, a module or an alias), releases or none."""
+        return self.retriever.catalog.product(product) is not None
+
+    def files(self, product: str | None = None) -> dict[str, list[IndexedFile]]:
+        """Each indexed product's files, with the releases each holds and where they were read; only
+        `product`'s when given, none when it is not indexed."""
+        return {p.name: list(p.files) for p in self.retriever.catalog.chosen(product)}
 
     def search(
         self, query: str, *, k: int = 10, version: str | None = None, product: str | None = None

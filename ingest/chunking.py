@@ -50,7 +50,8 @@ if TYPE_CHECKING:
 # 24: "Changes in Version 4.8.0" is a release heading; so is "Jinja 3.1.2" in the changelog of `jinja2`
 # 25: ... and "What's new in 2.9.6" (a NEWS file's, or whatsnew pages gathered in one file)
 # 26: one release in a product's folder gets its release and product from its file name or heading (`acme/2.3.rst`)
-CHUNKER_VERSION = 26
+# 27: every chunk says where its release was read (`Chunk.release_from`)
+CHUNKER_VERSION = 27
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 
@@ -401,6 +402,7 @@ def chunk_document(doc: Document) -> list[Chunk]:
                         section=section,
                         language=meta.get("language", "en"),
                         url=meta.get("url", ""),
+                        release_from=meta.get("release_from", "") if version is None else "headings",
                         entries=tuple(entries),
                     )
                 )

@@ -242,12 +242,17 @@ def read_metadata(source: str, body: str, front: dict[str, str]) -> tuple[dict[s
     # A changelog's first heading is often its newest release ("Version 3.1.0"): no title for every release's
     # citations. It is called by its product and file then ("flask CHANGES"); a title that does not name the
     # product ("Changelog", "History") gets it in front ("idna History").
+    given = front.get("version", "").strip()
+    where = "folder" if len(parts) >= 3 else ""
     if len(parts) == 2 and not changelog:
         # One release in a product's folder, named by its front matter, file or heading (`acme/2.3.rst`).
-        given = front.get("version", "").strip()
-        version = "" if given else release_of(name, parts[0], (front.get("title", "").strip(), inferred["title"]))[0]
+        version, where = (
+            ("", "") if given else release_of(name, parts[0], (front.get("title", "").strip(), inferred["title"]))
+        )
+        # The folder names the product, release or none: a product whose docs carry no release is one too.
+        inferred["product"] = parts[0]
         if given or version:
-            inferred["product"], inferred["version"] = parts[0], version
+            inferred["version"] = version
             if heading_version(inferred["title"], parts[0]) is not None:  # "2.3.0" alone: "acme 2.3.0"
                 inferred["title"] = f"{parts[0]} {inferred['title']}"
     product = inferred["product"]
@@ -255,7 +260,11 @@ def read_metadata(source: str, body: str, front: dict[str, str]) -> tuple[dict[s
         inferred["title"] = f"{product} {stem}"
     elif changelog and product and fold(product) not in fold(inferred["title"]):
         inferred["title"] = f"{product} {inferred['title']}"
-    return validate(source, {k: v.strip() for k, v in front.items() if v.strip()}, inferred)
+    meta, warnings = validate(source, {k: v.strip() for k, v in front.items() if v.strip()}, inferred)
+    if given and not any(w["field"] == "version" for w in warnings):
+        where = "front matter"  # it won over the folder and the file
+    meta["release_from"] = where if meta.get("version") else ""  # a changelog's releases: `chunk_document`
+    return meta, warnings
 
 
 def first_heading(body: str, limit: int = 90) -> str:

@@ -8,10 +8,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from assistant.embed.embedder import Embedder, make_embedder
+from assistant.index.catalog import indexed_files
 from assistant.index.chunk_cache import save_chunks
 from assistant.index.lexical import index_text, lexical_index
 from assistant.index.store import ChunkStore, Manifest
@@ -39,12 +41,20 @@ class SyncReport:
     removed: int = 0
     errors: list[dict[str, str]] = field(default_factory=list)
     warnings: list[dict[str, str]] = field(default_factory=list)
+    # Per indexed file: its product, its releases (oldest first) and where they were read (`Chunk.release_from`).
+    documents: list[dict[str, Any]] = field(default_factory=list)
     seconds: float = 0.0
     changed: bool = False
 
     def to_dict(self) -> dict[str, object]:
-        keys = ("files", "chunks", "added", "updated", "removed", "errors", "warnings", "seconds")
+        keys = ("files", "chunks", "added", "updated", "removed", "errors", "warnings", "documents", "seconds")
         return {k: getattr(self, k) for k in keys}
+
+
+def documents(chunks: list[Chunk]) -> list[dict[str, Any]]:
+    """What each file was indexed as: {"file", "product", "releases", "release_from"}, by file name."""
+    product = {c.source: c.product for c in chunks}
+    return [{"file": f.source, "product": product[f.source], **f.to_dict()} for f in indexed_files(chunks)]
 
 
 def _without_release(chunks: list[Chunk]) -> list[dict[str, str]]:
@@ -144,6 +154,7 @@ def _sync(
     if old and _unchanged(old, hashes, links, settings):
         report.errors = [{"file": s, "error": e["error"]} for s, e in sorted(old.errors.items())]
         report.warnings = list(old.warnings)
+        report.documents = list(old.documents)
         report.files -= len(report.errors)
         report.chunks = old.chunks
         # A writer killed mid-write left a collection behind: the server's is dropped now; the folder's wait for
@@ -182,6 +193,7 @@ def _sync(
     report.chunks = len(chunks)
     report.errors = errors
     report.warnings = warnings
+    report.documents = documents(chunks)
 
     manifest = Manifest(
         collection=old.collection if old else "",
@@ -190,6 +202,7 @@ def _sync(
         files={s: h for s, h in hashes.items() if s not in {e["file"] for e in errors}},
         errors={e["file"]: {"hash": hashes.get(e["file"], ""), "error": e["error"]} for e in errors},
         warnings=warnings,  # kept, so an unchanged re-sync reports them again without reading a file
+        documents=report.documents,
     )
     if report.changed:
         # Written in the order `load_chunks` reads them back (by source, then as written), so the lexical

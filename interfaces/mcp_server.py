@@ -105,7 +105,7 @@ def _result(text: str, data: dict[str, Any]) -> CallToolResult:
 
 
 def _product(kb: KnowledgeBase, value: Any) -> str | None:
-    return inputs.product(value, list(kb.products()), lambda p: bool(kb.versions(p)))
+    return inputs.product(value, list(kb.products()), kb.has_product)
 
 
 def ask_result(
@@ -127,8 +127,11 @@ def search_result(
 
 
 def versions_result(kb: KnowledgeBase, product: Any = None) -> CallToolResult:
-    """The `versions` tool: each indexed product with its versions, oldest first."""
-    data = {"products": kb.products(product=_product(kb, product))}
+    """The `versions` tool: each indexed product with its versions, oldest first, and its files (each with its
+    releases and where they were read: `products --json`'s)."""
+    only = _product(kb, product)
+    files = {name: [f.to_dict() for f in own] for name, own in kb.files(only).items()}
+    data = {"products": kb.products(product=only), "files": files}
     return _result(json.dumps(data, ensure_ascii=False), data)
 
 
@@ -181,7 +184,8 @@ def build_server(kb: KnowledgeBase, *, host: str = "127.0.0.1") -> FastMCP:
         return await call(search_result, query, k, version, product)
 
     async def versions(product: Product = None) -> CallToolResult:
-        """The indexed products, each with its versions oldest first: {"products": {name: [versions]}}."""
+        """The indexed products, each with its versions oldest first, and their files: {"products": {name:
+        [versions]}, "files": {name: [{"file", "releases", "release_from"}]}} (a product may have no versions)."""
         return await call(versions_result, product)
 
     async def upgrade_plan(from_version: FromVersion, to_version: ToVersion, product: Product = None) -> CallToolResult:

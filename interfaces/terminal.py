@@ -11,6 +11,7 @@ import json
 import textwrap
 from collections.abc import Sequence
 
+from assistant.index.catalog import IndexedFile
 from assistant.model.records import Answer, Passage
 from assistant.text.untrusted import one_line, safe_url, without_controls
 
@@ -57,3 +58,29 @@ def passages_text(passages: Sequence[Passage], *, width: int = 100) -> str:
 
 def passages_json(passages: Sequence[Passage]) -> str:
     return json.dumps([p.to_dict() for p in passages], ensure_ascii=False)
+
+
+def products_text(files: dict[str, list[IndexedFile]], releases: dict[str, list[str]]) -> str:
+    """`products`: each product with its releases, then its files, each with its releases and where they were
+    read ("acme/2.3.rst  2.3  (file name)"); names come from the docs' folders: one line each, no controls."""
+    if not files:
+        return "Nothing is indexed."
+    lines = []
+    for name, own in files.items():
+        held = releases.get(name, [])
+        said = f"releases {', '.join(held)}" if held else "no release numbers in its docs"
+        lines.append(one_line(f"{name}: {said}; {len(own)} file{'s' * (len(own) != 1)}"))
+        width = max(len(f.source) for f in own)
+        for f in own:
+            release = ", ".join(f.releases) if len(f.releases) <= 3 else f"{f.releases[0]} … {f.releases[-1]}"
+            where = f"  ({f.release_from})" if f.release_from else ""
+            lines.append("  " + one_line(f"{f.source.ljust(width)}  {release or '-'}{where}"))
+    return "\n".join(lines)
+
+
+def products_json(files: dict[str, list[IndexedFile]], releases: dict[str, list[str]]) -> str:
+    """`products --json`: {"products": [{"name", "releases", "files": [{"file", "releases", "release_from"}]}]}."""
+    rows = [
+        {"name": n, "releases": releases.get(n, []), "files": [f.to_dict() for f in own]} for n, own in files.items()
+    ]
+    return json.dumps({"products": rows}, ensure_ascii=False)

@@ -28,7 +28,16 @@ from assistant.runtime.settings import Settings
 from interfaces import inputs
 from interfaces.http_guard import GradioGuard, one_line_gradio_errors
 from interfaces.web_assets import COPY_JS, CSS
-from interfaces.web_render import ERROR, SEARCHING, STOPPED, answer_message, message_text, user_message
+from interfaces.web_render import (
+    ERROR,
+    SEARCHING,
+    STOPPED,
+    answer_message,
+    files_html,
+    indexed_note,
+    message_text,
+    user_message,
+)
 from interfaces.web_upgrade import build_upgrade_tab
 
 logger = logging.getLogger(__name__)
@@ -139,7 +148,7 @@ def api_ask(
     """The `ask` endpoint: arguments checked first, so a bad call gets one line saying what to send."""
     try:
         args = inputs.question(question), inputs.history(history), inputs.version(version)
-        named = inputs.product(product, list(kb.products()), lambda p: bool(kb.versions(p)))
+        named = inputs.product(product, list(kb.products()), kb.has_product)
     except inputs.BadInput as e:
         raise gr.Error(str(e), print_exception=False) from None
     try:
@@ -154,7 +163,7 @@ def api_ask(
 def api_search(kb: KnowledgeBase, query: Any, k: Any = 5, version: Any = "", product: Any = "") -> list[dict[str, Any]]:
     try:
         text, count, only = inputs.question(query, "query"), inputs.count(k), inputs.version(version)
-        named = inputs.product(product, list(kb.products()), lambda p: bool(kb.versions(p)))
+        named = inputs.product(product, list(kb.products()), kb.has_product)
     except inputs.BadInput as e:
         raise gr.Error(str(e), print_exception=False) from None
     try:
@@ -199,6 +208,8 @@ def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
     with gr.Blocks(title=TITLE, analytics_enabled=False) as demo:  # offline: no telemetry, no version check
         gr.Markdown(HEADER)
         gr.HTML(f'<p class="reldocs-versions"><sub>{escape(indexed_note(products))}</sub></p>')
+        with gr.Accordion("Indexed docs", open=False, elem_id="reldocs-files"):
+            gr.HTML(files_html(kb.files(), products))  # each product's files, releases and where they were read
         with gr.Tab("Ask", elem_id="reldocs-tab-ask"):
             answers = gr.State({})
             chatbot = gr.Chatbot(
@@ -260,18 +271,6 @@ def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
         gr.api(search, api_name="search", concurrency_id="kb")
     demo.queue(default_concurrency_limit=CONCURRENCY)
     return demo
-
-
-def indexed_note(products: dict[str, list[str]]) -> str:
-    """'Indexed versions: 2.11.0, 2.12.0' ('Indexed version: 2.12.0' for one); with several products, each
-    product's range: 'Indexed: pandas 2.0.0–3.0.0 · PyTorch 2.12.0'."""
-    if not any(products.values()):
-        return "Nothing is indexed yet."
-    if len(products) == 1:
-        (versions,) = products.values()
-        return f"Indexed version{'s' if len(versions) > 1 else ''}: {', '.join(versions)}"
-    spans = [f"{p} {v[0]}–{v[-1]}" if len(v) > 1 else f"{p} {v[0]}" for p, v in products.items() if v]
-    return "Indexed: " + " · ".join(spans)
 
 
 def release_choices(products: dict[str, list[str]]) -> list[tuple[str, str]]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from markupsafe import escape
 
+from assistant.index.catalog import IndexedFile
 from assistant.model.records import Answer, Citation
 from assistant.text.untrusted import safe_url, without_controls
 
@@ -172,3 +173,39 @@ def _markdown() -> Any:
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     return md.disable(["image", "link", "autolink", "html_inline", "html_block", "reference"])
+
+
+def indexed_note(products: dict[str, list[str]]) -> str:
+    """'Indexed versions: 2.11.0, 2.12.0' ('Indexed version: 2.12.0' for one); with several products, each
+    product's range: 'Indexed: pandas 2.0.0–3.0.0 · PyTorch 2.12.0 · acme (no release numbers)'."""
+    if not products:
+        return "Nothing is indexed yet."
+    if len(products) == 1:
+        ((name, versions),) = products.items()
+        if not versions:
+            return f"Indexed: {name} (no release numbers)"
+        return f"Indexed version{'s' if len(versions) > 1 else ''}: {', '.join(versions)}"
+    spans = [
+        f"{p} {v[0]}–{v[-1]}" if len(v) > 1 else f"{p} {v[0]}" if v else f"{p} (no release numbers)"
+        for p, v in products.items()
+    ]
+    return "Indexed: " + " · ".join(spans)
+
+
+def files_html(files: dict[str, list[IndexedFile]], releases: dict[str, list[str]]) -> str:
+    """The sidebar's list of what is indexed: per product its releases, then each file with its releases and
+    where they were read (`products`' text as HTML; every name escaped: folders are the docs' authors')."""
+    if not files:
+        return "<p>Nothing is indexed yet.</p>"
+    parts = []
+    for name, own in files.items():
+        held = releases.get(name, [])
+        said = f"releases {', '.join(held)}" if held else "no release numbers in its docs"
+        rows = "".join(
+            f"<li><code>{_text(f.source)}</code> {_text(', '.join(f.releases) or '-')}"
+            + (f" <small>({_text(f.release_from)})</small>" if f.release_from else "")
+            + "</li>"
+            for f in own
+        )
+        parts.append(f"<p><b>{_text(name)}</b>: {_text(said)}</p><ul>{rows}</ul>")
+    return f'<div class="reldocs-files">{"".join(parts)}</div>'

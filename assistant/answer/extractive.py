@@ -29,7 +29,7 @@ class Answerer(Protocol):
 
 def citation(n: int, passage: Passage, quote: str) -> Citation:
     c = passage.chunk
-    return Citation(n, c.title, c.version, c.kind, c.section, c.source, c.url, quote)
+    return Citation(n, c.title, c.version, c.kind, c.section, c.source, c.url, quote, c.product)
 
 
 class ExtractiveAnswerer(SentenceRanker):

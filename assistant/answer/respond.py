@@ -41,8 +41,18 @@ def respond(
 
 
 def finished(answer: Answer, query: Query, timings: Mapping[str, float], max_chars: int) -> Answer:
-    """The final answer with its timings, and a note when the question was cut to `max_chars`."""
+    """The final answer with its timings and notes: which release it can speak for, when the docs it quotes
+    carry none or the release asked about is several products'; when the question was cut to `max_chars`."""
+    notes = []
+    if answer.found and query.unnumbered and any(not c.version for c in answer.citations):
+        notes.append(say("unnumbered", query.language, asked=", ".join(query.unnumbered)))
+    taken = sorted({c.product for c in answer.citations if c.version in query.prefer and c.product})
+    if answer.found and query.release_owners and taken:
+        asked = ", ".join(v for v in query.prefer if any(c.version == v for c in answer.citations))
+        owners = ", ".join(query.release_owners)
+        notes.append(say("release_owners", query.language, asked=asked, owners=owners, taken=", ".join(taken)))
     if query.truncated:
-        note = say("truncated", query.language, n=max_chars)
-        answer = replace(answer, notice=f"{answer.notice} {note}" if answer.notice else note)
+        notes.append(say("truncated", query.language, n=max_chars))
+    if notes:
+        answer = replace(answer, notice=" ".join([answer.notice, *notes] if answer.notice else notes))
     return replace(answer, final=True, timings_ms={k: round(v, 2) for k, v in timings.items()})

@@ -43,7 +43,7 @@ def plan_answer(question: str, plan: UpgradePlan, language: str = "en", tuning: 
         use = f" ({say('plan_use', lang, name=f'`{change.replacement}`')})" if change.replacement else ""
         lines.append(f"- {change.version} [{change.kind}]: {change.summary}{use} [{n}]")
         c = change.citation
-        citations.append(Citation(n, c.title, c.version, c.kind, c.section, c.source, c.url, c.quote))
+        citations.append(replace(c, n=n))
         draft = replace(draft, text="\n".join(lines), citations=tuple(citations))
         yield draft
     if len(plan.changes) > len(shown):

@@ -16,6 +16,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from typing import Any
 
 from assistant.model.records import Chunk
 from assistant.text.words import STOPWORDS, fold
@@ -58,6 +59,18 @@ def sort_versions(versions: Iterable[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class IndexedFile:
+    """One file of a product: its releases, oldest first, and where they were read (`Chunk.release_from`)."""
+
+    source: str
+    releases: tuple[str, ...]
+    release_from: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"file": self.source, "releases": list(self.releases), "release_from": self.release_from}
+
+
+@dataclass(frozen=True)
 class Product:
     """One product of the index: the name its docs give it, its versions oldest first, what names it."""
 
@@ -68,6 +81,7 @@ class Product:
     words: frozenset[str] = frozenset()  # folded words naming it in a question: name, modules, aliases
     main: str = ""  # the module its users import it as, for names the docs leave unqualified ("torch")
     phrases: frozenset[str] = frozenset()  # folded names of more than one word its docs call it ("beautiful soup")
+    files: tuple[IndexedFile, ...] = ()  # by file name
 
     @property
     def key(self) -> str:
@@ -101,7 +115,8 @@ class Catalog:
             folded = frozenset(fold(w) for w in words)
             main = _main_module(name, modules, own)
             phrases = frozenset(p for p in prose if " " in p)
-            products.append(Product(name, versions, spelled, frozenset(modules), folded, main, phrases))
+            files = indexed_files(own)
+            products.append(Product(name, versions, spelled, frozenset(modules), folded, main, phrases, files))
         products.sort(key=lambda p: p.key)
         naming = {w for p in products for w in (*p.words, *(fold(x) for f in p.phrases for x in f.split()))}
         indexed = {p.key: {version_key(v)[:2] for v in p.versions} for p in products}
@@ -119,8 +134,11 @@ class Catalog:
     def listing(self, product: str | None = None) -> dict[str, list[str]]:
         """Each product's name with its versions, oldest first; only `product`'s (a name, module or alias) when
         given, none when it is not indexed."""
-        chosen = self.products if product is None else [p for p in [self.product(product)] if p]
-        return {p.name: list(p.versions) for p in chosen}
+        return {p.name: list(p.versions) for p in self.chosen(product)}
+
+    def chosen(self, product: str | None = None) -> list[Product]:
+        """Every product, or `product` alone (a name, module or alias) when given: none when it is not indexed."""
+        return list(self.products) if product is None else [p for p in [self.product(product)] if p]
 
     def product(self, name: str) -> Product | None:
         """The product called `name` (its name, a module or an alias, any case), or None."""
@@ -145,6 +163,21 @@ class Catalog:
         head, dot, rest = symbol.partition(".")
         full = self.aliases.get(head.lower())
         return [symbol, f"{full}{dot}{rest}"] if dot and full and full != head else [symbol]
+
+
+def indexed_files(chunks: Sequence[Chunk]) -> tuple[IndexedFile, ...]:
+    """Each file of `chunks` with its releases, by file name."""
+    by_source: dict[str, list[Chunk]] = defaultdict(list)
+    for c in chunks:
+        by_source[c.source].append(c)
+    return tuple(
+        IndexedFile(
+            source,
+            tuple(sort_versions(c.version for c in own if c.version)),
+            next((c.release_from for c in own if c.release_from), ""),  # a changelog's preamble has none
+        )
+        for source, own in sorted(by_source.items())
+    )
 
 
 def _code_texts(chunks: Iterable[Chunk]) -> Iterable[str]:

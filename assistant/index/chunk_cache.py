@@ -66,4 +66,6 @@ def _chunk(id: str, text: str, *fields: str) -> Chunk:
     if len(fields) != len(META_FIELDS) + 2 or not all(isinstance(f, str) for f in (id, text, *fields)):
         raise TypeError("a saved chunk row has the wrong shape")
     *meta, entries, changes = fields
-    return Chunk(id, text, *meta, entries=loads(entries), changes=load_changes(changes))
+    return Chunk(
+        id, text, **dict(zip(META_FIELDS, meta, strict=True)), entries=loads(entries), changes=load_changes(changes)
+    )

@@ -33,6 +33,8 @@ class Manifest:
     files: dict[str, str] = field(default_factory=dict)
     errors: dict[str, dict[str, str]] = field(default_factory=dict)  # source -> {"hash", "error"}
     warnings: list[dict[str, str]] = field(default_factory=list)  # [{"file", "field", "problem"}], metadata fixed
+    # [{"file", "product", "releases", "release_from"}] per indexed file, for `ingest --json` without a read
+    documents: list[dict[str, Any]] = field(default_factory=list)
     chunks: int = 0
     built_at: float = 0.0
 

@@ -34,7 +34,17 @@ __all__ = ["MANIFEST", "ChunkStore", "Manifest"]
 logger = logging.getLogger(__name__)
 
 GENERATION_PREFIX = "chunks-"
-META_FIELDS = ("source", "title", "product", "version", "kind", "section", "language", "url")  # Chunk's text fields
+META_FIELDS = (
+    "source",
+    "title",
+    "product",
+    "version",
+    "kind",
+    "section",
+    "language",
+    "url",
+    "release_from",
+)  # Chunk's text fields
 TEXT_FIELD = "text"
 _ADD_BATCH = 1000
 _PAGE = 5000  # rows per get(): well under SQLite's limit on variables in one statement

@@ -36,6 +36,14 @@ MESSAGES: dict[str, dict[str, str]] = {
         "fr": "{rest} de plus, avec le code touché : `python app.py upgrade --from {start} --to {end}{product}`.",
     },
     "plan_use": {"en": "use instead: {name}", "fr": "à utiliser : {name}"},
+    "unnumbered": {
+        "en": "The docs quoted carry no release numbers: they cannot say whether this holds for {asked}.",
+        "fr": "Les documents cités ne portent aucun numéro de version : ils ne disent pas si cela vaut pour {asked}.",
+    },
+    "release_owners": {
+        "en": "{asked} is a release of more than one product ({owners}); this answer quotes {taken}.",
+        "fr": "{asked} est une version de plusieurs produits ({owners}) ; cette réponse cite {taken}.",
+    },
     "truncated": {
         "en": "Your question was cut to its first {n} characters; only those were read.",
         "fr": "La question a été coupée à {n} caractères ; seul ce début a été lu.",

@@ -43,6 +43,11 @@ class Query:
     # The (from, to, product) of the upgrade whose whole plan the question asks for ("What breaks if I go from
     # 2.10 to 2.12?"); None when it asks about something more specific. Set by `understand`.
     upgrade: tuple[str, str, str | None] | None = None
+    # Releases named of a product whose docs carry no release numbers ("in gadget 3.2"): nothing to refuse
+    # for, and the answer says its docs cannot tell.
+    unnumbered: tuple[str, ...] = ()
+    # The products that hold the release the question names, when it names no product and several do.
+    release_owners: tuple[str, ...] = ()
 
     @property
     def topic(self) -> Query:

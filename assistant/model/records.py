@@ -25,6 +25,9 @@ class Chunk:
     section: str
     language: str = "en"
     url: str = ""
+    # Where its release was read: "folder", "front matter", "file name", "title", "heading" (a one-release
+    # document's first), "headings" (a changelog's release headings); "" when it has none.
+    release_from: str = field(default="", kw_only=True)  # keyword only: callers pass `entries` by position
     entries: tuple[Entry, ...] = ()  # its paragraphs, list items and code as ingest parsed them
     changes: tuple[Change, ...] = ()  # the changes its entries announce (ingest.changes), for upgrade plans
 
@@ -60,6 +63,7 @@ class Citation:
     source: str
     url: str
     quote: str
+    product: str = ""  # whose docs: said when the release the question names is several products'
 
 
 @dataclass(frozen=True)

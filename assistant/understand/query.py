@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
+from typing import NamedTuple
 
 from assistant.index.catalog import Catalog, Product, release_key, version_key
 from assistant.model.query import Query
@@ -43,13 +44,13 @@ def named_versions(
     text: str, available: Sequence[str] | Catalog, tuning: Tuning = DEFAULT
 ) -> tuple[list[str], list[str]]:
     """Indexed versions a text names, and product versions it names that are not indexed."""
-    found, unknown, _ = _scan_versions(text, _catalog(available), tuning)
-    return found, unknown
+    named = _scan_versions(text, _catalog(available), tuning)
+    return named.found, named.unknown
 
 
 def without_versions(text: str, available: Sequence[str] | Catalog, tuning: Tuning) -> str:
     """The text minus its product-version mentions (they steer ranking, they are not topic words)."""
-    return _scan_versions(text, _catalog(available), tuning)[2]
+    return _scan_versions(text, _catalog(available), tuning).rest
 
 
 def _list_before(text: str, end: int, tuning: Tuning) -> re.Match[str] | None:
@@ -63,13 +64,22 @@ def _list_before(text: str, end: int, tuning: Tuning) -> re.Match[str] | None:
     return None
 
 
-def _scan_versions(text: str, catalog: Catalog, tuning: Tuning) -> tuple[list[str], list[str], str]:
-    """Release numbers a text names: indexed ones, ones of an indexed product that are not indexed, and the
-    text without them. A number after a product's name ("pandas 2.0") is that product's; after a name the docs
-    use for something else ("CUDA 12.6"), nobody's; a bare one, a release of the products the text names (or
-    of any product, when it names none) whose major version it shares."""
+class _Releases(NamedTuple):
+    found: list[str]  # indexed releases
+    unknown: list[str]  # releases of an indexed product that are not indexed
+    rest: str  # the text without them
+    unnumbered: list[str]  # releases of a product whose docs carry no release numbers: no reason to refuse
+
+
+def _scan_versions(text: str, catalog: Catalog, tuning: Tuning) -> _Releases:
+    """Release numbers a text names: indexed ones, ones of an indexed product that are not indexed, ones of a
+    product whose docs carry none, and the text without them. A number after a product's name ("pandas 2.0")
+    is that product's; after a name the docs use for something else ("CUDA 12.6"), nobody's; a bare one, a
+    release of the products the text names (or of any product, when it names none) whose major version it
+    shares, else of one that has no releases at all."""
     found: list[str] = []
     unknown: list[str] = []
+    unnumbered: list[str] = []
     named = catalog.named_products(text) or list(catalog.products)
     rest, window = text, tuning.understand.owner_chars
     for m in reversed(list(_VERSION.finditer(text))):
@@ -90,11 +100,15 @@ def _scan_versions(text: str, catalog: Catalog, tuning: Tuning) -> tuple[list[st
             and (patch is None or version_key(v)[2:3] == (int(patch),))
         ]
         if matches:
-            found += [v for v in matches if v not in found]
-        elif (
-            owner or m.group(0).startswith("v") or any(v.split(".")[0] == major for p in candidates for v in p.versions)
-        ):
+            found += [v for v in dict.fromkeys(matches) if v not in found]  # "2.3" of two products is one
+        elif owner is not None and not owner.versions:
+            unnumbered.append(m.group(0).lstrip("v"))
+        elif owner or any(v.split(".")[0] == major for p in candidates for v in p.versions):
             # "in 2.11" reads as a release of an indexed product when its major version matches.
+            unknown.append(m.group(0).lstrip("v"))
+        elif any(not p.versions for p in candidates):  # may be one of theirs: they cannot say
+            unnumbered.append(m.group(0).lstrip("v"))
+        elif m.group(0).startswith("v"):
             unknown.append(m.group(0).lstrip("v"))
         else:
             continue
@@ -109,10 +123,10 @@ def _scan_versions(text: str, catalog: Catalog, tuning: Tuning) -> tuple[list[st
         if matches:
             found += [v for v in matches if v not in found]
         else:
-            unknown.append(m.group(1))
+            (unknown if owner.versions else unnumbered).append(m.group(1))
         rest = rest[: m.start()] + " " + rest[m.end() :]
     # "2.x" names a series of releases, no topic.
-    return found[::-1], unknown[::-1], _SERIES.sub(" ", rest)
+    return _Releases(found[::-1], unknown[::-1], _SERIES.sub(" ", rest), unnumbered[::-1])
 
 
 def asks_when(question: str, tuning: Tuning) -> str:
@@ -204,7 +218,7 @@ def build_query(
     truncated, question = len(question) > max_chars, question[:max_chars]
     language = detect_language(question)
     text = expand_french(question, tuning) if language == "fr" else question
-    prefer, unknown, bare_question = _scan_versions(question, catalog, tuning)
+    prefer, unknown, bare_question, unnumbered = _scan_versions(question, catalog, tuning)
     named = catalog.named_products(question)
     named += [p for p in _package_products(question, catalog, tuning) if p not in named]
     upgrade = upgrade_versions(question) if tuned.upgrade_range else None
@@ -270,7 +284,15 @@ def build_query(
         values=tuple(call_values(question, tuning)),  # each once, as read
         drops=drops,
         subject=tuple(t for t in subject if t in terms),
+        unnumbered=tuple(unnumbered),
+        release_owners=_owners(prefer, catalog) if not (named or only or product) else (),
     )
+
+
+def _owners(releases: Sequence[str], catalog: Catalog) -> tuple[str, ...]:
+    """The products holding a release of `releases`, when more than one does (else none: it singles one out)."""
+    owners = tuple(p.name for p in catalog.products if set(p.versions) & set(releases))
+    return owners if len(owners) > 1 else ()
 
 
 _PACKAGE = re.compile(r"\b([A-Za-z]\w*)-[A-Za-z]\w*")

@@ -102,7 +102,8 @@ def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product) 
             members = tuple((full, owner) for s, full in written.items() if (owner := _member_of(s, catalog, product)))
             replacement = qualify(change.replacement, catalog, product, submodules) if change.replacement else ""
             citation = Citation(
-                1, chunk.title, chunk.version, chunk.kind, chunk.section, chunk.source, chunk.url, change.summary
+                1, chunk.title, chunk.version, chunk.kind, chunk.section, chunk.source, chunk.url, change.summary,
+                chunk.product,
             )
             out.append(
                 PlannedChange(
