@@ -239,9 +239,12 @@ def search(obj: dict, query: tuple[str, ...], k: int, version: str | None, produ
     type=click.Choice(["text", "markdown", "sarif", "json"]),
     default="text",
     show_default=True,
-    help="text by release then file; markdown as a checklist; sarif 2.1.0 for code scanning.",
+    help="text, hits first; markdown as a checklist; sarif 2.1.0 for code scanning.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option(
+    "--include-new", is_flag=True, help="List the new features too (by default: what breaks or is deprecated)."
+)
 @click.option("--no-sync", is_flag=True, help="Use the index as it is, even if the corpus changed.")
 @click.pass_obj
 def upgrade(
@@ -252,9 +255,12 @@ def upgrade(
     product: str | None,
     fmt: str,
     as_json: bool,
+    include_new: bool,
     no_sync: bool,
 ) -> None:
     """What the docs say changes from A to B, and where it hits your code (PATH: .py files, notebooks, folders).
+
+    The changes your code hits come first, each with its lines and fix; then what breaks, then deprecations.
 
     Exits 0 when nothing in the code is hit, 1 when something is (possible hits, through a receiver of
     unknown type, are shown but do not fail), 2 on bad usage (an unknown product, A not before B).
@@ -284,7 +290,7 @@ def upgrade(
         from interfaces import upgrade_render as render
 
         show = {"text": render.plan_text, "markdown": render.plan_markdown, "json": render.plan_json}[fmt]
-        click.echo(show(plan, findings, errors))
+        click.echo(show(plan, findings, errors, include_new=include_new))
     if any(f.exact for f in findings):
         sys.exit(EXIT_ERROR)
 

@@ -80,7 +80,9 @@ _PARAM_AFTER = re.compile(
 _DEFAULT = re.compile(r"\bdefaults?\b|\bdefault value\b", re.I)
 _REPLACEMENT = re.compile(
     r"(?<!no longer )(?<!not )(?<!n't )\b(?:use|call|pass|in fav(?:ou)?r of|replaced (?:by|with)|renamed to|"
-    r"moved to|superseded by|alias(?:es)? (?:of|for)|switch to|migrate to)\s+(?:the\s+)?(?:new\s+)?`([^`]+)`",
+    r"moved to|superseded by|alias(?:es)? (?:of|for)|switch to|migrate to|"
+    # "Migrate calls from `a(...)` to `b(...)`", "switch from `a` to `b`"
+    r"(?:migrate|switch|move)(?:\s++\w++)?\s++from\s++`[^`]++`\s++to)\s+(?:the\s+)?(?:new\s+)?`([^`]+)`",
     re.I,
 )
 _ROW_CELLS = re.compile(r"(?<!\s)\s+—\s+")  # blanks taken from their first: not retried from each (quadratic)
@@ -175,7 +177,8 @@ def _change(
     summary = default_summary or next(iter(sentences(summary_text)), summary_text)
     if len(summary) > SUMMARY_CHARS:
         summary = summary[:SUMMARY_CHARS].rsplit(" ", 1)[0] + "…"
-    symbols, replacement = _symbols_and_replacement(text, row=row)
+    # Under "Changes to `BaseModel`", a row's `dict()` is the class's method, not the builtin.
+    symbols, replacement = _symbols_and_replacement(text, row=row, methods=bool(member_of))
     parameter, function = _parameter(text)
     if parameter and function:
         symbols = (function, *[s for s in symbols if s not in (function, parameter)])
@@ -186,28 +189,43 @@ def _change(
         # A row or item under "Changes to pydantic.BaseModel" naming `construct()`: that class's member.
         symbols = tuple(f"{member_of}.{s}" if _bare_name(s) else s for s in symbols)
         replacement = f"{member_of}.{replacement}" if _bare_name(replacement) else replacement
-    default = bool(parameter) and bool(_DEFAULT.search(text)) and kind in ("behaviour", "breaking", "deprecated")
+    # A changed default hits the calls that omit the parameter. A deprecation is of the parameter itself unless it
+    # says its default is what is deprecated ("Deprecated argument `x`, as … is now the default" is of `x`).
+    default = bool(parameter) and (
+        (kind in ("behaviour", "breaking") and bool(_DEFAULT.search(text)))
+        or (kind == "deprecated" and _default_of(parameter, text))
+    )
     return Change(kind, summary, symbols, replacement, parameter, default, entry)
 
 
-def _symbols_and_replacement(text: str, *, row: bool) -> tuple[tuple[str, ...], str]:
-    """Code names of an entry, and the replacement it names; a table row's last cell is the replacement."""
+def _default_of(parameter: str, text: str) -> bool:
+    """The text speaks of `parameter`'s default: "the default of `x`", "`x`'s default", "`x=False` default"."""
+    name = re.escape(parameter)
+    return bool(
+        re.search(
+            rf"\bdefault(?: value)? (?:of|for) (?:the )?(?:`{name}\b|{name}\b)|`{name}\b[^`]*+`(?:'s)? default", text
+        )
+    )
+
+
+def _symbols_and_replacement(text: str, *, row: bool, methods: bool = False) -> tuple[tuple[str, ...], str]:
+    """Code names of an entry, and the replacement it names; a table row's last cell is the replacement.
+    `methods`: a builtin's name written as a call (`dict()`) is a method of the class the entry is about."""
     replacement = ""
     if row and len(cells := _ROW_CELLS.split(text)) >= 2:
         old, new = cells[0], cells[-1]
-        return _names(old), next(iter(_names(new)), "")
+        return _names(old, methods=methods), next(iter(_names(new, methods=methods)), "")
     if m := _REPLACEMENT.search(text):
         replacement = _clean(m.group(1))
-    names = tuple(n for n in _names(text) if n != replacement)
+    names = tuple(n for n in _names(text, methods=methods) if n != replacement)
     return names, replacement
 
 
 def _renames(row: str) -> bool:
     """A table row pairing an old code name with a new one."""
     cells = _ROW_CELLS.split(row)
-    return (
-        len(cells) >= 2 and bool(_names(cells[0])) and bool(_names(cells[-1])) and _names(cells[0]) != _names(cells[-1])
-    )
+    old, new = (_names(cells[0], methods=True), _names(cells[-1], methods=True)) if len(cells) >= 2 else ((), ())
+    return bool(old) and bool(new) and old != new
 
 
 def _parameter(text: str) -> tuple[str, str]:
@@ -227,11 +245,15 @@ def _parameter(text: str) -> tuple[str, str]:
     return "", ""
 
 
-def _names(text: str) -> tuple[str, ...]:
-    """Code spans that are names (`DataFrame.append`, `np.float_()`, `@validator`), in order, once each."""
+def _names(text: str, *, methods: bool = False) -> tuple[str, ...]:
+    """Code spans that are names (`DataFrame.append`, `np.float_()`, `@validator`), in order, once each; with
+    `methods`, also a builtin's name written as a call (`dict()`: a method of the class the text is about)."""
     out: list[str] = []
     for code in _CODE.findall(text):
         name = _clean(code)
+        if methods and code.strip() == f"{name}()" and name in _NOT_NAMES:
+            out.append(name)
+            continue
         # An all-capitals word (`INSERT`, `DEFAULT`) is SQL or an acronym, not a name code imports.
         keyword = (name.isupper() and "_" not in name and "." not in name) or iskeyword(name) or name in _LATIN
         if (

@@ -51,7 +51,8 @@ if TYPE_CHECKING:
 # 25: ... and "What's new in 2.9.6" (a NEWS file's, or whatsnew pages gathered in one file)
 # 26: one release in a product's folder gets its release and product from its file name or heading (`acme/2.3.rst`)
 # 27: every chunk says where its release was read (`Chunk.release_from`)
-CHUNKER_VERSION = 27
+# 28: a deprecated parameter's default is changed only where the entry says so ("the default of `x`")
+CHUNKER_VERSION = 28
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from assistant.runtime.settings import PROJECT_ROOT
+from assistant.upgrade.arrange import arrange
 from assistant.upgrade.plan import UpgradePlan
 
 if TYPE_CHECKING:
@@ -32,8 +33,8 @@ SRCROOT = "%SRCROOT%"
 
 
 def plan_sarif(plan: UpgradePlan, findings: Sequence[Finding], errors: Sequence[ScanError] = ()) -> str:
-    hit = {f.change for f in findings}
-    changes = [c for c in plan.changes if c.id in hit]
+    entries = [e for s in arrange(plan, findings) for e in s.entries if e.findings]  # hits first, worst first
+    changes = [e.change for e in entries]
     index = {c.id: n for n, c in enumerate(changes)}
     rules = []
     for c in changes:
@@ -70,8 +71,8 @@ def plan_sarif(plan: UpgradePlan, findings: Sequence[Finding], errors: Sequence[
             ],
             **({"properties": {"cell": f.cell}} if f.cell is not None else {}),
         }
-        for f in findings
-        if f.change in index
+        for e in entries
+        for f in e.findings
     ]
     run = {
         "tool": {"driver": {"name": TOOL, **_version(), "rules": rules}},

@@ -8,11 +8,13 @@ Summaries, sections and titles come from the docs, file lines from the user's co
 from __future__ import annotations
 
 import json
+import re
 from collections import defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from assistant.model.records import Citation
+from assistant.upgrade.arrange import arrange
 from assistant.upgrade.plan import PlannedChange, UpgradePlan
 
 if TYPE_CHECKING:
@@ -20,19 +22,35 @@ if TYPE_CHECKING:
 
 from assistant.text.untrusted import one_line, safe_url
 
+SECTION_TITLES = {
+    "hits": "Your code",
+    "possible": "Possibly your code (a receiver of unknown type)",
+    "breaks": "What breaks",
+    "deprecations": "Deprecations",
+    "new": "New features",
+}
 
-def plan_json(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = ()) -> str:
+
+def plan_json(
+    plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = (), *, include_new: bool = False
+) -> str:
     """The one object `upgrade --json` prints."""
-    return json.dumps(plan_dict(plan, findings, errors), ensure_ascii=False)
+    return json.dumps(plan_dict(plan, findings, errors, include_new=include_new), ensure_ascii=False)
 
 
-def plan_dict(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = ()) -> dict:
+def plan_dict(
+    plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = (), *, include_new: bool = False
+) -> dict:
+    """`changes` in the arranged order (`assistant.upgrade.arrange`: the ones the code hits first), `sections`
+    naming which are which, `findings` in the same order."""
+    sections = arrange(plan, findings, include_new=include_new)
     return {
         "product": plan.product,
         "from": plan.from_version,
         "to": plan.to_version,
         "versions": list(plan.versions),
-        "changes": [_change_dict(c) for c in plan.changes],
+        "sections": [{"kind": s.kind, "changes": [e.change.id for e in s.entries]} for s in sections],
+        "changes": [_change_dict(e.change, e.findings) for s in sections for e in s.entries],
         "findings": [
             {
                 "file": f.file,
@@ -44,13 +62,15 @@ def plan_dict(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Seque
                 "exact": f.exact,
                 **({"cell": f.cell} if f.cell is not None else {}),
             }
-            for f in findings
+            for s in sections
+            for e in s.entries
+            for f in e.findings
         ],
         "errors": [{"file": e.file, "error": e.error} for e in errors],
     }
 
 
-def _change_dict(c: PlannedChange) -> dict[str, Any]:
+def _change_dict(c: PlannedChange, findings: Sequence[Finding] = ()) -> dict[str, Any]:
     cite = c.citation
     return {
         "id": c.id,
@@ -59,6 +79,8 @@ def _change_dict(c: PlannedChange) -> dict[str, Any]:
         "summary": c.summary,
         "symbols": list(c.symbols),
         "replacement": c.replacement,
+        "hits": sum(f.exact for f in findings),
+        "possible": sum(not f.exact for f in findings),
         "citation": _citation(cite),
         "also": [_citation(a) for a in c.citations if a != cite],
     }
@@ -69,59 +91,70 @@ def _citation(c: Citation) -> dict[str, str]:
     return {f: getattr(c, f) for f in fields}
 
 
-def plan_text(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = ()) -> str:
-    """The plan by release; under each release its changes, then the lines of code they hit, by file."""
-    by_id = by_change(findings)
+def plan_text(
+    plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = (), *, include_new: bool = False
+) -> str:
+    """The plan as a person acts on it: the changes the code hits first, each with its lines, then what breaks
+    and what is deprecated, by release (`assistant.upgrade.arrange`)."""
+    sections = arrange(plan, findings, include_new=include_new)
     exact = sum(f.exact for f in findings)
+    shown = sum(len(s.entries) for s in sections)
     lines = [
         f"{one_line(plan.product)} {one_line(plan.from_version)} → {one_line(plan.to_version)}: "
-        f"{len(plan.changes)} changes in {counted(len(plan.versions), 'release')}"
+        f"{counted(shown, 'change')} in {counted(len(plan.versions), 'release')}"
         + (f"; {exact} hits in your code, {len(findings) - exact} possible" if findings else ""),
     ]
     if not plan.versions:
         lines.append("No indexed release lies in that range.")
-    for version in plan.versions:
-        changes = [c for c in plan.changes if c.version == version]
-        lines += ["", f"== {one_line(version)} ({counted(len(changes), 'change')}) =="]
-        for c in changes:
-            lines.append(f"- [{c.kind}] {one_line(c.summary)}")
+    hidden = sum(c.kind == "new" for c in plan.changes) if not include_new else 0
+    for section in sections:
+        lines += ["", f"== {SECTION_TITLES[section.kind]} ({counted(len(section.entries), 'change')}) =="]
+        release = None
+        for entry in section.entries:
+            c = entry.change
+            if section.kind not in ("hits", "possible") and c.version != release:
+                release = c.version
+                lines.append(f"-- {one_line(release)} --")
+            at = f" {one_line(c.version)}" if section.kind in ("hits", "possible") else ""
+            lines.append(f"- [{c.kind}]{at} {one_line(c.summary)}")
             if c.replacement:
                 lines.append(f"    use instead: {one_line(c.replacement)}")
-            shown = " › ".join(p for p in (one_line(c.citation.title), one_line(c.citation.section)) if p)
+            where_from = " › ".join(p for p in (one_line(c.citation.title), one_line(c.citation.section)) if p)
             also = ", ".join(dict.fromkeys(one_line(a.version) for a in c.citations if a != c.citation))
             url = safe_url(c.citation.url)
             lines.append(
-                f"    source: {shown}" + (f" (also announced in {also})" if also else "") + (f" {url}" if url else "")
+                f"    source: {where_from}"
+                + (f" (also announced in {also})" if also else "")
+                + (f" {url}" if url else "")
             )
-        hits = [f for c in changes for f in by_id.get(c.id, [])]
-        if hits:
-            lines.append("  your code:")
-            for file, in_file in _by_file(hits).items():
+            for file, in_file in _by_file(entry.findings).items():
                 lines.append(f"    {one_line(file)}")
                 for f in in_file:
                     mark = "" if f.exact else "  (possible: the receiver's type is unknown)"
                     lines.append(f"      {where(f)}  {one_line(f.code)}  ← {one_line(f.symbol)}{mark}")
+    if hidden:
+        lines += ["", f"({counted(hidden, 'new feature')} not shown: --include-new lists them.)"]
     for e in errors:
         lines.append(f"skipped {one_line(e.file)}: {one_line(e.error)}")
     return "\n".join(lines)
 
 
-def plan_markdown(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = ()) -> str:
-    """A checklist: one box per change, with its source linked and the code it hits under it."""
-    by_id = by_change(findings)
+def plan_markdown(
+    plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = (), *, include_new: bool = False
+) -> str:
+    """A checklist: the changes the code hits first, then what breaks, then deprecations; one box per change,
+    with its fix, its source linked and the code it hits under it."""
     out = [f"## Upgrade {_md(plan.product)} {_md(plan.from_version)} → {_md(plan.to_version)}", ""]
-    for version in plan.versions:
-        changes = [c for c in plan.changes if c.version == version]
-        if not changes:
-            continue
-        out += [f"### {_md(version)}", ""]
-        for c in changes:
+    for section in arrange(plan, findings, include_new=include_new):
+        out += [f"### {SECTION_TITLES[section.kind]}", ""]
+        for entry in section.entries:
+            c = entry.change
             url = safe_url(c.citation.url)
             source = _md(c.citation.section or c.citation.title)
             cite = f"[{source}]({url})" if url else source
             use = f" Use instead: `{_code(c.replacement)}`." if c.replacement else ""
-            out.append(f"- [ ] **{c.kind}**: {_md(c.summary)}{use} ({cite})")
-            for f in by_id.get(c.id, []):
+            out.append(f"- [ ] **{c.kind}** ({_md(c.version)}): {_md(c.summary)}{use} ({cite})")
+            for f in entry.findings:
                 kind = "" if f.exact else " (possible)"
                 out.append(f"  - `{_code(f.file)}:{where(f)}` `{_code(f.code)}`{kind}")
         out.append("")
@@ -155,9 +188,31 @@ def counted(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
+# A code span of the docs' text, and a link whose target is checked before it is kept.
+_SPAN = re.compile(r"(`[^`\n]++`)")
+_LINK = re.compile(r"\[([^\[\]\n]{1,200}+)\]\(([^()\s]{1,2000}+)\)")
+
+
 def _md(text: str) -> str:
-    """Doc text as Markdown that renders as the text: markup characters escaped, on one line."""
-    text = one_line(text)
+    """Doc text as Markdown that renders as the docs wrote it, on one line: its code spans as code, its links as
+    links where the target passes `safe_url`; everything else escaped, so raw HTML, images and link syntax in
+    hostile docs stay text."""
+    out = []
+    for part in _SPAN.split(one_line(text)):
+        if len(part) > 2 and part.startswith("`") and part.endswith("`"):
+            out.append(part)  # a code span: nothing in it is markup
+            continue
+        at = 0
+        for m in _LINK.finditer(part):
+            url = safe_url(m.group(2))
+            out.append(_escaped(part[at : m.start()]))
+            out.append(f"[{_escaped(m.group(1))}]({url})" if url else _escaped(m.group(1)))
+            at = m.end()
+        out.append(_escaped(part[at:]))
+    return "".join(out)
+
+
+def _escaped(text: str) -> str:
     return "".join(f"\\{ch}" if ch in "\\`*_[]<>#|!~" else ch for ch in text)
 
 

@@ -20,47 +20,57 @@ from assistant.knowledge_base import KnowledgeBase
 from assistant.model.errors import IndexUnavailable
 from assistant.runtime.bounded import Overrun
 from assistant.text.untrusted import safe_url
+from assistant.upgrade.arrange import arrange
 from assistant.upgrade.plan import PlanError, UpgradePlan
 from assistant.upgrade.scan import Finding, ScanError
-from interfaces.upgrade_render import by_change, counted, plan_markdown, where
+from interfaces.upgrade_render import SECTION_TITLES, counted, plan_markdown, where
 
 LINK_ATTRS = 'target="_blank" rel="noopener noreferrer nofollow"'
 PASTED = "pasted.py"
 
 
 def upgrade_html(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = ()) -> str:
-    """The plan by release: each change with its kind, what to use instead, the code it hits, and its
-    quote and source unfolding beneath it."""
-    hits = by_change(findings)
+    """The plan as a person acts on it (`assistant.upgrade.arrange`): the changes the code hits, each with its
+    lines, open; then what breaks and the deprecations, each folded; every change with its kind, what to use
+    instead, and its quote and source unfolding beneath it."""
+    sections = arrange(plan, findings)
     exact = sum(f.exact for f in findings)
+    shown = sum(len(s.entries) for s in sections)
     head = (
         f"{escape(plan.product)} {escape(plan.from_version)} → {escape(plan.to_version)}: "
-        f"{counted(len(plan.changes), 'change')} in {counted(len(plan.versions), 'release')}"
+        f"{counted(shown, 'change')} in {counted(len(plan.versions), 'release')}"
     )
     if findings:
         head += f"; {exact} hits in your code, {len(findings) - exact} possible"
     parts = [f'<div class="reldocs-plan"><p class="reldocs-plan-head"><strong>{head}</strong></p>']
     if not plan.versions:
         parts.append("<p>No indexed release lies in that range.</p>")
-    for version in plan.versions:
-        changes = [c for c in plan.changes if c.version == version]
-        parts.append(f"<h3>{escape(version)} <small>({counted(len(changes), 'change')})</small></h3><ul>")
-        for c in changes:
+    for section in sections:
+        title = f"{SECTION_TITLES[section.kind]} <small>({counted(len(section.entries), 'change')})</small>"
+        folded = section.kind not in ("hits", "possible")
+        parts.append(
+            f'<details class="reldocs-section" data-section="{section.kind}"><summary><strong>{title}</strong>'
+            "</summary><ul>"
+            if folded
+            else f'<h3 data-section="{section.kind}">{title}</h3><ul>'
+        )
+        for entry in section.entries:
+            c = entry.change
             use = f" <em>Use instead:</em> <code>{escape(c.replacement)}</code>" if c.replacement else ""
             code = "".join(
                 f'<li class="reldocs-hit{"" if f.exact else " reldocs-possible"}"><code>{escape(f.file)}:'
                 f"{escape(where(f))}</code> <code>{escape(f.code)}</code>"
                 f"{'' if f.exact else ' <em>(possible: receiver of unknown type)</em>'}</li>"
-                for f in hits.get(c.id, [])
+                for f in entry.findings
             )
             sources = "".join(_source(cite) for cite in c.citations)
             parts.append(
                 f'<li class="reldocs-change" data-kind="{escape(c.kind)}"><strong>[{escape(c.kind)}]</strong> '
-                f"{escape(c.summary)}{use}"
+                f"<small>{escape(c.version)}</small> {escape(c.summary)}{use}"
                 + (f'<ul class="reldocs-hits">{code}</ul>' if code else "")
                 + f"<details><summary>Source</summary>{sources}</details></li>"
             )
-        parts.append("</ul>")
+        parts.append("</ul></details>" if folded else "</ul>")
     if errors:
         parts.append("<h3>Files not scanned</h3><ul>")
         parts += [f"<li><code>{escape(e.file)}</code>: {escape(e.error)}</li>" for e in errors]

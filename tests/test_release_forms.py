@@ -11,10 +11,10 @@ import pytest
 from assistant.knowledge_base import KnowledgeBase
 from assistant.runtime.settings import Settings
 from ingest import sync
+from ingest.release import release_of
 from ingest.sync import SyncReport
 from interfaces.mcp_server import versions_result
 from interfaces.terminal import products_json, products_text
-from ingest.release import release_of
 
 BODY = "\n\nRemoved\n-------\n\nThe ``frobnicate`` option was removed; use ``twiddle`` instead.\n"
 

@@ -26,6 +26,8 @@ MODULE_SHARE = 0.6  # a module name inside the product's name stands for it when
 # run of them (the module and alias found are the same; these are only read with findall).
 _IMPORT = re.compile(r"^[^\S\n]*+(?:>>>\s*+)?import\s+([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?", re.MULTILINE)
 _FROM = re.compile(r"^[^\S\n]*+(?:>>>\s*+)?from\s+([A-Za-z_][\w.]*)\s+import\b", re.MULTILINE)
+# ... with the names it imports, on its line: `from pydantic import BaseModel, validator`
+_FROM_NAMES = re.compile(r"^[^\S\n]*+(?:>>>\s*+)?from\s++([A-Za-z_][\w.]*+)\s++import\s++\(?([\w \t,]++)", re.MULTILINE)
 # `module.name`, not a file: `test.py`, `setup.cfg`, `README.md` name no module (`pkg.json` may be one).
 _DOTTED = re.compile(
     r"(?<![\w.])([a-z_][a-z0-9_]*)\.(?!(?:py[cdiwz]?|txt|cfg|ini|toml|rst|md|lock|sh|bat|exe|so|dll|whl|egg|gz|tgz"
@@ -95,6 +97,8 @@ class Catalog:
     products: tuple[Product, ...] = ()
     aliases: dict[str, str] = field(default_factory=dict)  # "np" -> "numpy", as the docs' code imports it
     other_versioned: frozenset[str] = frozenset()  # folded names whose numbers are no indexed release
+    # "validator" -> "pydantic.validator": names the docs' code imports from a module, where it writes them bare
+    imported: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def learn(cls, chunks: Sequence[Chunk]) -> Catalog:
@@ -120,7 +124,8 @@ class Catalog:
         products.sort(key=lambda p: p.key)
         naming = {w for p in products for w in (*p.words, *(fold(x) for f in p.phrases for x in f.split()))}
         indexed = {p.key: {version_key(v)[:2] for v in p.versions} for p in products}
-        return cls(tuple(products), aliases, frozenset(_other_versioned(chunks, naming, indexed)))
+        other = frozenset(_other_versioned(chunks, naming, indexed))
+        return cls(tuple(products), aliases, other, _imported(chunks))
 
     @classmethod
     def of_versions(cls, versions: Sequence[str]) -> Catalog:
@@ -194,6 +199,18 @@ def _aliases(chunks: Sequence[Chunk]) -> dict[str, str]:
             if alias and alias.lower() != module.lower():
                 seen[alias.lower()][module] += 1  # questions are folded: `F.relu` arrives as `f.relu`
     return {alias: counts.most_common(1)[0][0] for alias, counts in seen.items()}
+
+
+def _imported(chunks: Sequence[Chunk]) -> dict[str, str]:
+    """`from pydantic import BaseModel, validator` -> {"validator": "pydantic.validator", …}: the module each name
+    is most often imported from in the docs' code (`import … as …` renames are left out: they are aliases)."""
+    seen: dict[str, Counter[str]] = defaultdict(Counter)
+    for text in _code_texts(chunks):
+        for module, names in _FROM_NAMES.findall(text):
+            for name in names.split(","):
+                if (name := name.strip()).isidentifier():
+                    seen[name][f"{module}.{name}"] += 1
+    return {name: counts.most_common(1)[0][0] for name, counts in seen.items()}
 
 
 def _modules(name: str, chunks: Sequence[Chunk]) -> set[str]:

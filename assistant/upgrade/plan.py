@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -58,6 +59,7 @@ class UpgradePlan:
     to_version: str
     versions: tuple[str, ...]  # the releases the plan covers: after `from_version`, up to `to_version`
     changes: tuple[PlannedChange, ...]
+    modules: tuple[str, ...] = ()  # the product's import names ("pandas"): a change about it names no code
 
 
 def make_plan(
@@ -70,10 +72,11 @@ def make_plan(
     chosen = _product(catalog, product, start, end)
     versions = tuple(v for v in chosen.versions if start < release_key(v) <= end)
     own = [c for c in chunks if c.product in chosen.spellings and c.version in versions and c.changes]
-    lines = _merged(_announcements(own, catalog, chosen))
+    lines = _tables(_merged(_announcements(own, catalog, chosen)))
     order = {v: i for i, v in enumerate(versions)}
     lines.sort(key=lambda c: (order[c.version], KIND_ORDER[c.kind]))
-    return UpgradePlan(chosen.name, from_version, to_version, versions, tuple(lines))
+    modules = tuple(sorted({*chosen.modules, chosen.main} - {""}))
+    return UpgradePlan(chosen.name, from_version, to_version, versions, tuple(lines), modules)
 
 
 def _product(catalog: Catalog, product: str | None, start: tuple[int, ...], end: tuple[int, ...]) -> Product:
@@ -102,7 +105,14 @@ def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product) 
             members = tuple((full, owner) for s, full in written.items() if (owner := _member_of(s, catalog, product)))
             replacement = qualify(change.replacement, catalog, product, submodules) if change.replacement else ""
             citation = Citation(
-                1, chunk.title, chunk.version, chunk.kind, chunk.section, chunk.source, chunk.url, change.summary,
+                1,
+                chunk.title,
+                chunk.version,
+                chunk.kind,
+                chunk.section,
+                chunk.source,
+                chunk.url,
+                change.summary,
                 chunk.product,
             )
             out.append(
@@ -155,6 +165,41 @@ def _merged(announced: list[PlannedChange]) -> list[PlannedChange]:
     return out
 
 
+TABLE_SUMMARY_CHARS = 240
+
+
+def _tables(lines: list[PlannedChange]) -> list[PlannedChange]:
+    """The rows of one table that name no code ("Package: numpy — Minimum Version: 1.22.4 — Changed: X") as one
+    line per table, its section and each row's first cell: one entry saying the minimum versions changed, not one
+    "breaking" line per package."""
+    groups: dict[tuple[str, str, str, str], list[int]] = defaultdict(list)
+    for i, line in enumerate(lines):
+        if " — " in line.summary and not line.symbols and not line.replacement:
+            groups[(line.version, line.kind, line.citation.source, line.citation.section)].append(i)
+    merged: dict[int, PlannedChange] = {}
+    dropped: set[int] = set()
+    for (_, _, _, section), rows in groups.items():
+        if len(rows) < 2:
+            continue
+        cells = [_row_head(lines[i].summary) for i in rows]
+        head = section.rsplit(" › ", 1)[-1] or "Table"
+        summary = f"{head}: {', '.join(cells)}"
+        if len(summary) > TABLE_SUMMARY_CHARS:
+            summary = summary[:TABLE_SUMMARY_CHARS].rsplit(", ", 1)[0] + f", … ({len(rows)} rows)"
+        first = lines[rows[0]]
+        merged[rows[0]] = replace(
+            first, id=hashlib.sha1(f"{first.id}\n{len(rows)}".encode()).hexdigest()[:12], summary=summary
+        )
+        dropped.update(rows[1:])
+    return [merged.get(i, line) for i, line in enumerate(lines) if i not in dropped]
+
+
+def _row_head(row: str) -> str:
+    """A row's first cell's value, with the second's when it is a number: "numpy 1.22.4"."""
+    values = [cell.split(":", 1)[-1].strip() for cell in row.split(" — ")[:2]]
+    return " ".join(values) if len(values) == 2 and re.match(r"v?\d", values[1]) else values[0]
+
+
 # A reference's opening with no ')' after it matches to the end (`\Z`), so that the openings after it are not each
 # read to the end in turn (quadratic); `_unreferenced` keeps that text.
 _REFS = re.compile(r"\((?:#|GH |gh-|issue )[^)]*+(?:\)|\Z)|^issue #\d+:\s*|[`*]", re.IGNORECASE)
@@ -203,7 +248,8 @@ def _combined(first: PlannedChange, second: PlannedChange, *, citations: Sequenc
 
 def qualify(symbol: str, catalog: Catalog, product: Product, submodules: frozenset[str] = frozenset()) -> str:
     """A code name as the product's users import it: through the docs' aliases (`np.float_` ->
-    `numpy.float_`), and under the product's main module when the docs leave it out (`DataFrame.append` ->
+    `numpy.float_`), as the docs' code imports it (`validator` -> `pydantic.validator`), and under the product's
+    main module when the docs leave it out (`DataFrame.append` ->
     `pandas.DataFrame.append`); `submodules` are the names the docs write after that module (`orm`)."""
     name = symbol.lstrip("@")
     head, dot, rest = name.partition(".")
@@ -213,6 +259,9 @@ def qualify(symbol: str, catalog: Catalog, product: Product, submodules: frozens
     modules = sorted(product.modules)
     if head in modules or any(head == m.split(".")[0] for m in modules):
         return name
+    imported = catalog.imported.get(head, "")
+    if imported.split(".")[0] in modules:  # `validator`, which the docs' code imports from `pydantic`
+        return f"{imported}{dot}{rest}"
     main = product.main
     # `DataFrame.append`, `read_gbq` and `orm.Session` (a submodule the docs write as `sqlalchemy.orm`) are the
     # product's; `session.query` is a variable's method, and stays as written.
@@ -236,16 +285,123 @@ def _member_of(written: str, catalog: Catalog, product: Product) -> str:
 def targets(plan: UpgradePlan) -> list[Target]:
     """What the scan looks for: the code names each change is about, its subjects. A name the entry only
     mentions on the way ("… now raise `RuntimeError` under `torch.compile`") is left out, or every use of
-    `torch.compile` would be reported; and new features break nothing."""
+    `torch.compile` would be reported; and new features break nothing. The product's own module is no target.
+    A name is hit wherever it is used only when the change is about the name itself ("Removed `Int64Index`",
+    "The `x()` method is deprecated", "`a` was renamed to `b`", a table's row from `a` to `b`); a change about
+    one parameter hits the calls
+    passing it (or, for a changed default, omitting it); "Changed behavior of the `DataFrame` constructor given
+    …" is a plan entry, not a hit on every `DataFrame(...)`."""
     out = []
     for change in plan.changes:
         if change.kind == "new" or _ADDS.match(change.summary):
             continue  # "Added a deprecation framework to the `torch.compile` config" breaks no `torch.compile` call
-        for symbol in subjects(change.symbols, change.summary):
+        named = subjects(change.symbols, change.summary)
+        if not named and change.parameter and change.symbols:  # "… removed from `Field`: `const`"
+            named = [change.symbols[0]]
+        for symbol in named:
+            if symbol in plan.modules:
+                continue
+            first = named[0]
+            if not (
+                change.parameter
+                or _row_of(first, change)
+                or _replaced(first, change)
+                or _names_itself(first, change.summary)
+            ):
+                # "Changed behavior of `concat` when …", "`to_datetime` now raises if …": the change holds under
+                # conditions the code does not show; a plan entry, not a hit on every call.
+                continue
             if all(part.isidentifier() for part in symbol.split(".")):  # `FindARM.cmake` is; `--flag=1` is not
                 owner = dict(change.members).get(symbol, "")
-                out.append(Target(change.id, symbol, change.parameter, change.default_changed, owner))
-    return list(dict.fromkeys(out))
+                deprecated = change.kind == "deprecated"
+                out.append(Target(change.id, symbol, change.parameter, change.default_changed, owner, not deprecated))
+    return _guesses(list(dict.fromkeys(out)), plan)
+
+
+def _guesses(found: list[Target], plan: UpgradePlan) -> list[Target]:
+    """`found`, a member's target marked not worth a guess on an unknown receiver where the docs name the same
+    member of a class it does not hit (every member name the plan's changes mention counts)."""
+    plain = {t.symbol for t in found if not t.parameter}
+    members: dict[str, set[str]] = defaultdict(set)
+    for change in plan.changes:
+        for symbol in change.symbols:
+            if "." in symbol:
+                members[symbol.rsplit(".", 1)[1]].add(symbol)
+    return [
+        replace(t, guess=False) if members.get(t.symbol.rsplit(".", 1)[-1], set()) - plain - {t.symbol} else t
+        for t in found
+    ]
+
+
+# What comes before and after a name when a change is about the name itself: "Removed (the deprecated) `X`
+# (class)", "The `X()` method (of `Y`) is deprecated", "`X`, `Y` and `Z` were removed", "`X` (use `Y`)".
+_NOUNS = (
+    r"the|a|an|deprecated|legacy|unused|public|private|model|class|classes|type|types|alias|aliases|object|objects|"
+    r"method|methods|function|functions|module|modules|package|setting|settings|option|options|attribute|"
+    r"attributes|property|properties|field|fields|argument|arguments|decorator|constant|constants|helper|helpers"
+)
+_ITSELF_BEFORE = re.compile(
+    r"(?:^|\b(?:removed|deprecated|renamed|moved|dropped|removal of|deprecation of|deprecate|remove|stop using)"
+    r"(?:\s++(?:in|from|since)\b[^:`]{0,40}+:)?)"  # "Removed in Pydantic V2: `x`"
+    rf"[\s`'\"@]*+(?:(?:{_NOUNS})\b[\s`'\"@]*+)*+$",
+    re.IGNORECASE,
+)
+_ITSELF_AFTER = re.compile(
+    # the names listed with it (each in code marks), then what it is, then what happened to it
+    r"^(?:\([^()]{0,20}+\))?`?+(?:\s*+(?:,|\band\b|\bor\b)(?:\s*+(?:and|or)\b)?\s*+"
+    r"(?:`[^`]++`|@[\w.]++|[A-Za-z_][A-Za-z0-9]*+(?:[._][A-Za-z0-9]++)++))*+"
+    rf"[\s`'\"]*+(?:(?:{_NOUNS})\b[\s`'\"]*+)*+(?:\bof\b[^.;]{{0,80}}?)?"
+    r"(?:$|[.;(,]|(?:\s*+[—:-]\s*+(?:this|it)\b)?\s*+(?:is|are|was|were|has been|have been|will be|is now|are now|"
+    r"(?:so )?has been|(?:so )?have been)\s++"
+    r"(?:(?:now|also|fully|being|officially)\s++)?(?:removed|deprecated|renamed|moved|dropped|gone|private|"
+    r"no longer (?:available|public|supported|exported|importable))|\b(?:use|in favou?r of|instead)\b|→|->)",
+    re.IGNORECASE,
+)
+
+
+def _row_of(symbol: str, change: PlannedChange) -> bool:
+    """The change is a row of an old → new table ("V1: `x` — V2: `y`") whose old cell names `symbol`."""
+    old, dash, _ = change.summary.partition(" — ")
+    return bool(dash and change.replacement) and _spelled_at(symbol, old) is not None
+
+
+def _replaced(symbol: str, change: PlannedChange) -> bool:
+    """The change names what replaces `symbol` itself: a name of its own form (a module for a module, a method
+    for a method: "migrate to `torch.distributed._functional_collectives`"), not something else to use in some
+    case ("… a `DataFrame` indexer with `.iloc`, use `.loc` instead")."""
+    new = change.replacement
+    if not new or new.startswith(f"{symbol}.") or _spelled_at(symbol, _first_code(change.summary)) is None:
+        return False  # the summary's first code name is another ("strings `w`, `d` … in `Timedelta`")
+    last, other = symbol.rsplit(".", 1)[-1], new.rsplit(".", 1)[-1]
+    return ("." in symbol) == ("." in new) and last[:1].isupper() == other[:1].isupper()
+
+
+def _first_code(summary: str) -> str:
+    """The summary's first code span; for a heading written without code marks, its subject."""
+    m = re.search(r"`([^`]++)`", summary)
+    return m.group(1) if m else subject_part(summary)
+
+
+# "Migrate calls from `x(...)` to `y(...)`", "Replace `x` with `y`": the name itself is to go.
+_MIGRATE_BEFORE = re.compile(r"\b(?:replace|migrate(?:\s++\w++)?\s++(?:from|off))[\s`'\"]*+$", re.IGNORECASE)
+_MIGRATE_AFTER = re.compile(r"^(?:\([^()]{0,20}+\))?`?+\s*+(?:to|with)\s++`", re.IGNORECASE)
+
+
+def _is_class(symbol: str) -> bool:
+    """A class, by its name's form (PEP 8's `CamelCase`; an all-capitals constant is none)."""
+    last = symbol.rsplit(".", 1)[-1]
+    return last[:1].isupper() and not last.isupper()
+
+
+def _names_itself(symbol: str, summary: str) -> bool:
+    """Whether the summary is about `symbol` itself (removed, deprecated, renamed), not something it does."""
+    span = _spelled_at(symbol, summary)
+    if span is None:
+        return False
+    before, after = summary[: span[0]], summary[span[1] :]
+    if _MIGRATE_BEFORE.search(before) and _MIGRATE_AFTER.match(after):
+        return True
+    return bool(_ITSELF_BEFORE.search(before)) and bool(_ITSELF_AFTER.match(after))
 
 
 _LISTED = re.compile(r"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`\s]*$")
@@ -276,7 +432,7 @@ def _spelled_at(symbol: str, text: str) -> tuple[int, int] | None:
     parts = symbol.split(".")
     for i in range(len(parts)):
         short = ".".join(parts[i:])
-        if m := re.search(rf"(?<![\w.]){re.escape(short)}(?![\w])", text):
+        if m := re.search(rf"(?<![\w.]){re.escape(short)}(?!\w|\.\w)", text):  # `Series` is not `Series.dt`
             return m.start(), m.end()
     return None
 

@@ -18,6 +18,11 @@ class Target:
     # `session.query`): uses on receivers of unknown type are then possible hits. A last-but-one part that
     # starts with a capital (`pandas.DataFrame.append`) is taken for a class without it.
     member_of: str = ""
+    # Whether importing it is a hit: not for a deprecated name, which still imports; its uses are the hits.
+    at_import: bool = True
+    # Whether a use of its member name on a receiver of unknown type is worth a possible hit: not when the docs
+    # name the same member of another class that did not change so (`DataFrame.fillna` beside `Resample.fillna`).
+    guess: bool = True
 
     def __post_init__(self) -> None:
         if not all(part.isidentifier() for part in self.symbol.split(".")):

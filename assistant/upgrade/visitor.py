@@ -21,6 +21,7 @@ import libcst as cst
 from libcst.helpers import get_full_name_for_node_or_raise
 from libcst.metadata import PositionProvider, QualifiedNameProvider, QualifiedNameSource, ScopeProvider
 
+from assistant.upgrade.receivers import dotted, typed_names
 from assistant.upgrade.target import Target
 
 # Method names of the builtin containers and strings. A receiver of unknown type is most often one of those
@@ -78,9 +79,12 @@ class Member:
 
     def worth(self, member: str, receiver: str | None) -> bool:
         """Whether `<receiver>.<member>` on an unknown receiver is reported as a possible hit."""
+        if not self.target.guess:
+            return False
         if self.suggested_by(receiver):
             return True
-        return len(member) >= MIN_MEMBER and member not in BUILTIN_METHODS
+        # `__init__`, `copy`: names every class has say nothing of the receiver's
+        return len(member) >= MIN_MEMBER and member not in BUILTIN_METHODS and not member.startswith("__")
 
 
 def class_of(symbol: str, member_of: str = "") -> str | None:
@@ -110,6 +114,7 @@ class TargetIndex:
     calls: dict[str, tuple[Target, ...]]  # parameter targets by symbol: hit by calls only
     members: dict[str, tuple[Member, ...]]  # plain class-member targets by member name, for unknown receivers
     member_calls: dict[str, tuple[Member, ...]]  # parameter class-member targets by member name
+    classes: frozenset[str]  # the classes targets are members of (`pandas.DataFrame` of `….DataFrame.append`)
 
     @classmethod
     def of(cls, targets: Sequence[Target]) -> TargetIndex:
@@ -123,7 +128,12 @@ class TargetIndex:
             if owner:
                 member = Member(target, receiver_names(owner))
                 (member_calls if target.parameter else members)[target.symbol.rsplit(".", 1)[1]].append(member)
-        return cls(_frozen(names), _frozen(calls), _frozen(members), _frozen(member_calls))
+        classes = frozenset(t.symbol.rsplit(".", 1)[0] for t in targets if class_of(t.symbol, t.member_of))
+        return cls(_frozen(names), _frozen(calls), _frozen(members), _frozen(member_calls), classes)
+
+    def is_class(self, name: str) -> bool:
+        """Whether a qualified name is a class: targets are members of it, or it is named as one (PEP 8)."""
+        return name in self.classes or name.rsplit(".", 1)[-1][:1].isupper()
 
     def named_by(self, qualified: str) -> Iterator[Target]:
         """Plain targets that a name hits: its symbol equals the name or is a dotted prefix of it."""
@@ -188,19 +198,6 @@ def _frozen(lists: dict[str, list]) -> dict[str, tuple]:
     return {key: tuple(values) for key, values in lists.items()}
 
 
-def dotted(node: cst.BaseExpression) -> list[cst.Name] | None:
-    """The names of a pure dotted chain (`torch.ao.quantization`), base first; None for anything else."""
-    names: list[cst.Name] = []
-    while isinstance(node, cst.Attribute):
-        names.append(node.attr)
-        node = node.value
-    if not isinstance(node, cst.Name):
-        return None
-    names.append(node)
-    names.reverse()
-    return names
-
-
 class HitVisitor(cst.CSTVisitor):
     """Collects the hits of one module; run it through a `MetadataWrapper`, then read `hits(wrapper)`."""
 
@@ -211,6 +208,7 @@ class HitVisitor(cst.CSTVisitor):
         self.index = index
         self.found: list[tuple[cst.CSTNode, str, str, bool]] = []  # node, symbol, change, exact
         self.references: set[cst.CSTNode] = set()
+        self.types: dict[cst.Name, str] = {}  # local names holding an instance of a known class
 
     def hits(self, wrapper: cst.MetadataWrapper) -> list[Hit]:
         """The hits found, placed: positions are computed only for a module that has any."""
@@ -228,7 +226,10 @@ class HitVisitor(cst.CSTVisitor):
 
     def _resolve(self, base: cst.Name) -> tuple[list[str], bool]:
         """The imported names a base name stands for, and whether it is known at all (imported or builtin):
-        a known receiver that is not the class a target names makes no possible hit."""
+        a known receiver that is not the class a target names makes no possible hit. A local name holding an
+        instance of a known class stands for that class (`assistant.upgrade.receivers`)."""
+        if base in self.types:
+            return [self.types[base]], True
         names = self.get_metadata(QualifiedNameProvider, base, set())
         imported = sorted(q.name for q in names if q.source is QualifiedNameSource.IMPORT)
         return imported, bool(imported) or any(q.source is QualifiedNameSource.BUILTIN for q in names)
@@ -238,12 +239,19 @@ class HitVisitor(cst.CSTVisitor):
         # definitions (`def float_`) or `global` statements.
         scopes = {scope for scope in self.metadata[ScopeProvider].values() if scope is not None}
         self.references = {access.node for scope in scopes for access in scope.accesses}
+        self.types = typed_names(
+            node,
+            self.metadata[ScopeProvider],
+            lambda name: self.get_metadata(QualifiedNameProvider, name, set()),
+            self.index.is_class,
+        )
 
     def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:
             name = get_full_name_for_node_or_raise(alias.name)
             for target in self.index.named_by(name):
-                self._hit(alias.name, name, target)
+                if target.at_import:
+                    self._hit(alias.name, name, target)
         return False
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
@@ -253,12 +261,13 @@ class HitVisitor(cst.CSTVisitor):
         module = get_full_name_for_node_or_raise(node.module)
         named = set()
         for target in self.index.named_by(module):  # `from torch.ao.quantization import x`: the module is hit once
-            self._hit(node.module, module, target)
+            if target.at_import:
+                self._hit(node.module, module, target)
             named.add(target)
         for alias in node.names:
             name = f"{module}.{get_full_name_for_node_or_raise(alias.name)}"
             for target in self.index.named_by(name):
-                if target not in named:
+                if target not in named and target.at_import:
                     self._hit(alias.name, name, target)
         return False
 
@@ -291,7 +300,7 @@ class HitVisitor(cst.CSTVisitor):
             self._chain(node, names)
             return False
         if not isinstance(node.value, _LITERALS):
-            self._possible(node.attr, None)
+            self._possible(node.attr, None, self._derived(node.value))
         node.value.visit(self)  # the attribute's own name is no reference: it is not visited
         return False
 
@@ -314,28 +323,54 @@ class HitVisitor(cst.CSTVisitor):
                     if hit_by(target):
                         self._hit(node, f"{symbol}({target.parameter})", target)
         func = node.func
-        if isinstance(func, cst.Attribute) and not known and not isinstance(func.value, _LITERALS):
+        if not isinstance(func, cst.Attribute) or isinstance(func.value, _LITERALS):
+            return
+        # `df["a"].fillna(...)`, `df.col.fillna(...)`: a receiver got from a known instance (not the instance
+        # itself, resolved above) is of the instance's product.
+        derived = None if isinstance(func.value, cst.Name) else self._derived(func.value)
+        if not known or derived:
             receiver = names[-2].value if names is not None else None
             for member in self.index.member_calls.get(func.attr.value, ()):
-                if member.worth(func.attr.value, receiver) and hit_by(member.target):
+                exact = _top(member.target.symbol) == derived
+                if (exact or member.worth(func.attr.value, receiver)) and hit_by(member.target):
                     symbol = f"{member.target.symbol}({member.target.parameter})"
-                    self._hit(func.attr, symbol, member.target, exact=False)
+                    self._hit(func.attr, symbol, member.target, exact=exact)
 
     def _chain(self, top: cst.BaseExpression, names: list[cst.Name]) -> None:
         """Hits of one dotted name: exact through what its base resolves to, possible on each attribute of
         an unknown base (`self.df.append`: both `df` on `self` and `append` on `self.df`)."""
         imported, known = self._resolve(names[0])
         rest = [name.value for name in names[1:]]
-        for base in imported:
+        typed = names[0] in self.types
+        for base in imported if rest or not typed else ():  # an instance is no use of its class
             symbol = ".".join([base, *rest])
             for target in self.index.named_by(symbol):
-                self._hit(top, symbol, target)
+                if not typed or len(target.symbol) > len(base):  # its members, not the class its constructor hit
+                    self._hit(top, symbol, target)
         if not known:
             for receiver, attr in pairwise(names):
                 self._possible(attr, receiver.value)
+        elif typed:  # `df.col.append`: what an instance's attribute holds is of its product
+            for receiver, attr in pairwise(names[1:]):
+                self._possible(attr, receiver.value, _top(self.types[names[0]]))
 
-    def _possible(self, attr: cst.Name, receiver: str | None) -> None:
+    def _possible(self, attr: cst.Name, receiver: str | None, derived: str | None = None) -> None:
+        """Hits of a class's member on a receiver of unknown type: possible, or exact when the receiver was got
+        from an instance of the member's product (`derived`, its top module)."""
         # Placed at the member's name: the receiver may be a long expression, even spanning lines.
         for member in self.index.members.get(attr.value, ()):
-            if member.worth(attr.value, receiver):
-                self._hit(attr, member.target.symbol, member.target, exact=False)
+            # Which of the product's classes a derived receiver is, is unknown: a member several may have
+            # (`fillna`) is exact only with the parameter that qualifies it (`visit_Call`).
+            exact = False
+            if exact or member.worth(attr.value, receiver):
+                self._hit(attr, member.target.symbol, member.target, exact=exact)
+
+    def _derived(self, node: cst.BaseExpression) -> str | None:
+        """The top module of the known instance an expression is got from (`df["a"]`, `df.x().y`), if any."""
+        while isinstance(node, (cst.Subscript, cst.Call, cst.Attribute)):
+            node = node.func if isinstance(node, cst.Call) else node.value
+        return _top(self.types[node]) if isinstance(node, cst.Name) and node in self.types else None
+
+
+def _top(symbol: str) -> str:
+    return symbol.split(".", 1)[0]

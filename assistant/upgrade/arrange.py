@@ -1,0 +1,67 @@
+"""A plan arranged for a person to act on, the order every format shows (text, Markdown, JSON, SARIF, the web
+page, Slack): the changes that hit the user's code first, each with its lines, most severe first; then what
+breaks (removed, breaking, changed behaviour and defaults), by release; then deprecations; new features only
+when asked for. A change the code hits only possibly (through a receiver of unknown type) comes after the exact
+ones, apart.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from assistant.upgrade.plan import KIND_ORDER, PlannedChange, UpgradePlan
+
+if TYPE_CHECKING:  # the scan's module loads LibCST: a plan without code needs none of it
+    from assistant.upgrade.scan import Finding
+
+SectionKind = Literal["hits", "possible", "breaks", "deprecations", "new"]
+BREAKS = frozenset({"removed", "breaking", "behaviour"})
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One change, with the places the code hits it (exact ones first, by file and line)."""
+
+    change: PlannedChange
+    findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True)
+class Section:
+    kind: SectionKind
+    entries: tuple[Entry, ...]
+
+
+def arrange(plan: UpgradePlan, findings: Sequence[Finding] = (), *, include_new: bool = False) -> tuple[Section, ...]:
+    """The plan's changes in the order a person acts on them; sections without entries are left out."""
+    by_change: dict[str, list[Finding]] = defaultdict(list)
+    for f in sorted(findings, key=lambda f: (not f.exact, f.file, f.cell or 0, f.line, f.col)):
+        by_change[f.change].append(f)
+    release = {v: i for i, v in enumerate(plan.versions)}
+
+    def severity(c: PlannedChange) -> tuple[int, int]:
+        return KIND_ORDER[c.kind], release.get(c.version, 0)
+
+    hit = [c for c in plan.changes if any(f.exact for f in by_change.get(c.id, ()))]
+    possible = [c for c in plan.changes if c.id in by_change and c not in hit]
+    rest = [c for c in plan.changes if c.id not in by_change]
+    sections: list[tuple[SectionKind, list[PlannedChange]]] = [
+        ("hits", sorted(hit, key=severity)),
+        ("possible", sorted(possible, key=severity)),
+        ("breaks", [c for c in rest if c.kind in BREAKS]),
+        ("deprecations", [c for c in rest if c.kind == "deprecated"]),
+        ("new", [c for c in rest if c.kind == "new"] if include_new else []),
+    ]
+    return tuple(
+        Section(kind, tuple(Entry(c, tuple(by_change.get(c.id, ()))) for c in changes))
+        for kind, changes in sections
+        if changes
+    )
+
+
+def shown_changes(sections: Sequence[Section]) -> list[PlannedChange]:
+    """The changes of the arranged sections, in their order."""
+    return [e.change for s in sections for e in s.entries]

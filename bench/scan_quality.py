@@ -1,0 +1,125 @@
+"""How well the code scan finds what release docs change in real code: recall and precision against the
+hand labels of each real-code set (`bench/scan_sets/<set>/`, fetched by `bench/fetch_scan_sets.py`), with the
+product's own peer tool beside it where the set has one.
+
+A labelled use is found when an exact finding is on its file and line; an exact finding on a line no label
+names is false (counted once per line); possible findings count neither way, and are reported as a count, for
+they must stay bounded (no more possible lines than exact ones). The plan is built from the set's docs as ingest
+chunks them (no index, no model), as `python app.py upgrade --product P --from A --to B --json FOLDER` builds it.
+
+Usage:
+    python bench/scan_quality.py [--set pandas] [--files data/scan-sets] [--shared ../shared] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+if str(REPO_ROOT) not in sys.path:
+    sys.path.insert(0, str(REPO_ROOT))
+
+from assistant.index.catalog import Catalog  # noqa: E402
+from assistant.upgrade.plan import make_plan, targets  # noqa: E402
+from assistant.upgrade.scan import scan  # noqa: E402
+from bench.fetch_scan_sets import DEFAULT_OUT, SETS_DIR, manifest, sets  # noqa: E402
+from ingest.chunking import chunk_document  # noqa: E402
+from ingest.loader import load_document  # noqa: E402
+
+DEFAULT_SHARED = REPO_ROOT.parent / "shared"
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def _chunks(path: Path, root: Path) -> list[Any]:
+    return chunk_document(load_document(path, root))
+
+
+def score(name: str, files: Path, shared: Path) -> dict[str, Any]:
+    """One set's row: labels, exact recall and precision, possible lines, the peer's row, seconds."""
+    spec = json.loads((SETS_DIR / name / "set.json").read_text(encoding="utf-8"))
+    docs = shared / spec["docs"]
+    folder = files / name
+    missing = [r["file"] for r in manifest(name) if not (folder / str(r["file"])).is_file()]
+    if not docs.is_dir() or missing:
+        why = f"docs {docs} absent" if not docs.is_dir() else f"{len(missing)} files absent from {folder}"
+        return {"set": name, "skipped": why}
+    # The product's folder is read as its own corpus: `<product>/<version>/…` under a root of its parent.
+    chunks = [c for path in sorted(docs.rglob("*")) if path.is_file() for c in _chunks(path, docs.parent)]
+    catalog = Catalog.learn(chunks)
+    plan = make_plan(chunks, catalog, spec["from"], spec["to"], spec["product"])
+    started = time.perf_counter()
+    report = scan([folder], targets(plan))
+    seconds = time.perf_counter() - started
+    labels = _rows(SETS_DIR / name / "labels.jsonl")
+    labelled = {(r["file"], int(r["line"])) for r in labels}
+    exact = {(Path(f.file).name, f.line) for f in report.findings if f.exact}
+    possible = {(Path(f.file).name, f.line) for f in report.findings if not f.exact} - exact
+    found = [r for r in labels if (r["file"], int(r["line"])) in exact]
+    row: dict[str, Any] = {
+        "set": name,
+        "span": f"{spec['product']} {spec['from']} → {spec['to']}",
+        "files": report.files,
+        "labels": len(labels),
+        "found": len(found),
+        "recall": round(len(found) / len(labels), 3) if labels else None,
+        "exact_lines": len(exact),
+        "false_lines": len(exact - labelled),
+        "precision": round(len(exact & labelled) / len(exact), 3) if exact else None,
+        "possible_lines": len(possible),
+        "changes": len(plan.changes),
+        "scan_seconds": round(seconds, 2),
+        "missed_by_kind": dict(Counter(r["kind"] for r in labels if r not in found)),
+    }
+    peer = _rows(SETS_DIR / name / "peer.jsonl")
+    if peer:
+        lines = {(Path(str(p["file"])).name, int(p["line"])) for p in peer}
+        hit = [r for r in labels if (r["file"], int(r["line"])) in lines]
+        row["peer"] = {
+            "tool": spec.get("peer", ""),
+            "found": len(hit),
+            "recall": round(len(hit) / len(labels), 3) if labels else None,
+            "lines": len(lines),
+            "false_lines": len(lines - labelled),
+            "precision": round(len(lines & labelled) / len(lines), 3) if lines else None,
+        }
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--set", dest="only", choices=sets())
+    parser.add_argument("--files", type=Path, default=DEFAULT_OUT, help="where fetch_scan_sets.py put the files")
+    parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED, help="the folder holding corpus-more/")
+    parser.add_argument("--json", action="store_true", help="one JSON object per set")
+    args = parser.parse_args(argv)
+    for name in [args.only] if args.only else sets():
+        row = score(name, args.files, args.shared)
+        if args.json:
+            print(json.dumps(row, ensure_ascii=False))
+        elif "skipped" in row:
+            print(f"{name}: skipped ({row['skipped']})")
+        else:
+            print(
+                f"{row['span']}: {row['files']} files, {row['labels']} labelled; exact {row['found']} found "
+                f"(recall {row['recall']}), {row['false_lines']} false lines (precision {row['precision']}); "
+                f"{row['possible_lines']} possible lines; {row['changes']} changes; scan {row['scan_seconds']} s"
+            )
+            if "peer" in row:
+                p = row["peer"]
+                print(f"  peer {p['tool']}: {p['found']} found (recall {p['recall']}), {p['false_lines']} false lines")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
