@@ -191,11 +191,41 @@ def _change(
         replacement = f"{member_of}.{replacement}" if _bare_name(replacement) else replacement
     # A changed default hits the calls that omit the parameter. A deprecation is of the parameter itself unless it
     # says its default is what is deprecated ("Deprecated argument `x`, as … is now the default" is of `x`).
+    positional = _positional(text)
+    if positional >= 0:
+        parameter = ""  # "positional arguments `name` and `message` to `X`": a call form, not one parameter
+        symbols = tuple(s for s in symbols if not _in_except(s, text))
     default = bool(parameter) and (
         (kind in ("behaviour", "breaking") and bool(_DEFAULT.search(text)))
         or (kind == "deprecated" and _default_of(parameter, text))
     )
-    return Change(kind, summary, symbols, replacement, parameter, default, entry)
+    return Change(kind, summary, symbols, replacement, parameter, default, entry, positional)
+
+
+# "Disallow passing non-keyword arguments to `concat` except for `objs`", "Passing positional arguments to
+# `Model.save()` is deprecated", "positional arguments `name` and `message` to `BaseConstraint`"
+_POSITIONAL = re.compile(
+    r"\b(?:non-keyword|positional)\s++arguments?\s++(?:`[^`]++`(?:\s*+(?:,|and|or))*+\s*+)*+(?:to|in|for|of)\s++"
+    r"(?:`[^`]++`|[^.;`]){0,300}?"
+    r"(?:\b(?:except|other than)\s++(?:for\s++)?(?:the\s++)?(?P<kept>(?:`[^`]++`(?:\s*+(?:,|and|or))*+\s*+)++))?"
+    r"(?:[.;(]|$)",
+    re.IGNORECASE,
+)
+
+
+def _positional(text: str) -> int:
+    """How many arguments a change about passing by position still lets through (those after "except"), or -1
+    when it is not about that."""
+    m = _POSITIONAL.search(text)
+    if m is None:
+        return -1
+    return len(_CODE.findall(m.group("kept") or ""))
+
+
+def _in_except(name: str, text: str) -> bool:
+    """`name` is one of the arguments an "except `a` and `b`" keeps, not what the change is about."""
+    m = _POSITIONAL.search(text)
+    return bool(m and m.group("kept") and f"`{name}`" in m.group("kept"))
 
 
 def _default_of(parameter: str, text: str) -> bool:

@@ -31,12 +31,15 @@ class Change:
     parameter: str = ""  # the one parameter of `symbols[0]` it is about (`trust_repo` of `torch.hub.load`)
     default_changed: bool = False  # with `parameter`: its default changed, so calls that omit it are hit
     entry: int = 0  # which entry of the chunk announces it (its position in `Chunk.entries`)
+    # A call form: how many arguments may still be passed by position (`concat(objs, axis)` hits "non-keyword
+    # arguments except `objs`": 1); -1 when the change is not about passing by position.
+    positional: int = -1
 
 
 def dumps(changes: tuple[Change, ...]) -> str:
     """Changes as compact JSON for one metadata field."""
     rows = [
-        [c.kind, c.summary, list(c.symbols), c.replacement, c.parameter, int(c.default_changed), c.entry]
+        [c.kind, c.summary, list(c.symbols), c.replacement, c.parameter, int(c.default_changed), c.entry, c.positional]
         for c in changes
     ]
     return json.dumps(rows, ensure_ascii=False, separators=(",", ":")) if rows else ""
@@ -54,13 +57,27 @@ def loads(data: str) -> tuple[Change, ...]:
 
 
 def _change(
-    kind: str, summary: str, symbols: list[str], replacement: str, parameter: str, default: int, entry: int
+    kind: str,
+    summary: str,
+    symbols: list[str],
+    replacement: str,
+    parameter: str,
+    default: int,
+    entry: int,
+    positional: int = -1,
 ) -> Change:
     if kind not in CHANGE_KINDS:
         raise ValueError(f"unknown change kind {kind!r}")
     return Change(
-        kind, str(summary), tuple(map(str, symbols)), str(replacement), str(parameter), bool(default), int(entry)
-    )  # type: ignore[arg-type]
+        kind,  # type: ignore[arg-type]
+        str(summary),
+        tuple(map(str, symbols)),
+        str(replacement),
+        str(parameter),
+        bool(default),
+        int(entry),
+        int(positional),
+    )
 
 
 _LEADING_VERB = re.compile(

@@ -42,6 +42,7 @@ class PlannedChange:
     replacement: str
     parameter: str
     default_changed: bool
+    positional: int  # how many arguments may still be passed by position, or -1 (`Change.positional`)
     citations: tuple[Citation, ...]  # oldest announcement first
     # (symbol, class) for the symbols the docs write as a type's member (`ndarray.newbyteorder`)
     members: tuple[tuple[str, str], ...] = ()
@@ -125,6 +126,7 @@ def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product) 
                     replacement,
                     change.parameter,
                     change.default_changed,
+                    change.positional,
                     (citation,),
                     members,
                 )
@@ -154,7 +156,7 @@ def _merged(announced: list[PlannedChange]) -> list[PlannedChange]:
     deprecated: dict[tuple[tuple[str, ...], str], int] = {}
     for line in sorted(lines.values(), key=lambda c: release_key(c.version)):
         names = tuple(sorted(s for s in subjects(line.symbols, line.summary) if _specific(s)))
-        key = (names, line.parameter)
+        key = (names, f"{line.parameter}/{line.positional}")
         at = deprecated.get(key) if names and line.kind != "new" else None
         if at is not None and release_key(out[at].version) < release_key(line.version):
             out[at] = _join(out[at], line)
@@ -304,6 +306,7 @@ def targets(plan: UpgradePlan) -> list[Target]:
             first = named[0]
             if not (
                 change.parameter
+                or change.positional >= 0
                 or _row_of(first, change)
                 or _replaced(first, change)
                 or _names_itself(first, change.summary)
@@ -314,14 +317,24 @@ def targets(plan: UpgradePlan) -> list[Target]:
             if all(part.isidentifier() for part in symbol.split(".")):  # `FindARM.cmake` is; `--flag=1` is not
                 owner = dict(change.members).get(symbol, "")
                 deprecated = change.kind == "deprecated"
-                out.append(Target(change.id, symbol, change.parameter, change.default_changed, owner, not deprecated))
+                out.append(
+                    Target(
+                        change.id,
+                        symbol,
+                        change.parameter,
+                        change.default_changed,
+                        owner,
+                        not deprecated,
+                        positional=change.positional,
+                    )
+                )
     return _guesses(list(dict.fromkeys(out)), plan)
 
 
 def _guesses(found: list[Target], plan: UpgradePlan) -> list[Target]:
     """`found`, a member's target marked not worth a guess on an unknown receiver where the docs name the same
     member of a class it does not hit (every member name the plan's changes mention counts)."""
-    plain = {t.symbol for t in found if not t.parameter}
+    plain = {t.symbol for t in found if not t.qualified}
     members: dict[str, set[str]] = defaultdict(set)
     for change in plan.changes:
         for symbol in change.symbols:

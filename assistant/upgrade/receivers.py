@@ -3,7 +3,8 @@
 `df = pd.DataFrame(...)`, `def load(df: pd.DataFrame)`, `engine: Engine = ...`, `with Session(engine) as
 session`: the name holds an instance of the class called or written as its annotation, so `df.applymap(str)`
 is `pandas.DataFrame.applymap` and an exact hit, not a possible one. A class the module derives from a product
-class (`class User(BaseModel)`) stands for it: `User(...)`, `User.parse_obj(...)` and `self` in its methods. A rebinding from a method of itself
+class (`class User(BaseModel)`) stands for it: `User(...)`, `User.parse_obj(...)` and `self` in its methods.
+A rebinding from a method of itself
 (`df = df.dropna()`, `query = query.filter(...)`) keeps the type: fluent APIs return their own kind. Every
 binding of the name in its scope must agree (the analysis is flow-insensitive, as LibCST's scopes are);
 anything else (`df = load()`, a loop variable, a parameter without annotation) leaves the name unknown, and

@@ -23,6 +23,12 @@ class Target:
     # Whether a use of its member name on a receiver of unknown type is worth a possible hit: not when the docs
     # name the same member of another class that did not change so (`DataFrame.fillna` beside `Resample.fillna`).
     guess: bool = True
+    positional: int = -1  # a call form: calls passing more arguments by position than this are hit
+
+    @property
+    def qualified(self) -> bool:
+        """Only calls that meet a qualifier are hit (a parameter passed or omitted, arguments by position)."""
+        return bool(self.parameter) or self.positional >= 0
 
     def __post_init__(self) -> None:
         if not all(part.isidentifier() for part in self.symbol.split(".")):

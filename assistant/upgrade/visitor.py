@@ -123,11 +123,11 @@ class TargetIndex:
         members: dict[str, list[Member]] = defaultdict(list)
         member_calls: dict[str, list[Member]] = defaultdict(list)
         for target in dict.fromkeys(targets):  # the same target twice would only repeat its hits
-            (calls if target.parameter else names)[target.symbol].append(target)
+            (calls if target.qualified else names)[target.symbol].append(target)
             owner = class_of(target.symbol, target.member_of)
             if owner:
                 member = Member(target, receiver_names(owner))
-                (member_calls if target.parameter else members)[target.symbol.rsplit(".", 1)[1]].append(member)
+                (member_calls if target.qualified else members)[target.symbol.rsplit(".", 1)[1]].append(member)
         classes = frozenset(t.symbol.rsplit(".", 1)[0] for t in targets if class_of(t.symbol, t.member_of))
         return cls(_frozen(names), _frozen(calls), _frozen(members), _frozen(member_calls), classes)
 
@@ -308,7 +308,12 @@ class HitVisitor(cst.CSTVisitor):
         keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
         splat = any(arg.star == "**" for arg in node.args)  # `**kwargs` may pass any parameter
 
+        by_position = [arg for arg in node.args if arg.keyword is None and arg.star == ""]
+        spread = any(arg.star == "*" for arg in node.args)  # `*args`: how many is unknown
+
         def hit_by(target: Target) -> bool:
+            if target.positional >= 0:
+                return not spread and len(by_position) > target.positional
             passed = target.parameter in keywords
             return not passed and not splat if target.omitted else passed
 
@@ -321,7 +326,7 @@ class HitVisitor(cst.CSTVisitor):
                 symbol = ".".join([base, *rest])
                 for target in self.index.calls.get(symbol, ()):
                     if hit_by(target):
-                        self._hit(node, f"{symbol}({target.parameter})", target)
+                        self._hit(node, f"{symbol}({_qualifier(target)})", target)
         func = node.func
         if not isinstance(func, cst.Attribute) or isinstance(func.value, _LITERALS):
             return
@@ -333,7 +338,7 @@ class HitVisitor(cst.CSTVisitor):
             for member in self.index.member_calls.get(func.attr.value, ()):
                 exact = _top(member.target.symbol) == derived
                 if (exact or member.worth(func.attr.value, receiver)) and hit_by(member.target):
-                    symbol = f"{member.target.symbol}({member.target.parameter})"
+                    symbol = f"{member.target.symbol}({_qualifier(member.target)})"
                     self._hit(func.attr, symbol, member.target, exact=exact)
 
     def _chain(self, top: cst.BaseExpression, names: list[cst.Name]) -> None:
@@ -370,6 +375,11 @@ class HitVisitor(cst.CSTVisitor):
         while isinstance(node, (cst.Subscript, cst.Call, cst.Attribute)):
             node = node.func if isinstance(node, cst.Call) else node.value
         return _top(self.types[node]) if isinstance(node, cst.Name) and node in self.types else None
+
+
+def _qualifier(target: Target) -> str:
+    """What a call met: the parameter, or its arguments by position ("torch.hub.load(trust_repo)", "concat(*)")."""
+    return target.parameter or "*"
 
 
 def _top(symbol: str) -> str:
