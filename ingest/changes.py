@@ -66,7 +66,9 @@ _NAME = re.compile(r"@?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 _CALL_KEYWORD = re.compile(r"^(@?[A-Za-z_][\w.]*)\((?:[^()]*,\s*)?([A-Za-z_]\w*)\s*=")
 # "the `verbose` parameter of `ReduceLROnPlateau`", "`strict` argument to `torch.export.export`"
 _PARAM_OF = re.compile(
-    r"`([A-Za-z_]\w*)`\s+(?:keyword\s+)?(?:argument|parameter|keyword|kwarg|option|flag)s?\s+"
+    # "the `method` and `limit` keywords on `X`": the first of those listed
+    r"`([A-Za-z_]\w*+)`(?:\s*+(?:,|and|or)(?:\s++(?:and|or))?\s*+`[A-Za-z_]\w*+`)*+\s+(?:keyword\s+)?"
+    r"(?:argument|parameter|keyword|kwarg|option|flag)s?\s+"
     r"(?:of|in|to|for|from|on)\s+(?:the\s+)?`([^`]+)`",
     re.I,
 )
@@ -181,7 +183,9 @@ def _change(
     symbols, replacement = _symbols_and_replacement(text, row=row, methods=bool(member_of))
     parameter, function = _parameter(text)
     if parameter and function:
-        symbols = (function, *[s for s in symbols if s not in (function, parameter)])
+        # The parameters listed with it ("the `method` and `limit` keywords") are no code names of their own.
+        siblings = {s for s in symbols if "." not in s and s.islower() and s != function}
+        symbols = (function, *[s for s in symbols if s not in (function, parameter) and s not in siblings])
     elif owner[:1].isupper() and (bare := [s for s in symbols if s != owner and "." not in s and s[:1].islower()]):
         # An item naming a bare member under "removed from `Field`": a parameter of that owner.
         parameter, symbols = bare[0], (owner, *[s for s in symbols if s not in (owner, bare[0])])
@@ -191,6 +195,8 @@ def _change(
         replacement = f"{member_of}.{replacement}" if _bare_name(replacement) else replacement
     # A changed default hits the calls that omit the parameter. A deprecation is of the parameter itself unless it
     # says its default is what is deprecated ("Deprecated argument `x`, as … is now the default" is of `x`).
+    if parameter and _KEYWORD_ONLY.search(text):
+        parameter = ""  # "`tz` … is now keyword-only": passing it by keyword is the fix, not what breaks
     positional = _positional(text)
     if positional >= 0:
         parameter = ""  # "positional arguments `name` and `message` to `X`": a call form, not one parameter
@@ -211,6 +217,9 @@ _POSITIONAL = re.compile(
     r"(?:[.;(]|$)",
     re.IGNORECASE,
 )
+
+
+_KEYWORD_ONLY = re.compile(r"\bkeyword[- ]only\b", re.IGNORECASE)
 
 
 def _positional(text: str) -> int:

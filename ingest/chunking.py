@@ -53,7 +53,8 @@ if TYPE_CHECKING:
 # 27: every chunk says where its release was read (`Chunk.release_from`)
 # 28: a deprecated parameter's default is changed only where the entry says so ("the default of `x`")
 # 29: "non-keyword arguments to `x` except `a`" is a call form (`Change.positional`); `dict()` rows of a class
-CHUNKER_VERSION = 29
+# 30: "the `a` and `b` keywords of `x`" is about `a` of `x`
+CHUNKER_VERSION = 30
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

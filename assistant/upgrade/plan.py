@@ -152,19 +152,33 @@ def _merged(announced: list[PlannedChange]) -> list[PlannedChange]:
             )
             key = same
         lines[key] = line
-    out: list[PlannedChange] = []
+    out: list[PlannedChange | None] = []
     deprecated: dict[tuple[tuple[str, ...], str], int] = {}
     for line in sorted(lines.values(), key=lambda c: release_key(c.version)):
-        names = tuple(sorted(s for s in subjects(line.symbols, line.summary) if _specific(s)))
+        said = [s for s in subjects(line.symbols, line.summary) if _specific(s)]
+        names = tuple(sorted(said))
         key = (names, f"{line.parameter}/{line.positional}")
-        at = deprecated.get(key) if names and line.kind != "new" else None
-        if at is not None and release_key(out[at].version) < release_key(line.version):
-            out[at] = _join(out[at], line)
+        # The deprecations a later line announces again: of its first name, with the same parameter ("Deprecated
+        # `a`" and, later, "Removed `a`, `b` and `c`"); the first of them gives the line its fix.
+        earlier = [
+            i
+            for (n, q), i in deprecated.items()
+            if names and line.kind != "new" and q == key[1] and said[0] in n and out[i] is not None
+        ]
+        earlier = [i for i in earlier if release_key(out[i].version) < release_key(line.version)]  # type: ignore[union-attr]
+        if earlier:
+            first = next((i for i in earlier if said[0] in out[i].symbols), earlier[0])  # type: ignore[union-attr]
+            joined = _join(out[first], line)  # type: ignore[arg-type]
+            for i in earlier:
+                if i != first:
+                    joined = _combined(joined, out[i], citations=(*out[i].citations, *joined.citations))  # type: ignore[union-attr,arg-type]
+                    out[i] = None
+            out[first] = joined
             continue
         if names and line.kind == "deprecated":
             deprecated[key] = len(out)
         out.append(line)
-    return out
+    return [line for line in out if line is not None]
 
 
 TABLE_SUMMARY_CHARS = 240

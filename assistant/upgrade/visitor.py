@@ -115,6 +115,7 @@ class TargetIndex:
     members: dict[str, tuple[Member, ...]]  # plain class-member targets by member name, for unknown receivers
     member_calls: dict[str, tuple[Member, ...]]  # parameter class-member targets by member name
     classes: frozenset[str]  # the classes targets are members of (`pandas.DataFrame` of `….DataFrame.append`)
+    change_classes: dict[str, frozenset[str]]  # per change, the classes its targets are members of
 
     @classmethod
     def of(cls, targets: Sequence[Target]) -> TargetIndex:
@@ -128,8 +129,13 @@ class TargetIndex:
             if owner:
                 member = Member(target, receiver_names(owner))
                 (member_calls if target.qualified else members)[target.symbol.rsplit(".", 1)[1]].append(member)
-        classes = frozenset(t.symbol.rsplit(".", 1)[0] for t in targets if class_of(t.symbol, t.member_of))
-        return cls(_frozen(names), _frozen(calls), _frozen(members), _frozen(member_calls), classes)
+        owners: dict[str, set[str]] = defaultdict(set)
+        for t in targets:
+            if class_of(t.symbol, t.member_of):
+                owners[t.change].add(t.symbol.rsplit(".", 1)[0])
+        classes = frozenset(c for found in owners.values() for c in found)
+        change_classes = {change: frozenset(found) for change, found in owners.items()}
+        return cls(_frozen(names), _frozen(calls), _frozen(members), _frozen(member_calls), classes, change_classes)
 
     def is_class(self, name: str) -> bool:
         """Whether a qualified name is a class: targets are members of it, or it is named as one (PEP 8)."""
@@ -300,7 +306,7 @@ class HitVisitor(cst.CSTVisitor):
             self._chain(node, names)
             return False
         if not isinstance(node.value, _LITERALS):
-            self._possible(node.attr, None, self._derived(node.value))
+            self._possible(node.attr, None)
         node.value.visit(self)  # the attribute's own name is no reference: it is not visited
         return False
 
@@ -336,7 +342,8 @@ class HitVisitor(cst.CSTVisitor):
         if not known or derived:
             receiver = names[-2].value if names is not None else None
             for member in self.index.member_calls.get(func.attr.value, ()):
-                exact = _top(member.target.symbol) == derived
+                # got from a `DataFrame`: the change must be about a member of that class (and maybe others')
+                exact = derived in self.index.change_classes.get(member.target.change, ())
                 if (exact or member.worth(func.attr.value, receiver)) and hit_by(member.target):
                     symbol = f"{member.target.symbol}({_qualifier(member.target)})"
                     self._hit(func.attr, symbol, member.target, exact=exact)
@@ -355,32 +362,26 @@ class HitVisitor(cst.CSTVisitor):
         if not known:
             for receiver, attr in pairwise(names):
                 self._possible(attr, receiver.value)
-        elif typed:  # `df.col.append`: what an instance's attribute holds is of its product
+        elif typed:  # `df.col.append`: what an instance's attribute holds is of a type unknown
             for receiver, attr in pairwise(names[1:]):
-                self._possible(attr, receiver.value, _top(self.types[names[0]]))
+                self._possible(attr, receiver.value)
 
-    def _possible(self, attr: cst.Name, receiver: str | None, derived: str | None = None) -> None:
-        """Hits of a class's member on a receiver of unknown type: possible, or exact when the receiver was got
-        from an instance of the member's product (`derived`, its top module)."""
+    def _possible(self, attr: cst.Name, receiver: str | None) -> None:
+        """Possible hits of a class's member on a receiver of unknown type. Which of the product's classes a
+        receiver got from an instance is (`df["a"]`) is unknown too: a member without the qualifier that made its
+        call exact (`visit_Call`) stays a guess there."""
         # Placed at the member's name: the receiver may be a long expression, even spanning lines.
         for member in self.index.members.get(attr.value, ()):
-            # Which of the product's classes a derived receiver is, is unknown: a member several may have
-            # (`fillna`) is exact only with the parameter that qualifies it (`visit_Call`).
-            exact = False
-            if exact or member.worth(attr.value, receiver):
-                self._hit(attr, member.target.symbol, member.target, exact=exact)
+            if member.worth(attr.value, receiver):
+                self._hit(attr, member.target.symbol, member.target, exact=False)
 
     def _derived(self, node: cst.BaseExpression) -> str | None:
-        """The top module of the known instance an expression is got from (`df["a"]`, `df.x().y`), if any."""
+        """The class of the known instance an expression is got from (`df["a"]`, `df.x().y`), if any."""
         while isinstance(node, (cst.Subscript, cst.Call, cst.Attribute)):
             node = node.func if isinstance(node, cst.Call) else node.value
-        return _top(self.types[node]) if isinstance(node, cst.Name) and node in self.types else None
+        return self.types[node] if isinstance(node, cst.Name) and node in self.types else None
 
 
 def _qualifier(target: Target) -> str:
     """What a call met: the parameter, or its arguments by position ("torch.hub.load(trust_repo)", "concat(*)")."""
     return target.parameter or "*"
-
-
-def _top(symbol: str) -> str:
-    return symbol.split(".", 1)[0]
