@@ -368,17 +368,21 @@ _NOUNS = (
     r"attributes|property|properties|field|fields|argument|arguments|decorator|constant|constants|helper|helpers"
 )
 _ITSELF_BEFORE = re.compile(
-    r"(?:^|\b(?:removed|deprecated|renamed|moved|dropped|removal of|deprecation of|deprecate|remove|stop using)"
+    # at the start (after a label such as "Issue #4:", or a noun phrase opening a parenthesis: "The PT2E flow
+    # (`a` and `b`) has been removed"), or after the verb that says it
+    r"(?:^(?:[^:`]{0,24}+:\s*+)?(?:[A-Za-z][\w -]{0,60}+\(\s*+)?|\b(?:removed|deprecated|renamed|moved|dropped|"
+    r"removal of|deprecation of|deprecate|remove|stop using)"
     r"(?:\s++(?:in|from|since)\b[^:`]{0,40}+:)?)"  # "Removed in Pydantic V2: `x`"
     rf"[\s`'\"@]*+(?:(?:{_NOUNS})\b[\s`'\"@]*+)*+$",
     re.IGNORECASE,
 )
 _ITSELF_AFTER = re.compile(
-    # the names listed with it (each in code marks), then what it is, then what happened to it
+    # the names listed with it (each in code marks, or dotted), then what it is, then what happened to it
     r"^(?:\([^()]{0,20}+\))?`?+(?:\s*+(?:,|\band\b|\bor\b)(?:\s*+(?:and|or)\b)?\s*+"
-    r"(?:`[^`]++`|@[\w.]++|[A-Za-z_][A-Za-z0-9]*+(?:[._][A-Za-z0-9]++)++))*+"
-    rf"[\s`'\"]*+(?:(?:{_NOUNS})\b[\s`'\"]*+)*+(?:\bof\b[^.;]{{0,80}}?)?"
-    r"(?:$|[.;(,]|(?:\s*+[—:-]\s*+(?:this|it)\b)?\s*+(?:is|are|was|were|has been|have been|will be|is now|are now|"
+    r"(?:`[^`]++`|@[\w.]++|[A-Za-z_][A-Za-z0-9]*+(?:[._][A-Za-z0-9]++)++(?:\(\))?+))*+"
+    rf"[\s`'\")]*+(?:(?:{_NOUNS})\b[\s`'\"]*+)*+(?:\bof\b[^.;]{{0,80}}?)?"
+    r"(?:$|[.;]|,\s*+(?:use|in favou?r of|see|please)\b|\(\s*+(?:#|GH\b|gh-|issue|see|use|\d)|"
+    r"(?:\s*+[—:-]\s*+(?:this|it)\b)?\s*+(?:is|are|was|were|has been|have been|will be|is now|are now|"
     r"(?:so )?has been|(?:so )?have been)\s++"
     r"(?:(?:now|also|fully|being|officially)\s++)?(?:removed|deprecated|renamed|moved|dropped|gone|private|"
     r"no longer (?:available|public|supported|exported|importable))|\b(?:use|in favou?r of|instead)\b|→|->)",
@@ -397,8 +401,10 @@ def _replaced(symbol: str, change: PlannedChange) -> bool:
     for a method: "migrate to `torch.distributed._functional_collectives`"), not something else to use in some
     case ("… a `DataFrame` indexer with `.iloc`, use `.loc` instead")."""
     new = change.replacement
-    if not new or new.startswith(f"{symbol}.") or _spelled_at(symbol, _first_code(change.summary)) is None:
-        return False  # the summary's first code name is another ("strings `w`, `d` … in `Timedelta`")
+    first = _first_code(change.summary)
+    at = _spelled_at(symbol, first)
+    if not new or new.startswith(f"{symbol}.") or at is None or not _ITSELF_BEFORE.search(first[: at[0]]):
+        return False  # the summary's subject is another ("strings `w`, `d` … in `Timedelta`", "variables of `x`")
     last, other = symbol.rsplit(".", 1)[-1], new.rsplit(".", 1)[-1]
     return ("." in symbol) == ("." in new) and last[:1].isupper() == other[:1].isupper()
 
