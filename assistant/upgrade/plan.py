@@ -385,7 +385,10 @@ _ITSELF_AFTER = re.compile(
     r"(?:\s*+[—:-]\s*+(?:this|it)\b)?\s*+(?:is|are|was|were|has been|have been|will be|is now|are now|"
     r"(?:so )?has been|(?:so )?have been)\s++"
     r"(?:(?:now|also|fully|being|officially)\s++)?(?:removed|deprecated|renamed|moved|dropped|gone|private|"
-    r"no longer (?:available|public|supported|exported|importable))|\b(?:use|in favou?r of|instead)\b|→|->)",
+    r"no longer (?:available|public|supported|exported|importable))|\b(?:use|in favou?r of|instead)\b|→|->|"
+    # "`load()` now returns a list": every call; not "… now raises if …", which holds under a condition
+    r"(?:will\s++)?(?:now|no longer)\s++(?:returns?|raises?|uses?|gives?|yields?)\b"
+    r"(?![^.;]{0,200}?\b(?:if|when|whenever|unless|under|with|where|for)\b))",
     re.IGNORECASE,
 )
 
