@@ -21,6 +21,7 @@ product is installed, at some 0.1-1 s per file, over the scan's budget of 20 ms.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 
 import libcst as cst
 from libcst.metadata import Assignment, QualifiedName, QualifiedNameSource
@@ -51,6 +52,7 @@ class _Bindings(cst.CSTVisitor):
         self.bound: dict[cst.Name, tuple[str, cst.BaseExpression]] = {}
         self.bases: dict[str, list[cst.BaseExpression]] = {}  # class name -> its bases, as written
         self.own: dict[cst.Param, str] = {}  # a method's first parameter -> its class's name
+        self.methods: dict[cst.FunctionDef, str] = {}  # a method -> its class's name
         self._stack: list[cst.ClassDef | cst.FunctionDef] = []
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -62,8 +64,10 @@ class _Bindings(cst.CSTVisitor):
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         static = any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators)
-        if self._stack and isinstance(owner := self._stack[-1], cst.ClassDef) and node.params.params and not static:
-            self.own[node.params.params[0]] = owner.name.value
+        if self._stack and isinstance(owner := self._stack[-1], cst.ClassDef):
+            self.methods[node] = owner.name.value
+            if node.params.params and not static:
+                self.own[node.params.params[0]] = owner.name.value
         self._stack.append(node)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -91,13 +95,23 @@ class _Bindings(cst.CSTVisitor):
             self.bound[name] = ("type", func)
 
 
+@dataclass(frozen=True)
+class Receivers:
+    """What the scan knows of a module's names: the class each plainly typed reference holds (`df` ->
+    `pandas.DataFrame`), and the product class each method overrides a member of (`def log_deletion` in a
+    `ModelAdmin` subclass)."""
+
+    types: dict[cst.Name, str]
+    methods: dict[cst.FunctionDef, str]
+
+
 def typed_names(
     module: cst.Module,
     scopes: Mapping[cst.CSTNode, Scope | None],
     qualified: Callable[[cst.CSTNode], Collection[QualifiedName]],
     is_class: Callable[[str], bool],
-) -> dict[cst.Name, str]:
-    """The qualified class each reference to a plainly typed local name holds (`df` -> `pandas.DataFrame`)."""
+) -> Receivers:
+    """The module's typed references and its methods of classes derived from a product's."""
     collector = _Bindings()
     module.visit(collector)
 
@@ -143,4 +157,5 @@ def typed_names(
             types = {type_of(b) for b in access.referents} - {_SAME}
             if len(types) == 1 and None not in types:
                 out[access.node] = next(iter(types))  # type: ignore[arg-type]
-    return out
+    methods = {node: derived[name] for node, name in collector.methods.items() if name in derived}
+    return Receivers(out, methods)

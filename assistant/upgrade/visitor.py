@@ -116,6 +116,9 @@ class TargetIndex:
     member_calls: dict[str, tuple[Member, ...]]  # parameter class-member targets by member name
     classes: frozenset[str]  # the classes targets are members of (`pandas.DataFrame` of `….DataFrame.append`)
     change_classes: dict[str, frozenset[str]]  # per change, the classes its targets are members of
+    # "django.ModelAdmin.log_deletion" by its top module, class and member: the docs shorten the class's path
+    # (`ModelAdmin.log_deletion`), the code imports it from where it lives (`django.contrib.admin.ModelAdmin`).
+    short: dict[str, str]
 
     @classmethod
     def of(cls, targets: Sequence[Target]) -> TargetIndex:
@@ -135,7 +138,16 @@ class TargetIndex:
                 owners[t.change].add(t.symbol.rsplit(".", 1)[0])
         classes = frozenset(c for found in owners.values() for c in found)
         change_classes = {change: frozenset(found) for change, found in owners.items()}
-        return cls(_frozen(names), _frozen(calls), _frozen(members), _frozen(member_calls), classes, change_classes)
+        short = {_short(t.symbol): t.symbol for t in targets if class_of(t.symbol, t.member_of) and _short(t.symbol)}
+        return cls(
+            _frozen(names), _frozen(calls), _frozen(members), _frozen(member_calls), classes, change_classes, short
+        )
+
+    def canonical(self, symbol: str) -> str:
+        """`symbol` as the targets spell it: a class's member by its top module, class and name."""
+        return (
+            self.short.get(_short(symbol), symbol) if symbol not in self.names and symbol not in self.calls else symbol
+        )
 
     def is_class(self, name: str) -> bool:
         """Whether a qualified name is a class: targets are members of it, or it is named as one (PEP 8)."""
@@ -192,12 +204,21 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
                 chains.append([value.id, *reversed(parts)])
         elif isinstance(node, ast.Name):
             chains.append([node.id])
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in index.members:
+            return True  # may override a member a change names, in a class derived from the product's
     for base, *rest in chains:
         for qualified in bound.get(base, ()):
             name = ".".join([qualified, *rest])
             if name in index.calls or any(index.named_by(name)):
                 return True
     return False
+
+
+def _short(symbol: str) -> str:
+    """ "django.ModelAdmin.log_deletion" for "django.contrib.admin.ModelAdmin.log_deletion"; '' for a name that
+    is no class's member (its last-but-one part is no `CamelCase` class)."""
+    parts = symbol.split(".")
+    return f"{parts[0]}.{parts[-2]}.{parts[-1]}" if len(parts) >= 3 and parts[-2][:1].isupper() else ""
 
 
 def _frozen(lists: dict[str, list]) -> dict[str, tuple]:
@@ -215,6 +236,7 @@ class HitVisitor(cst.CSTVisitor):
         self.found: list[tuple[cst.CSTNode, str, str, bool]] = []  # node, symbol, change, exact
         self.references: set[cst.CSTNode] = set()
         self.types: dict[cst.Name, str] = {}  # local names holding an instance of a known class
+        self.methods: dict[cst.FunctionDef, str] = {}  # methods of classes derived from a product's
 
     def hits(self, wrapper: cst.MetadataWrapper) -> list[Hit]:
         """The hits found, placed: positions are computed only for a module that has any."""
@@ -245,12 +267,21 @@ class HitVisitor(cst.CSTVisitor):
         # definitions (`def float_`) or `global` statements.
         scopes = {scope for scope in self.metadata[ScopeProvider].values() if scope is not None}
         self.references = {access.node for scope in scopes for access in scope.accesses}
-        self.types = typed_names(
+        known = typed_names(
             node,
             self.metadata[ScopeProvider],
             lambda name: self.get_metadata(QualifiedNameProvider, name, set()),
             self.index.is_class,
         )
+        self.types, self.methods = known.types, known.methods
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        # `def log_deletion(self, …)` in a `ModelAdmin` subclass overrides what the docs say changed: a use.
+        base = self.methods.get(node)
+        if base is not None:
+            symbol = self.index.canonical(f"{base}.{node.name.value}")
+            for target in self.index.names.get(symbol, ()):
+                self._hit(node.name, symbol, target)
 
     def visit_Import(self, node: cst.Import) -> bool:
         for alias in node.names:
@@ -329,7 +360,7 @@ class HitVisitor(cst.CSTVisitor):
             imported, known = self._resolve(names[0])
             rest = [name.value for name in names[1:]]
             for base in imported:
-                symbol = ".".join([base, *rest])
+                symbol = self.index.canonical(".".join([base, *rest]))
                 for target in self.index.calls.get(symbol, ()):
                     if hit_by(target):
                         self._hit(node, f"{symbol}({_qualifier(target)})", target)
@@ -355,9 +386,10 @@ class HitVisitor(cst.CSTVisitor):
         rest = [name.value for name in names[1:]]
         typed = names[0] in self.types
         for base in imported if rest or not typed else ():  # an instance is no use of its class
-            symbol = ".".join([base, *rest])
+            symbol = self.index.canonical(".".join([base, *rest]))
             for target in self.index.named_by(symbol):
-                if not typed or len(target.symbol) > len(base):  # its members, not the class its constructor hit
+                # its members, not the class (or module) its constructor hit
+                if not typed or not (base == target.symbol or base.startswith(f"{target.symbol}.")):
                     self._hit(top, symbol, target)
         if not known:
             for receiver, attr in pairwise(names):
