@@ -173,8 +173,8 @@ class KnowledgeBase:
         settings' size caps is named and skipped. `bounded` (what servers ask for, without `progress`) runs the
         scan in a worker process, one at a time, raising `Overrun` past `scan_timeout_s` or `scan_memory_mb`:
         LibCST on a large file can then neither hold this process's interpreter nor exhaust its memory."""
-        from assistant.upgrade.plan import targets
         from assistant.upgrade.scan import scan_capped
+        from assistant.upgrade.targeting import targets
 
         worker = self._scans if bounded else None
         return scan_capped(paths, targets(plan), self.settings, progress=progress, worker=worker)

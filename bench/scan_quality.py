@@ -26,8 +26,9 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from assistant.index.catalog import Catalog  # noqa: E402
-from assistant.upgrade.plan import make_plan, targets  # noqa: E402
+from assistant.upgrade.plan import make_plan  # noqa: E402
 from assistant.upgrade.scan import scan  # noqa: E402
+from assistant.upgrade.targeting import targets  # noqa: E402
 from bench.fetch_scan_sets import DEFAULT_OUT, SETS_DIR, manifest, sets  # noqa: E402
 from ingest.chunking import chunk_document  # noqa: E402
 from ingest.loader import load_document  # noqa: E402

@@ -26,8 +26,9 @@ if str(REPO_ROOT) not in sys.path:
 
 from assistant.index.catalog import Catalog  # noqa: E402
 from assistant.runtime.settings import Settings  # noqa: E402
-from assistant.upgrade.plan import make_plan, targets  # noqa: E402
+from assistant.upgrade.plan import make_plan  # noqa: E402
 from assistant.upgrade.scan import Target, scan  # noqa: E402
+from assistant.upgrade.targeting import targets  # noqa: E402
 from bench.evaluate import default_corpus_dir  # noqa: E402
 from ingest.chunking import chunk_document  # noqa: E402
 from ingest.loader import load_document  # noqa: E402

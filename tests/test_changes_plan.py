@@ -12,7 +12,9 @@ from assistant.index.catalog import Catalog
 from assistant.model.changes import Change, dumps, loads
 from assistant.model.document import Entry
 from assistant.model.records import Chunk
-from assistant.upgrade.plan import PlanError, make_plan, qualify, subjects, targets
+from assistant.upgrade.plan import PlanError, make_plan, qualify
+from assistant.upgrade.subjects import subjects
+from assistant.upgrade.targeting import targets
 from ingest.changes import changes_of
 from ingest.chunking import chunk_document
 from ingest.loader import load_document

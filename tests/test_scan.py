@@ -9,8 +9,8 @@ from unittest import mock
 import pytest
 
 import assistant.upgrade.scan
+from assistant.upgrade.lookup import class_of, receiver_names
 from assistant.upgrade.scan import Finding, ScanError, ScanReport, Target, scan, scan_source
-from assistant.upgrade.visitor import class_of, receiver_names
 
 
 def scan_code(tmp_path: Path, code: str, *targets: Target, name: str = "m.py") -> ScanReport:

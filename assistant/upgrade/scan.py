@@ -3,7 +3,7 @@
 `scan(paths, targets)` walks files and directories, `scan_source` reads pasted code; both return a `ScanReport`
 of findings, exact or "possible" (a member of a class used on a receiver of unknown type), and of the files
 that could not be read or parsed, which are skipped while everything else is still scanned. Name resolution
-and matching live in `assistant.upgrade.visitor`.
+and matching live in `assistant.upgrade.visitor` and `assistant.upgrade.lookup`.
 
 Notebooks are read by hand (nbformat would add a dependency to read JSON): IPython magics are left out, and a
 notebook's code cells are parsed as one module, as the kernel runs them in one namespace: an import in one cell
@@ -31,8 +31,9 @@ from assistant.runtime.bounded import BoundedWorker
 from assistant.runtime.settings import Settings
 from assistant.text.untrusted import one_line
 from assistant.upgrade.limits import collapse_long_strings, read_at_most, size_text
+from assistant.upgrade.lookup import TargetIndex, might_hit
 from assistant.upgrade.target import Target
-from assistant.upgrade.visitor import Hit, HitVisitor, TargetIndex, might_hit
+from assistant.upgrade.visitor import Hit, HitVisitor
 
 SUFFIXES = (".py", ".ipynb")
 SKIP_DIRS = frozenset({"__pycache__", "venv", "node_modules", "site-packages"})  # and every hidden one (.venv)

@@ -1,0 +1,210 @@
+"""The scan's target lookup and its quick pre-pass: targets indexed by what code names (a symbol and its dotted
+prefixes, a class's member by name for receivers of unknown type), and `might_hit`, which skips a module that
+cannot hit anything before LibCST's costlier analysis reads it (`assistant.upgrade.visitor`).
+
+Which member names are worth a guess on a receiver of unknown type is hand-written, kept here with its reasons:
+no library states which names of a class's methods are worth a "possible" hit on an object of unknown type.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from assistant.upgrade.target import Target
+
+# Method names of the builtin containers and strings. A receiver of unknown type is most often one of those
+# (`items.append(1)`), so these names make a possible hit only on a receiver whose name suggests the class.
+BUILTIN_METHODS = frozenset(
+    name
+    for kind in (str, bytes, bytearray, list, tuple, dict, set, frozenset)
+    for name in dir(kind)
+    if not name.startswith("_")
+)
+MIN_MEMBER = 4  # shorter member names (`.T`, `.abs`, `.all`) are too common to flag on an unknown receiver
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z]+")
+
+
+@dataclass(frozen=True)
+class Member:
+    """A target that is a member of a class, as matched on a receiver of unknown type."""
+
+    target: Target
+    receivers: frozenset[str]  # receiver names that suggest the class: "dataframe", "df" for DataFrame
+
+    def suggested_by(self, receiver: str | None) -> bool:
+        """Whether a receiver named so (`df`, `train_df`, `self.df`) is likely an instance of the class."""
+        if receiver is None:
+            return False
+        name = receiver.lower()
+        return name in self.receivers or name.rsplit("_", 1)[-1] in self.receivers
+
+    def worth(self, member: str, receiver: str | None) -> bool:
+        """Whether `<receiver>.<member>` on an unknown receiver is reported as a possible hit."""
+        if not self.target.guess:
+            return False
+        if self.suggested_by(receiver):
+            return True
+        # `__init__`, `copy`: names every class has say nothing of the receiver's
+        return len(member) >= MIN_MEMBER and member not in BUILTIN_METHODS and not member.startswith("__")
+
+
+def class_of(symbol: str, member_of: str = "") -> str | None:
+    """The class a symbol is a member of: the one the target names (`member_of`: the docs wrote the symbol
+    as `ndarray.newbyteorder`, a type's member), or its last-but-one part when that looks like a class
+    ("DataFrame" in "pandas.DataFrame.append"); a two-part symbol is a module's member."""
+    parts = symbol.split(".")
+    if member_of:
+        return member_of
+    if len(parts) >= 3 and parts[-2][:1].isupper():
+        return parts[-2]
+    return None
+
+
+def receiver_names(cls: str) -> frozenset[str]:
+    """Names a variable holding an instance of `cls` conventionally has: the class lowercased, and the
+    initials of its CamelCase parts when there are two or more ("df" for DataFrame)."""
+    initials = "".join(part[0] for part in _CAMEL.findall(cls)).lower()
+    return frozenset({cls.lower(), initials} if len(initials) >= 2 else {cls.lower()})
+
+
+@dataclass(frozen=True)
+class TargetIndex:
+    """Targets looked up by what code names, so that a scan costs one look-up per dotted prefix of a name."""
+
+    names: dict[str, tuple[Target, ...]]  # plain targets by symbol: hit by the symbol and what starts with it
+    calls: dict[str, tuple[Target, ...]]  # parameter targets by symbol: hit by calls only
+    members: dict[str, tuple[Member, ...]]  # plain class-member targets by member name, for unknown receivers
+    member_calls: dict[str, tuple[Member, ...]]  # parameter class-member targets by member name
+    classes: frozenset[str]  # the classes targets are members of (`pandas.DataFrame` of `….DataFrame.append`)
+    change_classes: dict[str, frozenset[str]]  # per change, the classes its targets are members of
+    # "django.ModelAdmin.log_deletion" by its top module, class and member: the docs shorten the class's path
+    # (`ModelAdmin.log_deletion`), the code imports it from where it lives (`django.contrib.admin.ModelAdmin`).
+    short: dict[str, str]
+    class_ends: frozenset[str]  # `classes` by top module and name: "django.ModelAdmin"
+
+    @classmethod
+    def of(cls, targets: Sequence[Target]) -> TargetIndex:
+        names: dict[str, list[Target]] = defaultdict(list)
+        calls: dict[str, list[Target]] = defaultdict(list)
+        members: dict[str, list[Member]] = defaultdict(list)
+        member_calls: dict[str, list[Member]] = defaultdict(list)
+        for target in dict.fromkeys(targets):  # the same target twice would only repeat its hits
+            (calls if target.qualified else names)[target.symbol].append(target)
+            owner = class_of(target.symbol, target.member_of)
+            if owner:
+                member = Member(target, receiver_names(owner))
+                (member_calls if target.qualified else members)[target.symbol.rsplit(".", 1)[1]].append(member)
+        owners: dict[str, set[str]] = defaultdict(set)
+        for t in targets:
+            if class_of(t.symbol, t.member_of):
+                owners[t.change].add(t.symbol.rsplit(".", 1)[0])
+        classes = frozenset(c for found in owners.values() for c in found)
+        change_classes = {change: frozenset(found) for change, found in owners.items()}
+        short = {_short(t.symbol): t.symbol for t in targets if class_of(t.symbol, t.member_of) and _short(t.symbol)}
+        ends = frozenset(map(_ends, classes))
+        return cls(
+            _frozen(names),
+            _frozen(calls),
+            _frozen(members),
+            _frozen(member_calls),
+            classes,
+            change_classes,
+            short,
+            ends,
+        )
+
+    def names_a_class(self, qualified: str) -> bool:
+        """Whether code naming `qualified` (a constructor, an annotation, a base class) may type a receiver
+        that hits a target: a class targets are members of, by its full name or its top module and name."""
+        return qualified in self.classes or _ends(qualified) in self.class_ends
+
+    def canonical(self, symbol: str) -> str:
+        """`symbol` as the targets spell it: a class's member by its top module, class and name."""
+        return (
+            self.short.get(_short(symbol), symbol) if symbol not in self.names and symbol not in self.calls else symbol
+        )
+
+    def is_class(self, name: str) -> bool:
+        """Whether a qualified name is a class: targets are members of it, or it is named as one (PEP 8)."""
+        return name in self.classes or name.rsplit(".", 1)[-1][:1].isupper()
+
+    def named_by(self, qualified: str) -> Iterator[Target]:
+        """Plain targets that a name hits: its symbol equals the name or is a dotted prefix of it."""
+        prefix = ""
+        for part in qualified.split("."):
+            prefix = f"{prefix}.{part}" if prefix else part
+            yield from self.names.get(prefix, ())
+
+    def possible(self, member: str, receiver: str | None) -> bool:
+        """Whether `<receiver>.<member>` makes a possible hit for some target, were the receiver unknown."""
+        found = self.members.get(member, ()) + self.member_calls.get(member, ())
+        return any(m.worth(member, receiver) for m in found)
+
+
+def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
+    """Whether a module, as Python's `ast` parses it, may hit any target: a quick over-approximation of
+    `HitVisitor` that ignores scopes (a name any import binds counts everywhere) and calls' arguments.
+
+    LibCST's scope analysis is some ten times slower than `ast` parsing and walking: in a project that imports
+    a library in every file, few files use what its changes name, and only those need it."""
+    bound: dict[str, set[str]] = defaultdict(set)  # name -> qualified names an import binds it to
+    chains: list[list[str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if any(index.named_by(alias.name)):
+                    return True
+                if alias.asname:
+                    bound[alias.asname].add(alias.name)
+                else:  # `import a.b.c` binds `a`
+                    bound[alias.name.split(".", 1)[0]].add(alias.name.split(".", 1)[0])
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            for alias in node.names:
+                name = f"{node.module}.{alias.name}"
+                if alias.name != "*" and any(index.named_by(name)):  # also when the module is what is named
+                    return True
+                bound[alias.asname or alias.name].add(name)
+        elif isinstance(node, ast.Attribute):
+            value = node.value
+            receiver = (
+                value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else None
+            )
+            if index.possible(node.attr, receiver):
+                return True
+            parts = [node.attr]
+            while isinstance(value, ast.Attribute):
+                parts.append(value.attr)
+                value = value.value
+            if isinstance(value, ast.Name):
+                chains.append([value.id, *reversed(parts)])
+        elif isinstance(node, ast.Name):
+            chains.append([node.id])
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in index.members:
+            return True  # may override a member a change names, in a class derived from the product's
+    for base, *rest in chains:
+        for qualified in bound.get(base, ()):
+            name = ".".join([qualified, *rest])
+            if name in index.calls or any(index.named_by(name)) or index.names_a_class(name):
+                return True
+    return False
+
+
+def _ends(qualified: str) -> str:
+    """A dotted name by its first and last parts: "django.ModelAdmin" for "django.contrib.admin.ModelAdmin"."""
+    parts = qualified.split(".")
+    return f"{parts[0]}.{parts[-1]}"
+
+
+def _short(symbol: str) -> str:
+    """ "django.ModelAdmin.log_deletion" for "django.contrib.admin.ModelAdmin.log_deletion"; '' for a name that
+    is no class's member (its last-but-one part is no `CamelCase` class)."""
+    parts = symbol.split(".")
+    return f"{parts[0]}.{parts[-2]}.{parts[-1]}" if len(parts) >= 3 and parts[-2][:1].isupper() else ""
+
+
+def _frozen(lists: dict[str, list]) -> dict[str, tuple]:
+    return {key: tuple(values) for key, values in lists.items()}

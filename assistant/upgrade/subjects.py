@@ -1,0 +1,117 @@
+"""Which names of a change's summary it is about, and whether it is about the names themselves: the text side of
+what the scan looks for (`assistant.upgrade.targeting` makes the targets; the plan merges changes by subjects).
+
+A summary's subjects are the first code name its subject part writes and those listed with it ("`a()` and `b()`
+now raise …" is about `a` and `b`, not the `RuntimeError` it names). A change is about a name itself when it says
+the name is removed, deprecated, renamed or moved ("Removed `Int64Index`", "The `x()` method is deprecated",
+"Migrate calls from `x(...)` to `y(...)`"), or what every use of it now does ("`load()` now returns a list"); not
+when it holds under a condition the code does not show ("Changed behavior of `concat` when …").
+
+Written by hand: these are English patterns of release notes, which no library reads; they name no product.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from assistant.model.changes import subject_part
+
+# What comes before and after a name when a change is about the name itself: "Removed (the deprecated) `X`
+# (class)", "The `X()` method (of `Y`) is deprecated", "`X`, `Y` and `Z` were removed", "`X` (use `Y`)".
+_NOUNS = (
+    r"the|a|an|deprecated|legacy|unused|public|private|model|class|classes|type|types|alias|aliases|object|objects|"
+    r"method|methods|function|functions|module|modules|package|setting|settings|option|options|attribute|"
+    r"attributes|property|properties|field|fields|argument|arguments|decorator|constant|constants|helper|helpers"
+)
+_ITSELF_BEFORE = re.compile(
+    # at the start (after a label such as "Issue #4:", or a noun phrase opening a parenthesis: "The PT2E flow
+    # (`a` and `b`) has been removed"), or after the verb that says it
+    r"(?:^(?:[^:`]{0,24}+:\s*+)?(?:[A-Za-z][\w -]{0,60}+\(\s*+)?|\b(?:removed|deprecated|renamed|moved|dropped|"
+    r"removal of|deprecation of|deprecate|remove|stop using)"
+    r"(?:\s++(?:in|from|since)\b[^:`]{0,40}+:)?)"  # "Removed in Pydantic V2: `x`"
+    rf"[\s`'\"@]*+(?:(?:{_NOUNS})\b[\s`'\"@]*+)*+$",
+    re.IGNORECASE,
+)
+_ITSELF_AFTER = re.compile(
+    # the names listed with it (each in code marks, or dotted), then what it is, then what happened to it
+    r"^(?:\([^()]{0,20}+\))?`?+(?:\s*+(?:,|\band\b|\bor\b)(?:\s*+(?:and|or)\b)?\s*+"
+    r"(?:`[^`]++`|@[\w.]++|[A-Za-z_][A-Za-z0-9]*+(?:[._][A-Za-z0-9]++)++(?:\(\))?+))*+"
+    rf"[\s`'\")]*+(?:(?:{_NOUNS})\b[\s`'\"]*+)*+(?:\bof\b[^.;]{{0,80}}?)?"
+    r"(?:$|[.;]|,\s*+(?:use|in favou?r of|see|please)\b|\(\s*+(?:#|GH\b|gh-|issue|see|use|\d)|"
+    r"(?:\s*+[—:-]\s*+(?:this|it)\b)?\s*+(?:is|are|was|were|has been|have been|will be|is now|are now|"
+    r"(?:so )?has been|(?:so )?have been)\s++"
+    r"(?:(?:now|also|fully|being|officially)\s++)?(?:removed|deprecated|renamed|moved|dropped|gone|private|"
+    r"no longer (?:available|public|supported|exported|importable))|\b(?:use|in favou?r of|instead)\b|→|->|"
+    # "`load()` now returns a list": every call; not "… now raises if …", which holds under a condition
+    r"(?:will\s++)?(?:now|no longer)\s++(?:returns?|raises?|uses?|gives?|yields?)\b"
+    r"(?![^.;]{0,200}?\b(?:if|when|whenever|unless|under|with|where|for)\b))",
+    re.IGNORECASE,
+)
+
+
+def first_code(summary: str) -> str:
+    """The summary's first code span; for a heading written without code marks, its subject."""
+    m = re.search(r"`([^`]++)`", summary)
+    return m.group(1) if m else subject_part(summary)
+
+
+# "Migrate calls from `x(...)` to `y(...)`", "Replace `x` with `y`": the name itself is to go.
+_MIGRATE_BEFORE = re.compile(r"\b(?:replace|migrate(?:\s++\w++)?\s++(?:from|off))[\s`'\"]*+$", re.IGNORECASE)
+_MIGRATE_AFTER = re.compile(r"^(?:\([^()]{0,20}+\))?`?+\s*+(?:to|with)\s++`", re.IGNORECASE)
+
+
+def is_class(symbol: str) -> bool:
+    """A class, by its name's form (PEP 8's `CamelCase`; an all-capitals constant is none)."""
+    last = symbol.rsplit(".", 1)[-1]
+    return last[:1].isupper() and not last.isupper()
+
+
+def names_itself(symbol: str, summary: str) -> bool:
+    """Whether the summary is about `symbol` itself (removed, deprecated, renamed), not something it does."""
+    span = spelled_at(symbol, summary)
+    if span is None:
+        return False
+    before, after = summary[: span[0]], summary[span[1] :]
+    if _MIGRATE_BEFORE.search(before) and _MIGRATE_AFTER.match(after):
+        return True
+    return bool(_ITSELF_BEFORE.search(before)) and bool(_ITSELF_AFTER.match(after))
+
+
+_LISTED = re.compile(r"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`\s]*$")
+
+
+ADDS = re.compile(r"^\W*(?:added|adds|introduced|introduces)\b", re.IGNORECASE)
+
+
+# A summary that opens with its verb ("Removed `x`", "Enforced deprecation of `y`") has its subject after it;
+# any other has it before its verb ("`x` is deprecated", "DeviceMesh now stores …, enabling `torch.compile`").
+def subjects(symbols: Sequence[str], summary: str) -> list[str]:
+    """The first name the summary's subject writes, and those listed with it ("`a()` and `b()`", "`a` / `b`")."""
+    subject = subject_part(summary)
+    found = sorted((at, end, s) for s in symbols if (span := spelled_at(s, subject)) for at, end in [span])
+    if not found:
+        return []
+    out, last_end = [found[0][2]], found[0][1]
+    for at, end, symbol in found[1:]:
+        if not _LISTED.match(subject[last_end:at]):
+            break
+        out.append(symbol)
+        last_end = end
+    return out
+
+
+def spelled_at(symbol: str, text: str) -> tuple[int, int] | None:
+    """Where the qualified `symbol` is written in `text`, in full or as the docs shorten it (its last parts)."""
+    parts = symbol.split(".")
+    for i in range(len(parts)):
+        short = ".".join(parts[i:])
+        if m := re.search(rf"(?<![\w.]){re.escape(short)}(?!\w|\.\w)", text):  # `Series` is not `Series.dt`
+            return m.start(), m.end()
+    return None
+
+
+def leads_to(before: str) -> bool:
+    """Whether the text before a name leaves it the subject: nothing, a label, articles and nouns, or the verb
+    saying what happened to it ("Issue #4: ", "The ", "Removed the deprecated ")."""
+    return bool(_ITSELF_BEFORE.search(before))

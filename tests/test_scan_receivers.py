@@ -1,0 +1,118 @@
+"""Receivers the scan follows (`assistant/upgrade/receivers.py`) and the qualifiers a target is matched with:
+each form is exact where the code says the type plainly, and stays unknown (possible, or nothing) elsewhere.
+Neutral names (acme, widget): no product is a special case."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from unittest import mock
+
+import assistant.upgrade.scan
+from assistant.upgrade.scan import ScanReport, Target, scan
+
+APPEND = Target("append", "acme.Frame.append")
+FILL = Target("fill", "acme.Frame.fill", parameter="method")
+SERIES_FILL = Target("fill", "acme.Series.fill", parameter="method")
+OTHER_FILL = Target("other-fill", "acme.Array.fill", parameter="method")
+DICT = Target("dict", "widget.Model.dict", at_import=False)
+PARSE = Target("parse", "widget.Model.parse_obj")
+LOG = Target("log", "widget.Admin.log_deletion", at_import=False)
+
+
+def scan_code(tmp_path: Path, code: str, *targets: Target) -> ScanReport:
+    """Scan one file; also without the `ast` pre-pass, which must never hide a hit LibCST finds."""
+    path = tmp_path / "m.py"
+    path.write_text(code)
+    report = scan([path], targets)
+    with mock.patch.object(assistant.upgrade.scan, "might_hit", lambda tree, index: True):
+        assert scan([path], targets) == report
+    return report
+
+
+def exact_lines(report: ScanReport) -> list[int]:
+    return sorted({f.line for f in report.findings if f.exact})
+
+
+def test_a_constructor_an_annotation_a_with_and_a_fluent_rebinding_type_a_name(tmp_path: Path) -> None:
+    code = (
+        "import acme as ac\n"
+        "df = ac.Frame({'a': [1]})\n"  # 2
+        "df = df.dropna()\n"  # 3: a method of itself keeps the type
+        "df.append(1)\n"  # 4
+        "def f(x: ac.Frame):\n"  # 5
+        "    return x.append(2)\n"  # 6
+        "with ac.Frame() as y:\n"  # 7
+        "    y.append(3)\n"  # 8
+        "df.to_csv('x')\n"  # 9: another member of a known type: nothing, not even possible
+    )
+    report = scan_code(tmp_path, code, APPEND)
+    assert exact_lines(report) == [4, 6, 8]
+    assert all(f.exact for f in report.findings)
+
+
+def test_a_name_bound_two_ways_stays_unknown(tmp_path: Path) -> None:
+    code = "import acme\nz = acme.Frame()\nif c:\n    z = load()\nz.iteritems()\n"
+    report = scan_code(tmp_path, code, Target("iter", "acme.Frame.iteritems"))
+    assert exact_lines(report) == []  # `load()` may return anything: no exact hit
+    assert [f.line for f in report.findings] == [5]  # still a guess, on a receiver of unknown type
+
+
+def test_a_value_got_from_an_instance_is_exact_only_with_its_qualifier(tmp_path: Path) -> None:
+    code = (
+        "import acme\n"
+        "df = acme.Frame()\n"
+        "s = df['a'].fill(method='ffill')\n"  # 3: a change about Frame and Series `fill(method=)`
+        "t = df['a'].fill(0)\n"  # 4: no `method=`: no hit
+        "u = df.col.fill(method='bfill')\n"  # 5
+    )
+    report = scan_code(tmp_path, code, FILL, SERIES_FILL, OTHER_FILL)
+    assert exact_lines(report) == [3, 5]
+    # The change about another class's `fill` is no exact hit on a value got from a Frame.
+    assert not [f for f in report.findings if f.change == "other-fill" and f.exact]
+
+
+def test_a_subclass_of_a_product_class_its_self_and_its_overrides(tmp_path: Path) -> None:
+    code = (
+        "from widget import Model, Admin\n"
+        "class User(Model):\n"
+        "    def f(self):\n"
+        "        return self.dict()\n"  # 4: `self` of a Model subclass
+        "class Staff(User):\n"  # a subclass of a subclass
+        "    pass\n"
+        "u = Staff(a=1)\n"
+        "print(u.dict(), User.parse_obj({}))\n"  # 8: an instance, and a class method through the class
+        "class A(Admin):\n"
+        "    def log_deletion(self, request, obj, text):\n"  # 10: overrides a deprecated method
+        "        return None\n"
+    )
+    report = scan_code(tmp_path, code, DICT, PARSE, LOG)
+    assert exact_lines(report) == [4, 8, 10]
+    assert {f.change for f in report.findings if f.line == 8} == {"dict", "parse"}
+
+
+def test_a_shortened_class_path_matches_where_the_code_imports_it_from(tmp_path: Path) -> None:
+    # The docs write `Admin.log_deletion`; the code's class lives in `widget.contrib.admin`.
+    code = "from widget.contrib import admin\nclass A(admin.Admin):\n    def f(self):\n        self.log_deletion(1)\n"
+    assert exact_lines(scan_code(tmp_path, code, LOG)) == [4]
+
+
+def test_positional_arguments_past_those_kept_are_hit(tmp_path: Path) -> None:
+    concat = Target("concat", "acme.concat", positional=1)  # "non-keyword arguments … except `objs`"
+    code = "import acme\nacme.concat([a, b])\nacme.concat([a, b], 1)\nacme.concat([a], axis=1)\nacme.concat(*parts)\n"
+    assert exact_lines(scan_code(tmp_path, code, concat)) == [3]
+
+
+def test_a_deprecated_name_is_hit_where_used_not_where_imported(tmp_path: Path) -> None:
+    deprecated = Target("v", "widget.validator", at_import=False)
+    removed = Target("r", "widget.Gone")
+    code = "from widget import validator, Gone\n@validator('a')\ndef check(v):\n    return Gone(v)\n"
+    report = scan_code(tmp_path, code, deprecated, removed)
+    assert [(f.line, f.change) for f in report.findings] == [(1, "r"), (2, "v"), (4, "r")]
+
+
+def test_a_member_the_docs_name_unchanged_elsewhere_is_no_guess(tmp_path: Path) -> None:
+    guessed = Target("iter", "acme.Frame.iteritems")
+    not_guessed = Target("fill", "acme.Resample.fill", guess=False)
+    code = "import acme\nrows.iteritems()\nrows.fill(0)\nobj.__init__()\n"
+    report = scan_code(tmp_path, code, guessed, not_guessed, Target("init", "acme.Frame.__init__"))
+    assert [(f.line, f.exact) for f in report.findings] == [(2, False)]
