@@ -83,6 +83,7 @@ _DEFAULT = re.compile(r"\bdefaults?\b|\bdefault value\b", re.I)
 _REPLACEMENT = re.compile(
     r"(?<!no longer )(?<!not )(?<!n't )\b(?:use|call|pass|in fav(?:ou)?r of|replaced (?:by|with)|renamed to|"
     r"moved to|superseded by|alias(?:es)? (?:of|for)|switch to|migrate to|"
+    r"opt(?:-|\s)in(?:\s+\w+)?\s+(?:via|with|using|by setting)|"  # "opt in explicitly via `config.x = True`"
     # "Migrate calls from `a(...)` to `b(...)`", "switch from `a` to `b`"
     r"(?:migrate|switch|move)(?:\s++\w++)?\s++from\s++`[^`]++`\s++to)\s+(?:the\s+)?(?:new\s+)?`([^`]+)`",
     re.I,

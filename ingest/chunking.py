@@ -54,7 +54,8 @@ if TYPE_CHECKING:
 # 28: a deprecated parameter's default is changed only where the entry says so ("the default of `x`")
 # 29: "non-keyword arguments to `x` except `a`" is a call form (`Change.positional`); `dict()` rows of a class
 # 30: "the `a` and `b` keywords of `x`" is about `a` of `x`
-CHUNKER_VERSION = 30
+# 31: "opt in via `x = True`" names the fix
+CHUNKER_VERSION = 31
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

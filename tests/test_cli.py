@@ -38,7 +38,8 @@ def test_ask_json_many_questions_from_stdin(settings: Settings, kb) -> None:
     cuda, bread = lines
     assert set(cuda) >= {"question", "answer", "found", "citations", "timings_ms", "mode"}
     assert cuda["found"] and "12.6" in cuda["answer"] and cuda["mode"] == "extractive"
-    assert set(cuda["citations"][0]) == {"n", "title", "version", "kind", "section", "source", "url", "quote"}
+    fields = {"n", "title", "version", "kind", "section", "source", "url", "quote", "product"}
+    assert set(cuda["citations"][0]) == fields and cuda["citations"][0]["product"] == "PyTorch"
     assert cuda["timings_ms"]["total"] > 0
     assert not bread["found"] and bread["citations"] == []
     assert "Traceback" not in out.stderr
@@ -74,7 +75,9 @@ def test_ingest_json_contract_and_bad_files(corpus_copy: Path, tmp_path: Path) -
     out = run(["ingest", "--json"], settings)
     assert out.returncode == 1, out.stderr
     report = json.loads(out.stdout)
-    assert set(report) == {"files", "chunks", "added", "updated", "removed", "errors", "warnings", "seconds"}
+    keys = {"files", "chunks", "added", "updated", "removed", "errors", "warnings", "documents", "seconds"}
+    assert set(report) == keys
+    assert {d["release_from"] for d in report["documents"]} <= {"front matter", "folder"}
     assert {e["file"] for e in report["errors"]} == {
         "pytorch/2.12.0/latin1.md",
         "pytorch/2.12.0/blob.txt",
@@ -128,3 +131,15 @@ def test_core_and_ask_never_load_interfaces(settings: Settings, kb) -> None:
     env |= index_env(settings)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True)
     assert "LOADED []" in out.stdout, out.stdout + out.stderr
+
+
+def test_products_lists_each_products_releases_files_and_where_they_were_read(settings: Settings, kb) -> None:
+    out = run(["products", "--json", "--no-sync"], settings)
+    assert out.returncode == 0, out.stderr
+    (pytorch,) = json.loads(out.stdout)["products"]
+    # the shipped files say their version in front matter, which wins over the folder that also says it
+    assert pytorch["releases"] and {f["release_from"] for f in pytorch["files"]} == {"front matter"}
+    assert all(f["releases"] for f in pytorch["files"])
+    text = run(["products", "--no-sync"], settings).stdout
+    assert text.startswith(f"{pytorch['name']}: releases ") and "(front matter)" in text
+    assert run(["products", "--product", "nope", "--no-sync"], settings).returncode == 2

@@ -35,7 +35,7 @@ from interfaces.web import build_ui, launch
 ROOT = Path(__file__).resolve().parents[1]
 TOOLS = {"ask", "search", "versions", "upgrade_plan"}
 TORCHRUN_Q = "why does torchrun no longer use port 29500?"
-CITATION_FIELDS = {"n", "title", "version", "kind", "section", "source", "url", "quote"}
+CITATION_FIELDS = {"n", "title", "version", "kind", "section", "source", "url", "quote", "product"}
 Session = Callable[[ClientSession], Awaitable[None]]
 
 
@@ -145,8 +145,13 @@ async def list_and_call_every_tool(session: ClientSession) -> None:
     assert len(passages) == 2 and "max_autotune_defer_layout_freezing" in passages[0]["text"]
     assert {"score", "similarity", "bm25", "source", "version"} <= set(passages[0])
 
-    assert data(await session.call_tool("versions", {})) == {"products": {"PyTorch": ["2.12.0"]}}
-    assert data(await session.call_tool("versions", {"product": "torch"})) == {"products": {"PyTorch": ["2.12.0"]}}
+    listed = data(await session.call_tool("versions", {}))
+    assert listed["products"] == {"PyTorch": ["2.12.0"]}
+    assert {f["file"]: f["releases"] for f in listed["files"]["PyTorch"]} == {
+        "pytorch/2.12.0/migration-guide.txt": ["2.12.0"],
+        "pytorch/2.12.0/release-news.fr.txt": ["2.12.0"],
+    }
+    assert data(await session.call_tool("versions", {"product": "torch"}))["products"] == {"PyTorch": ["2.12.0"]}
 
     plan = data(await session.call_tool("upgrade_plan", {"from_version": "2.11", "to_version": "2.12"}))
     assert plan["product"] == "PyTorch" and plan["versions"] == ["2.12.0"] and plan["changes"]
@@ -279,7 +284,7 @@ def test_stdio_stdout_carries_only_the_protocol(settings: Settings, tmp_path: Pa
     assert replies[0]["result"]["serverInfo"]["name"] == "reldocs"
     by_id = {r["id"]: r["result"] for r in replies}
     assert by_id[2]["isError"] and by_id[2]["content"][0]["text"] == "The question is empty."
-    assert json.loads(by_id[3]["content"][0]["text"]) == {"products": {"PyTorch": ["2.12.0"]}}
+    assert json.loads(by_id[3]["content"][0]["text"])["products"] == {"PyTorch": ["2.12.0"]}
     assert "Indexing" in err and "Embedding" in err and "Traceback" not in err
 
 

@@ -98,7 +98,8 @@ def test_json_plan_and_findings(acme: Settings, tmp_path: Path) -> None:
     out = upgrade(acme, "--from", "1.0", "--to", "2.0", "--json", str(tmp_path))
     assert out.returncode == 1, out.stderr  # the code is hit
     got = json.loads(out.stdout)
-    assert set(got) == {"product", "from", "to", "versions", "changes", "findings", "errors"}
+    assert set(got) == {"product", "from", "to", "versions", "sections", "changes", "findings", "errors"}
+    assert got["sections"][0]["kind"] == "hits" and got["changes"][0]["hits"] >= 1  # the code's hits first
     assert (got["product"], got["from"], got["to"], got["versions"]) == ("Acme", "1.0", "2.0", ["1.1.0", "2.0.0"])
     removed = next(c for c in got["changes"] if "old_func" in c["summary"])
     assert removed["kind"] == "removed" and removed["version"] == "2.0.0"
@@ -124,7 +125,11 @@ def test_text_markdown_and_sarif(acme: Settings, tmp_path: Path) -> None:
     code = tmp_path / "app.py"
     code.write_text(CODE, encoding="utf-8")
     text = upgrade(acme, "--from", "1.0", "--to", "2.0", str(code))
-    assert text.returncode == 1 and "== 2.0.0" in text.stdout and "use instead: acme.new_func" in text.stdout
+    assert text.returncode == 1 and "== Your code" in text.stdout and "use instead: acme.new_func" in text.stdout
+    assert text.stdout.splitlines()[2].startswith("== Your code (")  # first, under the one-line head
+    assert "acme.fast" not in text.stdout and "--include-new" in text.stdout  # new features only when asked
+    every = upgrade(acme, "--from", "1.0", "--to", "2.0", "--include-new", str(code))
+    assert "== New features" in every.stdout and "Added `acme.fast()`" in every.stdout
     assert f"{code}" in text.stdout and "5:1" in text.stdout
     md = upgrade(acme, "--from", "1.0", "--to", "2.0", "--format", "markdown", str(code))
     assert md.returncode == 1 and "- [ ] **removed**" in md.stdout

@@ -200,6 +200,10 @@ def test_examples_and_version_filter(page):
     assert options[0] == "All versions" and "2.12.0" in options
     page.keyboard.press("Escape")
     assert "Indexed version: 2.12.0" in page.locator(".reldocs-versions").inner_text()  # one version, said so
+    page.locator("#reldocs-files").get_by_text("Indexed docs").click()  # each file, its release, where read
+    files = page.locator(".reldocs-files")
+    files.wait_for()
+    assert "pytorch/2.12.0/migration-guide.txt" in files.inner_text() and "(front matter)" in files.inner_text()
 
 
 def test_phone_layout(browser, url: str):

@@ -87,7 +87,8 @@ def _replaced(symbol: str, change: PlannedChange) -> bool:
     new = change.replacement
     first = first_code(change.summary)
     at = spelled_at(symbol, first)
-    if not new or new.startswith(f"{symbol}.") or at is None or not leads_to(first[: at[0]]):
+    named = all(part.isidentifier() for part in new.split("."))  # a name, not a setting (`x = True`)
+    if not named or new.startswith(f"{symbol}.") or at is None or not leads_to(first[: at[0]]):
         return False  # the summary's subject is another ("strings `w`, `d` … in `Timedelta`", "variables of `x`")
     last, other = symbol.rsplit(".", 1)[-1], new.rsplit(".", 1)[-1]
     return ("." in symbol) == ("." in new) and last[:1].isupper() == other[:1].isupper()
