@@ -20,6 +20,7 @@ from keyword import iskeyword
 from assistant.model.changes import Change, ChangeKind, subject_part
 from assistant.model.records import Chunk
 from assistant.text.words import sentences
+from ingest.call_forms import old_forms
 
 SUMMARY_CHARS = 240
 SHORT_ITEM_CHARS = 60  # an item this short ("`pydantic.typing.is_finalvar`") is read with what introduces it
@@ -110,7 +111,11 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
             # Only those before its verb are its subject: "X ops now raise … under torch.compile" is about X.
             subject = subject_part(heading)
             dotted = " ".join(f"`{n}`" for n in _DOTTED.findall(subject))
-            out.append(_change(kind, heading, f"{dotted} {heading} {body}", -1, default_summary=heading))
+            change = _change(kind, heading, f"{dotted} {heading} {body}", -1, default_summary=heading)
+            # The call forms its examples mark as old ("select() no longer accepts …", "bound metadata removed").
+            forms = (f for e in chunk.entries if e.kind == "code" for f in old_forms(e.text))
+            change = replace(change, forms=tuple(dict.fromkeys(forms)))
+            out.append(change)
         return tuple(out)
     intro = ""
     for n, entry in enumerate(chunk.entries):

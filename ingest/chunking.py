@@ -55,7 +55,8 @@ if TYPE_CHECKING:
 # 29: "non-keyword arguments to `x` except `a`" is a call form (`Change.positional`); `dict()` rows of a class
 # 30: "the `a` and `b` keywords of `x`" is about `a` of `x`
 # 31: "opt in via `x = True`" names the fix
-CHUNKER_VERSION = 31
+# 32: the old call forms under a "no longer accepts" heading (`ingest.call_forms`)
+CHUNKER_VERSION = 32
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -9,6 +9,7 @@ from unittest import mock
 
 import assistant.upgrade.scan
 from assistant.upgrade.scan import ScanReport, Target, scan
+from ingest.call_forms import old_forms
 
 APPEND = Target("append", "acme.Frame.append")
 FILL = Target("fill", "acme.Frame.fill", parameter="method")
@@ -116,3 +117,44 @@ def test_a_member_the_docs_name_unchanged_elsewhere_is_no_guess(tmp_path: Path) 
     code = "import acme\nrows.iteritems()\nrows.fill(0)\nobj.__init__()\n"
     report = scan_code(tmp_path, code, guessed, not_guessed, Target("init", "acme.Frame.__init__"))
     assert [(f.line, f.exact) for f in report.findings] == [(2, False)]
+
+
+def test_call_forms_are_read_from_the_docs_examples_under_old_and_new_comments() -> None:
+    example = (
+        "# select_from / order_by keywords no longer supported\n"
+        "stmt = select([1], select_from=table, order_by=table.c.id)\n"
+        "\n"
+        "# list emits a deprecation warning\n"
+        "case_clause = case([(x == 5, 'five')], else_='neither')\n"
+        "\n"
+        "metadata_obj = MetaData(bind=engine)  # no longer supported\n"
+        "t = Table('t', metadata_obj, autoload=True)  # use autoload_with=engine\n"
+        "\n"
+        "# use generative methods\n"
+        "stmt = select(1).select_from(table)\n"
+        "case_clause = case((x == 5, 'five'), else_='neither')\n"
+    )
+    forms = old_forms(example)
+    assert set(forms) == {
+        "select:kw=order_by",
+        "select:kw=select_from",
+        "select:list",
+        "case:list",  # `else_` is passed by the new form too: no form of the old
+        "MetaData:kw=bind",
+        "Table:kw=autoload",
+        "~case:kw=else_",  # the new forms, for the plan to subtract what another example shows
+        "~case:tuple",
+    }
+    assert old_forms("def (:\n", ["select"]) == ()  # an example that does not parse gives none
+
+
+def test_a_call_is_hit_only_in_a_form_its_docs_mark_old_wherever_the_product_exports_it(tmp_path: Path) -> None:
+    select = Target("sel", "acme.sql.select", forms=("list", "kw=order_by"), family=("acme",))
+    code = (
+        "import acme as sa\nfrom acme.sql import select\n"
+        "sa.select([t.c.x])\n"  # 3: a list, through the top-level re-export
+        "select(t.c.x).order_by(t.c.id)\n"  # 4: the new form
+        "select(t.c.x, order_by=t.c.id)\n"  # 5: an old keyword
+        "other.select([1])\n"  # 6: not the product's
+    )
+    assert exact_lines(scan_code(tmp_path, code, select)) == [3, 5]

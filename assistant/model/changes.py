@@ -34,12 +34,24 @@ class Change:
     # A call form: how many arguments may still be passed by position (`concat(objs, axis)` hits "non-keyword
     # arguments except `objs`": 1); -1 when the change is not about passing by position.
     positional: int = -1
+    # Call forms its code examples mark as old ("select:list", "insert:kw=values"): `ingest.call_forms`.
+    forms: tuple[str, ...] = ()
 
 
 def dumps(changes: tuple[Change, ...]) -> str:
     """Changes as compact JSON for one metadata field."""
     rows = [
-        [c.kind, c.summary, list(c.symbols), c.replacement, c.parameter, int(c.default_changed), c.entry, c.positional]
+        [
+            c.kind,
+            c.summary,
+            list(c.symbols),
+            c.replacement,
+            c.parameter,
+            int(c.default_changed),
+            c.entry,
+            c.positional,
+            list(c.forms),
+        ]
         for c in changes
     ]
     return json.dumps(rows, ensure_ascii=False, separators=(",", ":")) if rows else ""
@@ -65,6 +77,7 @@ def _change(
     default: int,
     entry: int,
     positional: int = -1,
+    forms: list[str] | None = None,
 ) -> Change:
     if kind not in CHANGE_KINDS:
         raise ValueError(f"unknown change kind {kind!r}")
@@ -77,6 +90,7 @@ def _change(
         bool(default),
         int(entry),
         int(positional),
+        tuple(map(str, forms or ())),
     )
 
 

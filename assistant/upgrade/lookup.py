@@ -85,6 +85,7 @@ class TargetIndex:
     # (`ModelAdmin.log_deletion`), the code imports it from where it lives (`django.contrib.admin.ModelAdmin`).
     short: dict[str, str]
     class_ends: frozenset[str]  # `classes` by top module and name: "django.ModelAdmin"
+    forms: dict[str, tuple[Target, ...]]  # targets qualified by call forms, by the called name ("select")
 
     @classmethod
     def of(cls, targets: Sequence[Target]) -> TargetIndex:
@@ -92,7 +93,11 @@ class TargetIndex:
         calls: dict[str, list[Target]] = defaultdict(list)
         members: dict[str, list[Member]] = defaultdict(list)
         member_calls: dict[str, list[Member]] = defaultdict(list)
+        by_form: dict[str, list[Target]] = defaultdict(list)
         for target in dict.fromkeys(targets):  # the same target twice would only repeat its hits
+            if target.forms:
+                by_form[target.symbol.rsplit(".", 1)[-1]].append(target)
+                continue
             (calls if target.qualified else names)[target.symbol].append(target)
             owner = class_of(target.symbol, target.member_of)
             if owner:
@@ -115,7 +120,13 @@ class TargetIndex:
             change_classes,
             short,
             ends,
+            _frozen(by_form),
         )
+
+    def in_forms(self, qualified: str) -> tuple[Target, ...]:
+        """The call-form targets a call of `qualified` may meet: of its name, from the product's module."""
+        top, _, _ = qualified.partition(".")
+        return tuple(t for t in self.forms.get(qualified.rsplit(".", 1)[-1], ()) if top in t.family)
 
     def names_a_class(self, qualified: str) -> bool:
         """Whether code naming `qualified` (a constructor, an annotation, a base class) may type a receiver
@@ -188,7 +199,7 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
     for base, *rest in chains:
         for qualified in bound.get(base, ()):
             name = ".".join([qualified, *rest])
-            if name in index.calls or any(index.named_by(name)) or index.names_a_class(name):
+            if name in index.calls or any(index.named_by(name)) or index.names_a_class(name) or index.in_forms(name):
                 return True
     return False
 

@@ -43,6 +43,7 @@ class PlannedChange:
     parameter: str
     default_changed: bool
     positional: int  # how many arguments may still be passed by position, or -1 (`Change.positional`)
+    forms: tuple[str, ...]  # the old call forms its examples show ("select:list"; `Change.forms`)
     citations: tuple[Citation, ...]  # oldest announcement first
     # (symbol, class) for the symbols the docs write as a type's member (`ndarray.newbyteorder`)
     members: tuple[tuple[str, str], ...] = ()
@@ -127,6 +128,7 @@ def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product) 
                     change.parameter,
                     change.default_changed,
                     change.positional,
+                    change.forms,
                     (citation,),
                     members,
                 )
@@ -257,6 +259,7 @@ def _combined(first: PlannedChange, second: PlannedChange, *, citations: Sequenc
         first,
         symbols=tuple(dict.fromkeys(first.symbols + second.symbols)),
         members=tuple(dict.fromkeys(first.members + second.members)),
+        forms=tuple(dict.fromkeys(first.forms + second.forms)),
         replacement=first.replacement or second.replacement,
         citations=tuple(replace(c, n=n) for n, c in enumerate(dict.fromkeys(citations), start=1)),
     )

@@ -24,11 +24,15 @@ class Target:
     # name the same member of another class that did not change so (`DataFrame.fillna` beside `Resample.fillna`).
     guess: bool = True
     positional: int = -1  # a call form: calls passing more arguments by position than this are hit
+    # Call forms its docs' examples mark as old ("list": a list as first argument; "kw=values"): only calls in one
+    # of them are hit, wherever the product's module (`family`) the code calls it from (`select` is re-exported).
+    forms: tuple[str, ...] = ()
+    family: tuple[str, ...] = ()
 
     @property
     def qualified(self) -> bool:
         """Only calls that meet a qualifier are hit (a parameter passed or omitted, arguments by position)."""
-        return bool(self.parameter) or self.positional >= 0
+        return bool(self.parameter) or self.positional >= 0 or bool(self.forms)
 
     def __post_init__(self) -> None:
         if not all(part.isidentifier() for part in self.symbol.split(".")):

@@ -26,15 +26,21 @@ def targets(plan: UpgradePlan) -> list[Target]:
         if change.kind == "new" or ADDS.match(change.summary):
             continue  # "Added a deprecation framework to the `torch.compile` config" breaks no `torch.compile` call
         named = subjects(change.symbols, change.summary)
+        if change.forms:  # "select() no longer accepts …": each name its old examples call
+            named = [s for s in change.symbols if _forms_of(s, change.forms)] or named
         if not named and change.parameter and change.symbols:  # "… removed from `Field`: `const`"
             named = [change.symbols[0]]
         for symbol in named:
             if symbol in plan.modules:
                 continue
             first = named[0]
+            forms = _forms_of(symbol, change.forms)
+            if change.forms and not forms:
+                continue  # a change about call forms hits only calls in one of them
             if not (
                 change.parameter
                 or change.positional >= 0
+                or forms
                 or _row_of(first, change)
                 or _replaced(first, change)
                 or names_itself(first, change.summary)
@@ -54,6 +60,8 @@ def targets(plan: UpgradePlan) -> list[Target]:
                         owner,
                         not deprecated,
                         positional=change.positional,
+                        forms=forms,
+                        family=plan.modules if forms else (),
                     )
                 )
     return _guesses(list(dict.fromkeys(out)), plan)
@@ -92,3 +100,10 @@ def _replaced(symbol: str, change: PlannedChange) -> bool:
         return False  # the summary's subject is another ("strings `w`, `d` … in `Timedelta`", "variables of `x`")
     last, other = symbol.rsplit(".", 1)[-1], new.rsplit(".", 1)[-1]
     return ("." in symbol) == ("." in new) and last[:1].isupper() == other[:1].isupper()
+
+
+def _forms_of(symbol: str, forms: tuple[str, ...]) -> tuple[str, ...]:
+    """The old call forms of `symbol`'s name ("list", "kw=values"), less those its new examples use too."""
+    last = symbol.rsplit(".", 1)[-1]
+    new = {f[1:] for f in forms if f.startswith("~")}
+    return tuple(f.partition(":")[2] for f in forms if f.partition(":")[0] == last and f not in new)

@@ -173,7 +173,18 @@ class HitVisitor(cst.CSTVisitor):
         by_position = [arg for arg in node.args if arg.keyword is None and arg.star == ""]
         spread = any(arg.star == "*" for arg in node.args)  # `*args`: how many is unknown
 
+        first = by_position[0].value if by_position else None
+
         def hit_by(target: Target) -> bool:
+            if target.forms:
+                shape = (
+                    "list"
+                    if isinstance(first, (cst.List, cst.ListComp))
+                    else "tuple"
+                    if isinstance(first, cst.Tuple)
+                    else ""
+                )
+                return any(f == shape or (f.startswith("kw=") and f[3:] in keywords) for f in target.forms)
             if target.positional >= 0:
                 return not spread and len(by_position) > target.positional
             passed = target.parameter in keywords
@@ -186,7 +197,7 @@ class HitVisitor(cst.CSTVisitor):
             rest = [name.value for name in names[1:]]
             for base in imported:
                 symbol = self.index.canonical(".".join([base, *rest]))
-                for target in self.index.calls.get(symbol, ()):
+                for target in self.index.calls.get(symbol, ()) + self.index.in_forms(symbol):
                     if hit_by(target):
                         self._hit(node, f"{symbol}({_qualifier(target)})", target)
         func = node.func
@@ -241,4 +252,4 @@ class HitVisitor(cst.CSTVisitor):
 
 def _qualifier(target: Target) -> str:
     """What a call met: the parameter, or its arguments by position ("torch.hub.load(trust_repo)", "concat(*)")."""
-    return target.parameter or "*"
+    return target.parameter or ("*" if target.positional >= 0 else ", ".join(target.forms))

@@ -1,0 +1,83 @@
+"""The call forms a change's code examples mark as old: what "`select()` no longer accepts varied constructor
+arguments" means in code, read from the docs' own examples.
+
+Migration guides show the form that stops working under a comment that says so, and the new form under one that
+says what to use:
+
+    # select_from / order_by keywords no longer supported
+    stmt = select([1], select_from=table, order_by=table.c.id)
+    # use generative methods
+    stmt = select(1).select_from(table).order_by(table.c.id)
+
+A call of one of the change's names in a statement under an "old" comment gives its forms: `select:list` (its
+first argument is a list literal; `tuple` for a tuple) and `select:kw=order_by` (it passes that keyword), less what the
+"new" calls of the same example do as well. The scan hits a call only in one of those forms
+(`assistant.upgrade.targeting`). The code is parsed with `ast`, never run; an example that does not parse gives
+none.
+
+Written by hand: no library reads release notes' examples for call forms. The comment words are English, never a
+product's names.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+
+MAX_CODE_CHARS = 20_000  # an example longer than this is no short before/after pair
+_OLD = re.compile(r"\b(?:no longer|deprecat\w*|legacy|removed|not supported|unsupported|old|before|1\.x)\b", re.I)
+_NEW = re.compile(r"\b(?:use|new|instead|after|2\.0|now)\b", re.I)
+_TRAILING_FIX = re.compile(r"\s*+(?:use|instead|requires?)\b", re.I)  # `Table(…, autoload=True)  # use autoload_with=`
+
+
+def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
+    """The forms of the calls the example marks as old ("select:list", "insert:kw=values"), in order, then those
+    of the calls it marks as new, each after a "~" ("~case:kw=else_": still fine, whatever another example
+    shows); of `names` only when given (the plan keeps those of the names its change is about)."""
+    wanted = set(names) if names is not None else None
+    if len(code) > MAX_CODE_CHARS:
+        return ()
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    marks = _marks(code)
+    old: dict[str, set[str]] = {}
+    new: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        mark = marks.get(node.lineno)
+        if not name or (wanted is not None and name not in wanted) or mark is None:
+            continue
+        forms = {f"kw={k.arg}" for k in node.keywords if k.arg}
+        if node.args and isinstance(node.args[0], (ast.List, ast.ListComp)):
+            forms.add("list")
+        elif node.args and isinstance(node.args[0], ast.Tuple):
+            forms.add("tuple")  # `case((x, y), …)` may be the new form of `case([(x, y)], …)`
+        (old if mark == "old" else new).setdefault(name, set()).update(forms)
+    out = [f"{name}:{form}" for name, forms in old.items() for form in sorted(forms - new.get(name, set()))]
+    # The new forms too, marked "~": another example of the same change (another chunk) may show the old one.
+    out += [f"~{name}:{form}" for name, forms in new.items() for form in sorted(forms)]
+    return tuple(dict.fromkeys(out))
+
+
+def _marks(code: str) -> dict[int, str]:
+    """Each line's mark, "old" or "new": from the comment above its statement (until a blank line), or its own
+    comment at the end of the line, which says what is wrong with it ("# no longer supported", "# use x=")."""
+    marks: dict[int, str] = {}
+    mark = None
+    for n, line in enumerate(code.splitlines(), start=1):
+        text = line.strip()
+        if not text:
+            mark = None
+        elif text.startswith("#"):
+            mark = "old" if _OLD.search(text) else "new" if _NEW.search(text) else None
+        elif "  #" in line and (_OLD.search(end := line.rsplit("  #", 1)[1]) or _TRAILING_FIX.match(end)):
+            marks[n] = "old"
+        elif mark is not None:
+            marks[n] = mark
+    return marks
