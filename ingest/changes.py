@@ -18,6 +18,7 @@ from dataclasses import replace
 from keyword import iskeyword
 
 from assistant.model.changes import Change, ChangeKind, subject_part
+from assistant.model.document import Entry
 from assistant.model.records import Chunk
 from assistant.text.words import sentences
 from ingest.call_forms import old_forms
@@ -114,7 +115,7 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
             change = _change(kind, heading, f"{dotted} {heading} {body}", -1, default_summary=heading)
             # The call forms its examples mark as old ("select() no longer accepts …", "bound metadata removed").
             forms = (f for e in chunk.entries if e.kind == "code" for f in old_forms(e.text))
-            change = replace(change, forms=tuple(dict.fromkeys(forms)))
+            change = replace(change, forms=tuple(dict.fromkeys(forms)), fix=_fix(chunk.entries))
             out.append(change)
         return tuple(out)
     intro = ""
@@ -137,7 +138,8 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
             continue
         owner = _owner(intro) if intro else ""
         member_of = "" if intro else _owner(heading, dotted=True)
-        out.append(_change(kind, text, text, n, row=entry.kind == "row", owner=owner, member_of=member_of))
+        change = _change(kind, text, text, n, row=entry.kind == "row", owner=owner, member_of=member_of)
+        out.append(replace(change, fix=_fix((entry, *_detail(chunk.entries, n)))))
     return tuple(out)
 
 
@@ -223,6 +225,36 @@ _POSITIONAL = re.compile(
     r"(?:[.;(]|$)",
     re.IGNORECASE,
 )
+
+
+# What a heading change's entries say to do: the first sentence, after the one stating the change, that
+# instructs ("Update the compiler …", "Users … should opt in …", "No action required unless …").
+_FIX = re.compile(
+    r"^\W*+(?:update|use|migrate|set|pass|replace|install|remove|add|call|switch|opt|ensure|make|rename|move|"
+    r"import|upgrade|no (?:specific )?(?:action|fix|change)s?\b)|\b(?:should|must|needs? to|to (?:restore|keep|"
+    r"explicitly|opt|use|get))\b",
+    re.IGNORECASE,
+)
+FIX_CHARS = 240
+
+
+def _fix(entries: tuple[Entry, ...]) -> str:
+    """The instruction a change's entries give, after the sentence that states the change."""
+    said = [sentence for e in entries if e.kind != "code" for sentence in sentences(e.text)]
+    for sentence in said[1:]:
+        if _FIX.search(sentence):
+            return sentence if len(sentence) <= FIX_CHARS else sentence[:FIX_CHARS].rsplit(" ", 1)[0] + "…"
+    return ""
+
+
+def _detail(entries: tuple[Entry, ...], n: int) -> tuple[Entry, ...]:
+    """The paragraphs after entry `n` up to the next entry that announces a change of its own (an item, a row)."""
+    out = []
+    for entry in entries[n + 1 :]:
+        if entry.kind in ("item", "row") and not entry.continues:
+            break
+        out.append(entry)
+    return tuple(out)
 
 
 _KEYWORD_ONLY = re.compile(r"\bkeyword[- ]only\b", re.IGNORECASE)

@@ -56,7 +56,8 @@ if TYPE_CHECKING:
 # 30: "the `a` and `b` keywords of `x`" is about `a` of `x`
 # 31: "opt in via `x = True`" names the fix
 # 32: the old call forms under a "no longer accepts" heading (`ingest.call_forms`)
-CHUNKER_VERSION = 32
+# 33: a heading change keeps the instruction its entries give (`Change.fix`)
+CHUNKER_VERSION = 33
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

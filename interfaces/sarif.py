@@ -40,7 +40,9 @@ def plan_sarif(plan: UpgradePlan, findings: Sequence[Finding], errors: Sequence[
     for c in changes:
         cite = c.citation
         url = safe_url(cite.url)
-        help_text = f"{c.summary}" + (f" Use instead: {c.replacement}." if c.replacement else "")
+        help_text = f"{c.summary}" + (
+            f" Use instead: {c.replacement}." if c.replacement else f" {c.fix}" if c.fix else ""
+        )
         rules.append(
             {
                 "id": c.id,

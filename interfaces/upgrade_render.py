@@ -79,6 +79,7 @@ def _change_dict(c: PlannedChange, findings: Sequence[Finding] = ()) -> dict[str
         "summary": c.summary,
         "symbols": list(c.symbols),
         "replacement": c.replacement,
+        "fix": c.fix,
         "hits": sum(f.exact for f in findings),
         "possible": sum(not f.exact for f in findings),
         "citation": _citation(cite),
@@ -119,6 +120,8 @@ def plan_text(
             lines.append(f"- [{c.kind}]{at} {one_line(c.summary)}")
             if c.replacement:
                 lines.append(f"    use instead: {one_line(c.replacement)}")
+            elif c.fix:
+                lines.append(f"    fix: {one_line(c.fix)}")
             where_from = " › ".join(p for p in (one_line(c.citation.title), one_line(c.citation.section)) if p)
             also = ", ".join(dict.fromkeys(one_line(a.version) for a in c.citations if a != c.citation))
             url = safe_url(c.citation.url)
@@ -152,7 +155,9 @@ def plan_markdown(
             url = safe_url(c.citation.url)
             source = _md(c.citation.section or c.citation.title)
             cite = f"[{source}]({url})" if url else source
-            use = f" Use instead: `{_code(c.replacement)}`." if c.replacement else ""
+            use = (
+                f" Use instead: `{_code(c.replacement)}`." if c.replacement else f" Fix: {_md(c.fix)}" if c.fix else ""
+            )
             out.append(f"- [ ] **{c.kind}** ({_md(c.version)}): {_md(c.summary)}{use} ({cite})")
             for f in entry.findings:
                 kind = "" if f.exact else " (possible)"

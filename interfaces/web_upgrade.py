@@ -57,6 +57,7 @@ def upgrade_html(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Se
         for entry in section.entries:
             c = entry.change
             use = f" <em>Use instead:</em> <code>{escape(c.replacement)}</code>" if c.replacement else ""
+            use = use or (f" <em>Fix:</em> {escape(c.fix)}" if c.fix else "")
             code = "".join(
                 f'<li class="reldocs-hit{"" if f.exact else " reldocs-possible"}"><code>{escape(f.file)}:'
                 f"{escape(where(f))}</code> <code>{escape(f.code)}</code>"

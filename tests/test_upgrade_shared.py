@@ -54,6 +54,7 @@ def test_the_plan_lists_every_breaking_change_and_deprecation_each_cited(shared_
     assert missing == []
     for c in plan["changes"]:
         assert c["citation"]["source"].startswith("pytorch/2.12.0/") and c["citation"]["quote"]
+    assert all(c["replacement"] or c["fix"] for c in guide)  # each of the guide's 7 with its fix
 
 
 @pytest.mark.parametrize(
@@ -70,3 +71,6 @@ def test_asking_what_breaks_answers_with_all_seven_breaking_changes(shared_kb: K
         assert cited[n].version == "2.12.0" and cited[n].kind == "migration-guide"
     for topic in ("SVE", "CUDA 12.6", "C++20", "torch.distributed.nn.functional", "torchrun", "MPS", "max_autotune"):
         assert topic in "\n".join(breaking), topic
+    # ... each with its fix: what replaces it, or what the guide says to do
+    assert all(re.search(r"\((?:use instead|fix|à utiliser|correctif) ?: .+\) \[\d+\]$", line) for line in breaking)
+    assert "max_autotune_defer_layout_freezing" in "\n".join(breaking)

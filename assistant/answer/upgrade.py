@@ -40,7 +40,10 @@ def plan_answer(question: str, plan: UpgradePlan, language: str = "en", tuning: 
     citations: list[Citation] = []
     draft = Answer(question, lines[0], True, (), language=lang, final=False)
     for n, change in enumerate(shown, start=1):
-        use = f" ({say('plan_use', lang, name=f'`{change.replacement}`')})" if change.replacement else ""
+        if change.replacement:
+            use = f" ({say('plan_use', lang, name=f'`{change.replacement}`')})"
+        else:
+            use = f" ({say('plan_fix', lang, text=change.fix.rstrip('.'))})" if change.fix else ""
         lines.append(f"- {change.version} [{change.kind}]: {change.summary}{use} [{n}]")
         c = change.citation
         citations.append(replace(c, n=n))

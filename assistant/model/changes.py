@@ -36,6 +36,7 @@ class Change:
     positional: int = -1
     # Call forms its code examples mark as old ("select:list", "insert:kw=values"): `ingest.call_forms`.
     forms: tuple[str, ...] = ()
+    fix: str = ""  # what to do, where the docs say it apart from a replacement ("Update the compiler and …")
 
 
 def dumps(changes: tuple[Change, ...]) -> str:
@@ -51,6 +52,7 @@ def dumps(changes: tuple[Change, ...]) -> str:
             c.entry,
             c.positional,
             list(c.forms),
+            c.fix,
         ]
         for c in changes
     ]
@@ -78,6 +80,7 @@ def _change(
     entry: int,
     positional: int = -1,
     forms: list[str] | None = None,
+    fix: str = "",
 ) -> Change:
     if kind not in CHANGE_KINDS:
         raise ValueError(f"unknown change kind {kind!r}")
@@ -91,6 +94,7 @@ def _change(
         int(entry),
         int(positional),
         tuple(map(str, forms or ())),
+        str(fix),
     )
 
 

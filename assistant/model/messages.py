@@ -36,6 +36,7 @@ MESSAGES: dict[str, dict[str, str]] = {
         "fr": "{rest} de plus, avec le code touché : `python app.py upgrade --from {start} --to {end}{product}`.",
     },
     "plan_use": {"en": "use instead: {name}", "fr": "à utiliser : {name}"},
+    "plan_fix": {"en": "fix: {text}", "fr": "correctif : {text}"},
     "unnumbered": {
         "en": "The docs quoted carry no release numbers: they cannot say whether this holds for {asked}.",
         "fr": "Les documents cités ne portent aucun numéro de version : ils ne disent pas si cela vaut pour {asked}.",

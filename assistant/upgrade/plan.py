@@ -44,6 +44,7 @@ class PlannedChange:
     default_changed: bool
     positional: int  # how many arguments may still be passed by position, or -1 (`Change.positional`)
     forms: tuple[str, ...]  # the old call forms its examples show ("select:list"; `Change.forms`)
+    fix: str  # what to do, where the docs say it apart from a replacement (`Change.fix`)
     citations: tuple[Citation, ...]  # oldest announcement first
     # (symbol, class) for the symbols the docs write as a type's member (`ndarray.newbyteorder`)
     members: tuple[tuple[str, str], ...] = ()
@@ -129,6 +130,7 @@ def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product) 
                     change.default_changed,
                     change.positional,
                     change.forms,
+                    change.fix,
                     (citation,),
                     members,
                 )
@@ -261,6 +263,7 @@ def _combined(first: PlannedChange, second: PlannedChange, *, citations: Sequenc
         members=tuple(dict.fromkeys(first.members + second.members)),
         forms=tuple(dict.fromkeys(first.forms + second.forms)),
         replacement=first.replacement or second.replacement,
+        fix=first.fix or second.fix,
         citations=tuple(replace(c, n=n) for n, c in enumerate(dict.fromkeys(citations), start=1)),
     )
 
