@@ -45,7 +45,9 @@ def test_pasted_code_with_a_lone_surrogate_is_still_scanned(fake_kb: KnowledgeBa
 
 def test_doc_text_and_code_are_escaped() -> None:
     cite = Citation(1, "<b>T</b>", "2.0", "release-notes", "S", "p/2.0/n.md", "javascript:alert(1)", "<img src=x>")
-    change = PlannedChange("c1", "2.0", "removed", "<script>x</script>", ("a.b",), "<i>", "", False, -1, (), "", (cite,))
+    change = PlannedChange(
+        "c1", "2.0", "removed", "<script>x</script>", ("a.b",), "<i>", "", False, -1, (), "", (cite,)
+    )
     plan = UpgradePlan("P<", "1.0", "2.0", ("2.0",), (change,))
     hit = Finding("f<.py", 1, 1, "a.b() <svg onload=x>", "a.b", "c1", True)
     html = upgrade_html(plan, [hit])

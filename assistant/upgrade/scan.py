@@ -5,7 +5,7 @@ of findings, exact or "possible" (a member of a class used on a receiver of unkn
 that could not be read or parsed, which are skipped while everything else is still scanned. Name resolution
 and matching live in `assistant.upgrade.visitor` and `assistant.upgrade.lookup`.
 
-Notebooks are read by hand (nbformat would add a dependency to read JSON): IPython magics are left out, and a
+Notebooks are read by `assistant.upgrade.notebook`: IPython magics are left out, and a
 notebook's code cells are parsed as one module, as the kernel runs them in one namespace: an import in one cell
 resolves a name in the next.
 """
@@ -16,12 +16,14 @@ import ast
 import contextlib
 import io
 import json
+import multiprocessing
 import os
 import re
 import tokenize
 import warnings
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,17 +34,13 @@ from assistant.runtime.settings import Settings
 from assistant.text.untrusted import one_line
 from assistant.upgrade.limits import collapse_long_strings, read_at_most, size_text
 from assistant.upgrade.lookup import TargetIndex, might_hit
+from assistant.upgrade.notebook import code_cells, joined
 from assistant.upgrade.target import Target
 from assistant.upgrade.visitor import Hit, HitVisitor
 
 SUFFIXES = (".py", ".ipynb")
 SKIP_DIRS = frozenset({"__pycache__", "venv", "node_modules", "site-packages"})  # and every hidden one (.venv)
-# Cell magics whose body is Python run as usual; any other (`%%bash`, `%%html`, `%%writefile`) holds no Python.
-PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug"})
 ERROR_CHARS = 200  # a parser's "expected one of …" lists every token; an error stays one readable line
-# A line IPython reads as a magic or a shell command: `%matplotlib inline`, `!pip install x`, `files = !ls`.
-# `%` must be followed by a name and `!` not by `=`, so that a continued `!= b` or `% b` stays Python.
-_MAGIC = re.compile(r"\s*(?:\w+(?:\s*,\s*\w+)*\s*=\s*)?(?:%%?[A-Za-z]|![^=])")
 _ERROR_AT = re.compile(r"(?:parser error: )?error at (\d+):\d+: ")
 MAX_OPERANDS = 1000  # of a boolean chain given to LibCST (see `_libcst_can_read`)
 _BOOLEAN_WORD = re.compile(r"\b(?:and|or)\b")
@@ -92,29 +90,60 @@ def scan(
 ) -> ScanReport:
     """Scan files and directories (recursively: `*.py` and `*.ipynb`) for the places they hit `targets`.
     `progress` wraps the list of files found (a tqdm bar on the command line). A Python file over `max_bytes`,
-    a notebook over `max_notebook_bytes` or with code cells over `max_bytes`, is named and skipped."""
+    a notebook over `max_notebook_bytes` or with code cells over `max_bytes`, is named and skipped. Many files
+    are read by a process per core: LibCST's analysis, most of a scan's time, holds one core per file."""
     index = TargetIndex.of(targets)
-    findings: list[Finding] = []
     errors: list[ScanError] = []
-    files = 0
     found_files = list(_files(paths, errors))
-    for path in progress(found_files) if progress else found_files:
-        notebook = path.suffix == ".ipynb"
-        limit = max_notebook_bytes if notebook else max_bytes
-        try:
-            data = read_at_most(path, limit)
-        except OSError as e:
-            errors.append(ScanError(str(path), f"cannot read: {e.strerror or e}"))
-            continue
-        if data is None:  # only ever with a limit
-            kind = "notebook" if notebook else "file"
-            errors.append(ScanError(str(path), f"not scanned: over the {size_text(limit or 0)} limit per {kind}"))
-            continue
-        found, failed, scanned = _scan_data(data, str(path), index, notebook=notebook, max_code=max_bytes)
+    shown = progress(found_files) if progress else found_files
+    limits = (max_bytes, max_notebook_bytes)
+    workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if len(found_files) < PARALLEL_FILES or workers < 2:
+        return _gathered(((path, _scan_path(path, index, limits)) for path in shown), errors)
+    context = multiprocessing.get_context("forkserver")  # no fork of a process that may run threads (a server)
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_set_index, initargs=(index,)) as pool:
+        results = pool.map(_scan_indexed, found_files, [limits] * len(found_files), chunksize=4)
+        return _gathered(zip(shown, results, strict=False), errors)
+
+
+PARALLEL_FILES = 12  # fewer files are scanned in this process: starting the workers would cost more
+MAX_WORKERS = 4
+_INDEX: TargetIndex | None = None  # a worker's targets, set once when it starts
+
+
+def _set_index(index: TargetIndex) -> None:
+    global _INDEX
+    _INDEX = index
+
+
+def _scan_indexed(path: Path, limits: tuple[int | None, int | None]) -> _Scanned:
+    assert _INDEX is not None, "the worker starts with its index"
+    return _scan_path(path, _INDEX, limits)
+
+
+def _gathered(scanned: Iterable[tuple[Path, _Scanned]], errors: list[ScanError]) -> ScanReport:
+    findings: list[Finding] = []
+    files = 0
+    for _, (found, failed, count) in scanned:
         findings += found
         errors += failed
-        files += scanned
+        files += count
     return _report(findings, errors, files)
+
+
+def _scan_path(path: Path, index: TargetIndex, limits: tuple[int | None, int | None]) -> _Scanned:
+    """One file's findings and errors, as `scan` reads it under its size limits."""
+    max_bytes, max_notebook_bytes = limits
+    notebook = path.suffix == ".ipynb"
+    limit = max_notebook_bytes if notebook else max_bytes
+    try:
+        data = read_at_most(path, limit)
+    except OSError as e:
+        return [], [ScanError(str(path), f"cannot read: {e.strerror or e}")], 0
+    if data is None:  # only ever with a limit
+        kind = "notebook" if notebook else "file"
+        return [], [ScanError(str(path), f"not scanned: over the {size_text(limit or 0)} limit per {kind}")], 0
+    return _scan_data(data, str(path), index, notebook=notebook, max_code=max_bytes)
 
 
 def scan_capped(
@@ -194,24 +223,17 @@ def _scan_python(source: str, shown: str, index: TargetIndex) -> _Scanned:
     return [_finding(shown, hit, hit.line, lines) for hit in hits], [], 1
 
 
-@dataclass(frozen=True)
-class _Cell:
-    index: int  # among all the notebook's cells
-    source: str  # magics made `pass`, newlines normalized
-    lines: list[str]  # as written, for Finding.code
-
-
 def _scan_notebook(data: str | bytes, shown: str, index: TargetIndex, max_code: int | None = None) -> _Scanned:
     try:
-        cells = _code_cells(json.loads(data))
+        cells = code_cells(json.loads(data))
     except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
         return [], [ScanError(shown, f"malformed notebook: {_one_line(str(e))}")], 0
-    joined = _joined(cells)
-    if max_code is not None and len(joined.encode("utf-8", "surrogatepass")) > max_code:
+    code = joined(cells)
+    if max_code is not None and len(code.encode("utf-8", "surrogatepass")) > max_code:
         return [], [ScanError(shown, f"not scanned: its code is over the {size_text(max_code)} limit per file")], 0
     errors: list[ScanError] = []
     try:
-        hits = _hits(joined, index)
+        hits = _hits(code, index)
     except _Unparsable:
         good = []
         for cell in cells:
@@ -221,61 +243,18 @@ def _scan_notebook(data: str | bytes, shown: str, index: TargetIndex, max_code: 
             except _Unparsable as e:
                 errors.append(ScanError(shown, f"cell {cell.index}: {e}"))
         cells = good
-        hits = _hits(_joined(cells), index)  # modules that parse alone parse one after the other
+        hits = _hits(joined(cells), index)  # modules that parse alone parse one after the other
     starts = []  # the line of the joined source each cell starts at
     line = 1
     for cell in cells:
         starts.append(line)
-        line += _joined([cell]).count("\n")
+        line += joined([cell]).count("\n")
     findings = []
     for hit in hits:
         at = bisect_right(starts, hit.line) - 1
         cell = cells[at]
         findings.append(_finding(shown, hit, hit.line - starts[at] + 1, cell.lines, cell=cell.index))
     return findings, errors, 1
-
-
-def _code_cells(notebook: object) -> list[_Cell]:
-    """The code cells of a notebook's JSON, as Python; raises ValueError for JSON that is no notebook."""
-    if not isinstance(notebook, dict) or not isinstance(notebook.get("cells"), list):
-        raise ValueError("no list of cells")
-    meta = notebook.get("metadata")
-    meta = meta if isinstance(meta, dict) else {}
-    info = meta.get("language_info") if isinstance(meta.get("language_info"), dict) else {}
-    kernel = meta.get("kernelspec") if isinstance(meta.get("kernelspec"), dict) else {}
-    language = info.get("name") or kernel.get("language") or "python"
-    if str(language).lower() != "python":
-        return []  # an R or Julia notebook holds no Python to scan
-    cells = []
-    for i, cell in enumerate(notebook["cells"]):
-        if not isinstance(cell, dict):
-            raise ValueError(f"cell {i} is not an object")
-        if cell.get("cell_type") != "code":
-            continue
-        source = cell.get("source", "")
-        if isinstance(source, list) and all(isinstance(part, str) for part in source):
-            source = "".join(source)
-        if not isinstance(source, str):
-            raise ValueError(f"cell {i} has no text for a source")
-        source = re.sub(r"\r\n?", "\n", source)
-        python = _python_of(source)
-        if python is not None:
-            cells.append(_Cell(i, python, source.split("\n")))
-    return cells
-
-
-def _python_of(source: str) -> str | None:
-    """A cell's source with each magic or shell line made a `pass` (so that lines keep their numbers and a
-    block of only `!echo $i` stays a block), or None for a cell magic whose body is not Python."""
-    first = source.lstrip().split("\n", 1)[0]
-    if first.startswith("%%") and first[2:].split(" ", 1)[0] not in PYTHON_CELL_MAGICS:
-        return None
-    lines = source.split("\n")
-    return "\n".join(line[: len(line) - len(line.lstrip())] + "pass" if _MAGIC.match(line) else line for line in lines)
-
-
-def _joined(cells: Sequence[_Cell]) -> str:
-    return "".join(cell.source if cell.source.endswith("\n") else cell.source + "\n" for cell in cells)
 
 
 class _Unparsable(Exception):
