@@ -280,7 +280,7 @@ def upgrade(
         plan = kb.plan(from_version, to_version, product=product)
     except PlanError as e:
         raise click.UsageError(str(e)) from e
-    report = kb.scan(paths, plan, progress=_scan_progress) if paths else None
+    report = kb.scan(paths, plan, progress=_scan_progress, parallel=True) if paths else None
     findings, errors = (report.findings, report.errors) if report else ((), ())
     if fmt == "sarif":
         from interfaces.sarif import plan_sarif

@@ -167,17 +167,24 @@ class KnowledgeBase:
         return make_plan(self.retriever.chunks, self.retriever.catalog, from_version, to_version, product)
 
     def scan(
-        self, paths: Sequence[str | Path], plan: UpgradePlan, *, progress: Progress | None = None, bounded: bool = False
+        self,
+        paths: Sequence[str | Path],
+        plan: UpgradePlan,
+        *,
+        progress: Progress | None = None,
+        bounded: bool = False,
+        parallel: bool = False,
     ) -> ScanReport:
         """Where the Python files and notebooks under `paths` use what `plan` says changed; a file over the
         settings' size caps is named and skipped. `bounded` (what servers ask for, without `progress`) runs the
         scan in a worker process, one at a time, raising `Overrun` past `scan_timeout_s` or `scan_memory_mb`:
-        LibCST on a large file can then neither hold this process's interpreter nor exhaust its memory."""
+        LibCST on a large file can then neither hold this process's interpreter nor exhaust its memory.
+        `parallel` reads many files in a process per core (the command line's choice: see `scan.scan`)."""
         from assistant.upgrade.scan import scan_capped
         from assistant.upgrade.targeting import targets
 
         worker = self._scans if bounded else None
-        return scan_capped(paths, targets(plan), self.settings, progress=progress, worker=worker)
+        return scan_capped(paths, targets(plan), self.settings, progress=progress, worker=worker, parallel=parallel)
 
     def _answer(self, query: Query, timings: dict[str, float]) -> Iterator[Answer]:
         """The pipeline: an upgrade question is answered from its plan; any other is searched, gated, answered."""

@@ -60,7 +60,7 @@ def score(name: str, files: Path, shared: Path) -> dict[str, Any]:
     catalog = Catalog.learn(chunks)
     plan = make_plan(chunks, catalog, spec["from"], spec["to"], spec["product"])
     started = time.perf_counter()
-    report = scan([folder], targets(plan))
+    report = scan([folder], targets(plan), parallel=True)  # as `upgrade` scans
     seconds = time.perf_counter() - started
     labels = _rows(SETS_DIR / name / "labels.jsonl")
     labelled = {(r["file"], int(r["line"])) for r in labels}

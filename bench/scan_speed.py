@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
             "max_notebook_bytes": settings.scan_max_notebook_kb * 1024,
         }
         started = time.perf_counter()
-        report = scan([folder], found, **caps)
+        report = scan([folder], found, parallel=True, **caps)  # as `upgrade` scans
         took = time.perf_counter() - started
     result = {
         "files": report.files,

@@ -68,10 +68,10 @@ _NAME = re.compile(r"@?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 _CALL_KEYWORD = re.compile(r"^(@?[A-Za-z_][\w.]*)\((?:[^()]*,\s*)?([A-Za-z_]\w*)\s*=")
 # "the `verbose` parameter of `ReduceLROnPlateau`", "`strict` argument to `torch.export.export`"
 _PARAM_OF = re.compile(
-    # "the `method` and `limit` keywords on `X`": the first of those listed
+    # "the `method` and `limit` keywords on `X`": the first of those listed; "`is_dst` argument is removed from: `X`"
     r"`([A-Za-z_]\w*+)`(?:\s*+(?:,|and|or)(?:\s++(?:and|or))?\s*+`[A-Za-z_]\w*+`)*+\s+(?:keyword\s+)?"
-    r"(?:argument|parameter|keyword|kwarg|option|flag)s?\s+"
-    r"(?:of|in|to|for|from|on)\s+(?:the\s+)?`([^`]+)`",
+    r"(?:argument|parameter|keyword|kwarg|option|flag)s?\s+(?:(?:is|are|was|were|has been|have been)\s++\w++\s++)?"
+    r"(?:of|in|to|for|from|on)\s*+:?\s*+(?:the\s+)?`([^`]+)`",
     re.I,
 )
 _PARAM_OF_2 = re.compile(
@@ -90,6 +90,7 @@ _REPLACEMENT = re.compile(
     r"(?:migrate|switch|move)(?:\s++\w++)?\s++from\s++`[^`]++`\s++to)\s+(?:the\s+)?(?:new\s+)?`([^`]+)`",
     re.I,
 )
+_ARROW = re.compile(r"`[^`]++`\s*+(?:→|->)\s*+`([^`]++)`")  # "`orm_mode` → `from_attributes`"
 _ROW_CELLS = re.compile(r"(?<!\s)\s+—\s+")  # blanks taken from their first: not retried from each (quadratic)
 _LATIN = frozenset({"e.g", "i.e", "etc", "cf", "vs"})  # `e.g.` is no code name
 _NOT_NAMES = frozenset("true false none null nan self cls object int str float bool list dict".split())
@@ -121,9 +122,12 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
     intro = ""
     for n, entry in enumerate(chunk.entries):
         label = entry.text.endswith(":") and (entry.kind == "paragraph" or len(entry.text) < LABEL_CHARS)
-        if entry.kind == "code" or entry.continues or label:
+        # An item that ends with ":" ("The following config settings have been renamed:", "The `is_dst` argument
+        # is removed from:") introduces the items under it, as a paragraph would.
+        lead = entry.kind == "item" and entry.text.endswith(":")
+        if entry.kind == "code" or entry.continues or label or lead:
             # Code, an entry's further paragraphs (its detail) and labels ("Version 2.11:") announce nothing.
-            if entry.kind == "paragraph" and not entry.continues:
+            if (entry.kind == "paragraph" or lead) and not entry.continues:
                 intro = entry.text if entry.text.endswith(":") else ""
             continue
         if entry.kind == "paragraph":
@@ -292,7 +296,7 @@ def _symbols_and_replacement(text: str, *, row: bool, methods: bool = False) -> 
     if row and len(cells := _ROW_CELLS.split(text)) >= 2:
         old, new = cells[0], cells[-1]
         return _names(old, methods=methods), next(iter(_names(new, methods=methods)), "")
-    if m := _REPLACEMENT.search(text):
+    if m := _REPLACEMENT.search(text) or _ARROW.search(text):
         replacement = _clean(m.group(1))
     names = tuple(n for n in _names(text, methods=methods) if n != replacement)
     return names, replacement
@@ -356,7 +360,14 @@ def _owner(text: str, *, dotted: bool = False) -> str:
     A heading's must be dotted: "Other API changes" is about no class `API`."""
     # Once per run of name characters (its leading dots aside), not from every word boundary in it (quadratic).
     found = _names(text) or tuple(re.findall(r"(?<![\w.])\.*+([\w.]*[A-Z]\w*)\b", text))
-    names = [n for n in found if ("." in n or (n[:1].isupper() and not dotted)) and not n.isupper()]
+    # Unmarked, a capitalised word is a class only in CamelCase ("BaseModel"): "The following …" names none.
+    marked = bool(_names(text))
+    names = [
+        n
+        for n in found
+        if ("." in n or (n[:1].isupper() and not dotted and (marked or re.search(r"[a-z][A-Z]", n))))
+        and not n.isupper()
+    ]
     return names[0] if len(names) == 1 else ""
 
 

@@ -57,7 +57,8 @@ if TYPE_CHECKING:
 # 31: "opt in via `x = True`" names the fix
 # 32: the old call forms under a "no longer accepts" heading (`ingest.call_forms`)
 # 33: a heading change keeps the instruction its entries give (`Change.fix`)
-CHUNKER_VERSION = 33
+# 34: an item ending with ":" introduces the items under it; "`a` → `b`" names what replaces `a`
+CHUNKER_VERSION = 34
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -358,9 +358,8 @@ def test_files_no_target_can_reach_are_not_read_by_libcst(tmp_path):
     for i in range(30):
         (tmp_path / f"m{i:02}.py").write_text("import numpy as np\nx = np.zeros(3)\nx.float_ = 1\n")
     (tmp_path / "z.py").write_text("import numpy as np\nnp.float_\n")
-    serial = mock.patch.object(assistant.upgrade.scan, "PARALLEL_FILES", 10**6)  # the mock is this process's
-    with serial, mock.patch.object(assistant.upgrade.scan, "HitVisitor", wraps=assistant.upgrade.scan.HitVisitor) as v:
-        report = scan([tmp_path], [FLOAT_])
+    with mock.patch.object(assistant.upgrade.scan, "HitVisitor", wraps=assistant.upgrade.scan.HitVisitor) as v:
+        report = scan([tmp_path], [FLOAT_])  # in this process: many files go to workers only when asked
     assert v.call_count == 1
     assert report.files == 31 and [Path(f.file).name for f in report.findings] == ["z.py"]
 
@@ -371,9 +370,8 @@ def test_many_files_scanned_by_a_process_per_core_give_the_same_report(tmp_path)
     (tmp_path / "bad.py").write_text("def (:\n")
     (tmp_path / "n.ipynb").write_text(notebook(("code", "import numpy as np\nnp.float_(1)\n")))
     seen: list[Path] = []
-    parallel = scan([tmp_path], [FLOAT_], progress=lambda files: (seen.append(f) or f for f in files))
-    with mock.patch.object(assistant.upgrade.scan, "PARALLEL_FILES", 10**6):
-        serial = scan([tmp_path], [FLOAT_])
+    parallel = scan([tmp_path], [FLOAT_], progress=lambda files: (seen.append(f) or f for f in files), parallel=True)
+    serial = scan([tmp_path], [FLOAT_])
     assert parallel == serial and parallel.files == 31 and len(parallel.findings) == 31
     assert [e.file for e in parallel.errors] == [str(tmp_path / "bad.py")]
     assert len(seen) == 32  # the progress bar went through every file

@@ -86,6 +86,7 @@ class TargetIndex:
     short: dict[str, str]
     class_ends: frozenset[str]  # `classes` by top module and name: "django.ModelAdmin"
     forms: dict[str, tuple[Target, ...]]  # targets qualified by call forms, by the called name ("select")
+    settings: dict[str, tuple[Target, ...]]  # setting targets by their name ("USE_L10N", "orm_mode")
 
     @classmethod
     def of(cls, targets: Sequence[Target]) -> TargetIndex:
@@ -94,7 +95,10 @@ class TargetIndex:
         members: dict[str, list[Member]] = defaultdict(list)
         member_calls: dict[str, list[Member]] = defaultdict(list)
         by_form: dict[str, list[Target]] = defaultdict(list)
+        settings: dict[str, list[Target]] = defaultdict(list)
         for target in dict.fromkeys(targets):  # the same target twice would only repeat its hits
+            if target.setting:
+                settings[target.symbol.rsplit(".", 1)[-1]].append(target)
             if target.forms:
                 by_form[target.symbol.rsplit(".", 1)[-1]].append(target)
                 continue
@@ -121,6 +125,7 @@ class TargetIndex:
             short,
             ends,
             _frozen(by_form),
+            _frozen(settings),
         )
 
     def in_forms(self, qualified: str) -> tuple[Target, ...]:
@@ -194,6 +199,11 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
                 chains.append([value.id, *reversed(parts)])
         elif isinstance(node, ast.Name):
             chains.append([node.id])
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and any(
+            isinstance(t, ast.Name) and t.id in index.settings
+            for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
+        ):
+            return True  # may set a setting a change names (`USE_L10N = True`)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in index.members:
             return True  # may override a member a change names, in a class derived from the product's
     for base, *rest in chains:

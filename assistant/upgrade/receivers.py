@@ -53,6 +53,7 @@ class _Bindings(cst.CSTVisitor):
         self.bases: dict[str, list[cst.BaseExpression]] = {}  # class name -> its bases, as written
         self.own: dict[cst.Param, str] = {}  # a method's first parameter -> its class's name
         self.methods: dict[cst.FunctionDef, str] = {}  # a method -> its class's name
+        self.assigned: dict[cst.Name, str] = {}  # a name set at top level ("") or in a class body (its class)
         self._stack: list[cst.ClassDef | cst.FunctionDef] = []
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -76,10 +77,21 @@ class _Bindings(cst.CSTVisitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1 and isinstance(name := node.targets[0].target, cst.Name):
             self._value(name, node.value)
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                self._setting(target.target)
+
+    def _setting(self, name: cst.Name) -> None:
+        """A name set at a module's top level, or in a class body (nested classes count as their outer one)."""
+        if not self._stack:
+            self.assigned[name] = ""
+        elif all(isinstance(frame, cst.ClassDef) for frame in self._stack):
+            self.assigned[name] = self._stack[0].name.value  # type: ignore[union-attr]
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if isinstance(node.target, cst.Name):
             self.bound[node.target] = ("type", node.annotation.annotation)
+            self._setting(node.target)
 
     def visit_WithItem(self, node: cst.WithItem) -> None:
         if node.asname is not None and isinstance(name := node.asname.name, cst.Name):
@@ -103,6 +115,8 @@ class Receivers:
 
     types: dict[cst.Name, str]
     methods: dict[cst.FunctionDef, str]
+    # Names set at a module's top level (""), or in the body of a class derived from a product's (that class)
+    settings: dict[cst.Name, str]
 
 
 def typed_names(
@@ -158,4 +172,7 @@ def typed_names(
             if len(types) == 1 and None not in types:
                 out[access.node] = next(iter(types))  # type: ignore[arg-type]
     methods = {node: derived[name] for node, name in collector.methods.items() if name in derived}
-    return Receivers(out, methods)
+    settings = {
+        node: derived.get(owner, "") for node, owner in collector.assigned.items() if not owner or owner in derived
+    }
+    return Receivers(out, methods, settings)

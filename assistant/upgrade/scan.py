@@ -87,18 +87,21 @@ def scan(
     progress: Progress | None = None,
     max_bytes: int | None = None,
     max_notebook_bytes: int | None = None,
+    parallel: bool = False,
 ) -> ScanReport:
     """Scan files and directories (recursively: `*.py` and `*.ipynb`) for the places they hit `targets`.
     `progress` wraps the list of files found (a tqdm bar on the command line). A Python file over `max_bytes`,
-    a notebook over `max_notebook_bytes` or with code cells over `max_bytes`, is named and skipped. Many files
-    are read by a process per core: LibCST's analysis, most of a scan's time, holds one core per file."""
+    a notebook over `max_notebook_bytes` or with code cells over `max_bytes`, is named and skipped. With
+    `parallel`, many files are read by a process per core (LibCST's analysis, most of a scan's time, holds one
+    core per file); the caller's script must then guard its entry point (`if __name__ == "__main__":`), as
+    `multiprocessing` requires, so it is the command line's choice, not the library's default."""
     index = TargetIndex.of(targets)
     errors: list[ScanError] = []
     found_files = list(_files(paths, errors))
     shown = progress(found_files) if progress else found_files
     limits = (max_bytes, max_notebook_bytes)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
-    if len(found_files) < PARALLEL_FILES or workers < 2:
+    if not parallel or len(found_files) < PARALLEL_FILES or workers < 2:
         return _gathered(((path, _scan_path(path, index, limits)) for path in shown), errors)
     context = multiprocessing.get_context("forkserver")  # no fork of a process that may run threads (a server)
     with ProcessPoolExecutor(workers, mp_context=context, initializer=_set_index, initargs=(index,)) as pool:
@@ -153,12 +156,13 @@ def scan_capped(
     *,
     progress: Progress | None = None,
     worker: BoundedWorker | None = None,
+    parallel: bool = False,
 ) -> ScanReport:
     """`scan` within the settings' size caps; in `worker` (a bounded process, one scan at a time) when given,
-    raising `Overrun` past `scan_timeout_s` or its memory ceiling."""
+    raising `Overrun` past `scan_timeout_s` or its memory ceiling; else `parallel` as `scan` says."""
     caps = {"max_bytes": settings.scan_max_file_kb * 1024, "max_notebook_bytes": settings.scan_max_notebook_kb * 1024}
     if worker is None:
-        return scan(paths, targets, progress=progress, **caps)
+        return scan(paths, targets, progress=progress, parallel=parallel, **caps)
     return worker.run(scan, list(map(Path, paths)), targets, seconds=settings.scan_timeout_s, **caps)
 
 

@@ -89,6 +89,9 @@ ADDS = re.compile(r"^\W*(?:added|adds|introduced|introduces)\b", re.IGNORECASE)
 def subjects(symbols: Sequence[str], summary: str) -> list[str]:
     """The first name the summary's subject writes, and those listed with it ("`a()` and `b()`", "`a` / `b`")."""
     subject = subject_part(summary)
+    lead, colon, items = summary.partition(": ")
+    if colon and "`" not in lead and "`" in items:  # "The following settings have been renamed: `a` → `b`"
+        subject = subject_part(items) if not items.lstrip().startswith("`") else items
     found = sorted((at, end, s) for s in symbols if (span := spelled_at(s, subject)) for at, end in [span])
     if not found:
         return []

@@ -28,6 +28,9 @@ class Target:
     # of them are hit, wherever the product's module (`family`) the code calls it from (`select` is re-exported).
     forms: tuple[str, ...] = ()
     family: tuple[str, ...] = ()
+    # A setting ("The `USE_L10N` setting is removed", "config settings renamed: `orm_mode` → …"): also hit where
+    # the code sets it, at a module's top level or in the body of a class derived from the product's.
+    setting: bool = False
 
     @property
     def qualified(self) -> bool:

@@ -4,6 +4,7 @@ parameter passed or omitted, arguments by position), and whether a guess on an u
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import replace
 
@@ -62,6 +63,7 @@ def targets(plan: UpgradePlan) -> list[Target]:
                         positional=change.positional,
                         forms=forms,
                         family=plan.modules if forms else (),
+                        setting=bool(_SETTING.search(change.summary)),
                     )
                 )
     return _guesses(list(dict.fromkeys(out)), plan)
@@ -100,6 +102,9 @@ def _replaced(symbol: str, change: PlannedChange) -> bool:
         return False  # the summary's subject is another ("strings `w`, `d` … in `Timedelta`", "variables of `x`")
     last, other = symbol.rsplit(".", 1)[-1], new.rsplit(".", 1)[-1]
     return ("." in symbol) == ("." in new) and last[:1].isupper() == other[:1].isupper()
+
+
+_SETTING = re.compile(r"\b(?:config(?:uration)? )?settings?\b", re.IGNORECASE)
 
 
 def _forms_of(symbol: str, forms: tuple[str, ...]) -> tuple[str, ...]:

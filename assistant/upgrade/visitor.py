@@ -99,6 +99,10 @@ class HitVisitor(cst.CSTVisitor):
             self.index.is_class,
         )
         self.types, self.methods = known.types, known.methods
+        for name, owner in known.settings.items():  # `USE_L10N = True`; `orm_mode = True` in a model's Config
+            for target in self.index.settings.get(name.value, ()):
+                if not owner or owner.split(".")[0] == target.symbol.split(".")[0]:
+                    self._hit(name, target.symbol, target)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         # `def log_deletion(self, …)` in a `ModelAdmin` subclass overrides what the docs say changed: a use.
