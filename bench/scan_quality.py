@@ -8,13 +8,17 @@ they must stay bounded (no more possible lines than exact ones). The plan is bui
 chunks them (no index, no model), as `python app.py upgrade --product P --from A --to B --json FOLDER` builds it.
 
 Usage:
-    python bench/scan_quality.py [--set pandas] [--files data/scan-sets] [--shared ../shared] [--json]
+    python bench/scan_quality.py [--set pandas] [--files data/scan-sets] [--shared ../shared] [--json] [--write]
+
+`--write` keeps the rows in `bench/scan-quality.jsonl` and rewrites their section of docs/benchmarks.md (which
+`bench/report.py` renders from that file too).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from collections import Counter
@@ -34,6 +38,9 @@ from ingest.chunking import chunk_document  # noqa: E402
 from ingest.loader import load_document  # noqa: E402
 
 DEFAULT_SHARED = REPO_ROOT.parent / "shared"
+ROWS = REPO_ROOT / "bench" / "scan-quality.jsonl"
+PAGE = REPO_ROOT / "docs" / "benchmarks.md"
+HEADING = "## The code scan on real code"
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -97,15 +104,60 @@ def score(name: str, files: Path, shared: Path) -> dict[str, Any]:
     return row
 
 
+def section(path: Path = ROWS) -> list[str]:
+    """The section's Markdown lines, heading first, from the kept rows."""
+    rows = [r for r in _rows(path) if "skipped" not in r]
+    lines = [
+        HEADING,
+        "",
+        "Real files from public repositories, every use of an API the docs change labelled by hand before any scan "
+        "ran on them (`bench/scan_sets/<set>/LABELS.md` says how; `python bench/fetch_scan_sets.py` fetches the "
+        "files by commit and checks their sha256), scored by `python bench/scan_quality.py --write` against the "
+        "docs in ../shared/corpus-more. A labelled use is found when an exact finding is on its line; an exact "
+        "finding on a line no label names is false; possible findings count neither way. The product's own "
+        "codemod or lint rules ran on the same files (their commands in each `LABELS.md`).",
+        "",
+        "| span | files scanned | labelled | exact found (recall) | false lines (precision) | possible lines "
+        "| the product's own tool: found (recall) | its false lines | scan s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        peer = r.get("peer") or {}
+        shown = f"{peer.get('tool', '–').split(' (')[0]}: {peer.get('found', 0)} ({peer.get('recall', 0):.2f})"
+        lines.append(
+            f"| {r['span']} | {r['files']} | {r['labels']} | {r['found']} ({r['recall']:.2f}) "
+            f"| {r['false_lines']} ({r['precision'] if r['precision'] is not None else 0:.2f}) "
+            f"| {r['possible_lines']} | {shown} | {peer.get('false_lines', '–')} | {r['scan_seconds']} |"
+        )
+    return [*lines, ""]
+
+
+def write(rows: list[dict[str, Any]], page: Path = PAGE, path: Path = ROWS) -> None:
+    """Keep `rows` and put their section in `page` before "## Goals", replacing an earlier one."""
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    text = page.read_text(encoding="utf-8")
+    block = "\n".join(section(path)).rstrip() + "\n\n"
+    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## )", re.MULTILINE | re.DOTALL)
+    text = (
+        pattern.sub(lambda _: block, text, count=1)
+        if pattern.search(text)
+        else text.replace("\n## Goals", "\n" + block + "## Goals", 1)
+    )
+    page.write_text(text, encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", dest="only", choices=sets())
     parser.add_argument("--files", type=Path, default=DEFAULT_OUT, help="where fetch_scan_sets.py put the files")
     parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED, help="the folder holding corpus-more/")
     parser.add_argument("--json", action="store_true", help="one JSON object per set")
+    parser.add_argument("--write", action="store_true", help="keep the rows and rewrite docs/benchmarks.md's section")
     args = parser.parse_args(argv)
+    scored = []
     for name in [args.only] if args.only else sets():
         row = score(name, args.files, args.shared)
+        scored.append(row)
         if args.json:
             print(json.dumps(row, ensure_ascii=False))
         elif "skipped" in row:
@@ -119,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
             if "peer" in row:
                 p = row["peer"]
                 print(f"  peer {p['tool']}: {p['found']} found (recall {p['recall']}), {p['false_lines']} false lines")
+    if args.write:
+        write(scored)
     return 0
 
 

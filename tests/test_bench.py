@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 from pathlib import Path
+from unittest import mock
 
 import pytest
 
@@ -346,3 +347,30 @@ def test_the_fresh_blind_table_is_put_after_the_first_paragraph_once(tmp_path: P
     assert text.count(fresh_blind.HEADING) == 1 and text.index("Intro.") < text.index(fresh_blind.HEADING)
     assert text.index(fresh_blind.HEADING) < text.index("## Goals")
     assert "| 2026-12-06 | acme 1.0 | CHANGES | 32 | alone | 0.80 | 0.76 | 0.86 | `abc` |" in text
+
+
+def test_the_scan_sets_table_is_kept_and_put_before_the_goals_once(tmp_path: Path) -> None:
+    from bench import scan_quality
+
+    page, rows = tmp_path / "benchmarks.md", tmp_path / "rows.jsonl"
+    page.write_text("# Benchmarks\n\nIntro.\n\n## Goals\n\nx\n", encoding="utf-8")
+    row = {"set": "acme", "span": "acme 1 → 2", "files": 3, "labels": 4, "found": 2, "recall": 0.5,
+           "false_lines": 1, "precision": 0.667, "possible_lines": 0, "scan_seconds": 0.1,
+           "peer": {"tool": "acme-lint 1.0 (`acme-lint .`)", "found": 1, "recall": 0.25, "false_lines": 3}}  # fmt: skip
+    scan_quality.write([row], page, rows)
+    scan_quality.write([row], page, rows)
+    text = page.read_text(encoding="utf-8")
+    assert text.count(scan_quality.HEADING) == 1 and text.index(scan_quality.HEADING) < text.index("## Goals")
+    assert "| acme 1 → 2 | 3 | 4 | 2 (0.50) | 1 (0.67) | 0 | acme-lint 1.0: 1 (0.25) | 3 | 0.1 |" in text
+
+
+def test_a_scan_set_manifest_is_data_never_a_path_to_write_through(tmp_path: Path) -> None:
+    from bench import fetch_scan_sets
+
+    with pytest.raises(ValueError, match="plain file name"):
+        fetch_scan_sets._safe_name("../escape.py")
+    (tmp_path / "x.py").write_bytes(b"print(1)\n")
+    rows = [{"file": "x.py", "repo": "o/r", "path": "x.py", "commit": "0" * 40, "sha256": "0" * 64}]
+    with mock.patch.object(fetch_scan_sets, "manifest", lambda name: rows):
+        placed, problems = fetch_scan_sets.fetch("demo", tmp_path / "out", local=tmp_path)
+    assert placed == 0 and "sha256 differs" in problems[0] and not (tmp_path / "out" / "demo" / "x.py").exists()

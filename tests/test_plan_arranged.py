@@ -158,3 +158,44 @@ def test_the_five_line_script_is_hit_on_lines_3_4_and_5_first_in_every_format(tm
         4,
         5,
     }
+
+
+def test_intro_items_fixes_and_old_call_forms_are_read_from_the_entries() -> None:
+    renamed = chunk(
+        Entry("item", "The following config settings have been renamed:"),
+        Entry("item", "`orm_mode` → `from_attributes`"),
+        section="Changes to config",
+        version="2.0.0",
+        n=1,
+    )
+    (change,) = renamed.changes
+    assert change.symbols == ("orm_mode",) and change.replacement == "from_attributes"
+    removed_from = chunk(
+        Entry("item", "The `is_dst` argument is removed from:"),
+        Entry("item", "`acme.make_aware()`"),
+        section="Features removed in 2.0",
+        version="2.0.0",
+        n=2,
+    )
+    (change,) = removed_from.changes
+    assert (change.symbols, change.parameter) == (("acme.make_aware",), "is_dst")
+    guide = chunk(
+        Entry("item", "Updated the minimum compiler. Source builds must update the toolchain flags."),
+        Entry("paragraph", "Nothing else changes for wheels."),
+        section="Backwards incompatible changes",
+        version="2.0.0",
+        n=3,
+    )
+    assert guide.changes[0].fix == "Source builds must update the toolchain flags."
+    forms = chunk(
+        Entry("paragraph", "The `acme.select` construct no longer accepts keyword arguments."),
+        Entry(
+            "code",
+            "# no longer supported\nstmt = select([t], order_by=t.id)\n\n# use generative methods\n"
+            "stmt = select(t).order_by(t.id)",
+        ),
+        section="Core › select() no longer accepts varied constructor arguments",
+        version="2.0.0",
+        n=4,
+    )
+    assert set(forms.changes[0].forms) >= {"select:list", "select:kw=order_by"}

@@ -158,3 +158,20 @@ def test_a_call_is_hit_only_in_a_form_its_docs_mark_old_wherever_the_product_exp
         "other.select([1])\n"  # 6: not the product's
     )
     assert exact_lines(scan_code(tmp_path, code, select)) == [3, 5]
+
+
+def test_a_setting_is_hit_where_the_code_sets_it(tmp_path: Path) -> None:
+    orm = Target("orm", "widget.orm_mode", setting=True)
+    l10n = Target("l10n", "web.USE_L10N", setting=True)
+    code = (
+        "from widget import Model\n"
+        "USE_L10N = True\n"  # 2: a settings module's top level
+        "class User(Model):\n"
+        "    class Config:\n"
+        "        orm_mode = True\n"  # 5: in a nested Config of a class derived from the product's
+        "class Other:\n"
+        "    orm_mode = True\n"  # 7: a class of the user's own: not the product's setting
+        "def f():\n"
+        "    USE_L10N = False\n"  # 9: a local
+    )
+    assert exact_lines(scan_code(tmp_path, code, orm, l10n)) == [2, 5]
