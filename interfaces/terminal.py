@@ -12,6 +12,7 @@ import textwrap
 from collections.abc import Sequence
 
 from assistant.index.catalog import IndexedFile
+from assistant.model.messages import say
 from assistant.model.records import Answer, Passage
 from assistant.text.untrusted import one_line, safe_url, without_controls
 
@@ -68,7 +69,7 @@ def products_text(files: dict[str, list[IndexedFile]], releases: dict[str, list[
     lines = []
     for name, own in files.items():
         held = releases.get(name, [])
-        said = f"releases {', '.join(held)}" if held else "no release numbers in its docs"
+        said = say("releases_held", "en", releases=", ".join(held)) if held else say("no_releases", "en")
         lines.append(one_line(f"{name}: {said}; {len(own)} file{'s' * (len(own) != 1)}"))
         width = max(len(f.source) for f in own)
         for f in own:

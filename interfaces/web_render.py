@@ -19,6 +19,7 @@ from typing import Any
 from markupsafe import escape
 
 from assistant.index.catalog import IndexedFile
+from assistant.model.messages import say
 from assistant.model.records import Answer, Citation
 from assistant.text.untrusted import safe_url, without_controls
 
@@ -200,7 +201,7 @@ def files_html(files: dict[str, list[IndexedFile]], releases: dict[str, list[str
     parts = []
     for name, own in files.items():
         held = releases.get(name, [])
-        said = f"releases {', '.join(held)}" if held else "no release numbers in its docs"
+        said = say("releases_held", "en", releases=", ".join(held)) if held else say("no_releases", "en")
         rows = "".join(
             f"<li><code>{_text(f.source)}</code> {_text(', '.join(f.releases) or '-')}"
             + (f" <small>({_text(f.release_from)})</small>" if f.release_from else "")

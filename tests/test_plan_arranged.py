@@ -6,7 +6,6 @@ safe, for hostile docs. Neutral products (acme); the five-line pandas script run
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -19,11 +18,11 @@ from assistant.upgrade.plan import make_plan
 from assistant.upgrade.scan import scan, scan_source
 from assistant.upgrade.subjects import names_itself
 from assistant.upgrade.targeting import targets
-from ingest.changes import changes_of
 from ingest.chunking import chunk_document
 from ingest.loader import load_document
 from interfaces.sarif import plan_sarif
 from interfaces.upgrade_render import _md, plan_json, plan_markdown, plan_text
+from tests.test_changes_plan import chunk
 
 SHARED_MORE = Path(__file__).resolve().parents[2] / "shared" / "corpus-more"
 FIVE_LINES = """import pandas as pd
@@ -32,13 +31,6 @@ df = df.append({"a": 2}, ignore_index=True)
 s = df["a"].fillna(method="ffill")
 m = df.applymap(str)
 """
-
-
-def chunk(*entries: Entry, section: str, version: str, n: int) -> Chunk:
-    base = Chunk(f"c{n}", "\n".join(e.text for e in entries), f"acme/{version}/notes.md", "Acme notes", "acme",
-                 version, "release-notes", section, "en", "")  # fmt: skip
-    with_entries = replace(base, entries=entries)
-    return replace(with_entries, changes=changes_of(with_entries))
 
 
 def corpus() -> list[Chunk]:

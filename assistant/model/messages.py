@@ -37,6 +37,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "plan_use": {"en": "use instead: {name}", "fr": "à utiliser : {name}"},
     "plan_fix": {"en": "fix: {text}", "fr": "correctif : {text}"},
+    "releases_held": {"en": "releases {releases}", "fr": "versions {releases}"},
+    "no_releases": {"en": "no release numbers in its docs", "fr": "aucun numéro de version dans ses documents"},
     "unnumbered": {
         "en": "The docs quoted carry no release numbers: they cannot say whether this holds for {asked}.",
         "fr": "Les documents cités ne portent aucun numéro de version : ils ne disent pas si cela vaut pour {asked}.",

@@ -48,7 +48,7 @@ class Member:
             return False
         if self.suggested_by(receiver):
             return True
-        # `__init__`, `copy`: names every class has say nothing of the receiver's
+        # a name every class has (`__init__`) says nothing of the receiver
         return len(member) >= MIN_MEMBER and member not in BUILTIN_METHODS and not member.startswith("__")
 
 

@@ -3,18 +3,18 @@
 `df = pd.DataFrame(...)`, `def load(df: pd.DataFrame)`, `engine: Engine = ...`, `with Session(engine) as
 session`: the name holds an instance of the class called or written as its annotation, so `df.applymap(str)`
 is `pandas.DataFrame.applymap` and an exact hit, not a possible one. A class the module derives from a product
-class (`class User(BaseModel)`) stands for it: `User(...)`, `User.parse_obj(...)` and `self` in its methods.
-A rebinding from a method of itself
-(`df = df.dropna()`, `query = query.filter(...)`) keeps the type: fluent APIs return their own kind. Every
-binding of the name in its scope must agree (the analysis is flow-insensitive, as LibCST's scopes are);
-anything else (`df = load()`, a loop variable, a parameter without annotation) leaves the name unknown, and
-the scan's receiver-name rules apply to it as before.
+class (`class User(BaseModel)`) stands for it: `User(...)`, `User.parse_obj(...)`, `self` in its methods, the
+methods it overrides and the names its body (or a class nested in it, `class Config`) sets. A rebinding from a
+method of itself (`df = df.dropna()`, `query = query.filter(...)`) keeps the type: fluent APIs return their own
+kind. Every binding of the name in its scope must agree (the analysis is flow-insensitive, as LibCST's scopes
+are); anything else (`df = load()`, a loop variable, a parameter without annotation) leaves the name unknown,
+and the scan's receiver-name rules apply to it as before.
 
 Which callables are classes is read from the code's own naming (a `CamelCase` last part, PEP 8's) or from the
-targets (the docs write members of it: `Engine.execute`); no product's names are listed here. Readers'
-return types (`pd.read_csv` gives a DataFrame) are not known without the product installed: such names stay
-unknown. Written by hand: LibCST gives scopes and qualified names, not types; jedi infers types only where the
-product is installed, at some 0.1-1 s per file, over the scan's budget of 20 ms.
+targets (the docs write members of it: `Engine.execute`); no product's names are listed here. Readers' return
+types (`pd.read_csv` gives a DataFrame) are not known without the product installed: such names stay unknown.
+Written by hand: LibCST gives scopes and qualified names, not types; jedi infers types only where the product
+is installed, which a scan of code written for an older release cannot count on.
 """
 
 # ruff: noqa: N802  (LibCST dispatches on method names spelled after node classes: visit_Assign)
@@ -125,7 +125,7 @@ def typed_names(
     qualified: Callable[[cst.CSTNode], Collection[QualifiedName]],
     is_class: Callable[[str], bool],
 ) -> Receivers:
-    """The module's typed references and its methods of classes derived from a product's."""
+    """The module's typed references, the methods and settings of its classes derived from a product's."""
     collector = _Bindings()
     module.visit(collector)
 

@@ -1,5 +1,6 @@
 """What the scan looks for in a plan: a `Target` per name a change is about, with the qualifier it must meet (a
-parameter passed or omitted, arguments by position), and whether a guess on an unknown receiver is worth making.
+parameter passed or omitted, arguments by position, a call form its examples mark as old), whether it is a setting
+(hit where the code sets it too), and whether a guess on a receiver of unknown type is worth making.
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ from assistant.upgrade.target import Target
 
 
 def targets(plan: UpgradePlan) -> list[Target]:
-    """What the scan looks for: the code names each change is about, its subjects. A name the entry only
-    mentions on the way ("… now raise `RuntimeError` under `torch.compile`") is left out, or every use of
-    `torch.compile` would be reported; and new features break nothing. The product's own module is no target.
-    A name is hit wherever it is used only when the change is about the name itself ("Removed `Int64Index`",
-    "The `x()` method is deprecated", "`a` was renamed to `b`", a table's row from `a` to `b`); a change about
-    one parameter hits the calls
-    passing it (or, for a changed default, omitting it); "Changed behavior of the `DataFrame` constructor given
-    …" is a plan entry, not a hit on every `DataFrame(...)`."""
+    """What the scan looks for: the names each change is about (its subjects), never the product's own module,
+    a name the entry only mentions on the way ("… now raise `RuntimeError` under `torch.compile`") or a new
+    feature. A name is hit wherever it is used only when the change is about the name itself ("Removed
+    `Int64Index`", "The `x()` method is deprecated", a table's row from `a` to `b`, what replaces it named); a
+    change with a qualifier hits only the calls that meet it (a parameter passed or, for a changed default,
+    omitted; more arguments by position than it keeps; a call form its examples mark as old). "Changed behavior
+    of the `DataFrame` constructor given …" holds under a condition the code does not show: a plan entry only."""
     out = []
     for change in plan.changes:
         if change.kind == "new" or ADDS.match(change.summary):
@@ -31,39 +31,28 @@ def targets(plan: UpgradePlan) -> list[Target]:
             named = [s for s in change.symbols if _forms_of(s, change.forms)] or named
         if not named and change.parameter and change.symbols:  # "… removed from `Field`: `const`"
             named = [change.symbols[0]]
+        if not named:
+            continue
+        qualified = change.parameter or change.positional >= 0
+        itself = _row_of(named[0], change) or _replaced(named[0], change) or names_itself(named[0], change.summary)
+        setting = bool(_SETTING.search(change.summary))
         for symbol in named:
-            if symbol in plan.modules:
-                continue
-            first = named[0]
             forms = _forms_of(symbol, change.forms)
-            if change.forms and not forms:
-                continue  # a change about call forms hits only calls in one of them
-            if not (
-                change.parameter
-                or change.positional >= 0
-                or forms
-                or _row_of(first, change)
-                or _replaced(first, change)
-                or names_itself(first, change.summary)
-            ):
-                # "Changed behavior of `concat` when …", "`to_datetime` now raises if …": the change holds under
-                # conditions the code does not show; a plan entry, not a hit on every call.
+            if symbol in plan.modules or (change.forms and not forms) or not (qualified or forms or itself):
                 continue
             if all(part.isidentifier() for part in symbol.split(".")):  # `FindARM.cmake` is; `--flag=1` is not
-                owner = dict(change.members).get(symbol, "")
-                deprecated = change.kind == "deprecated"
                 out.append(
                     Target(
                         change.id,
                         symbol,
                         change.parameter,
                         change.default_changed,
-                        owner,
-                        not deprecated,
+                        member_of=dict(change.members).get(symbol, ""),
+                        at_import=change.kind != "deprecated",  # a deprecated name still imports: its uses hit
                         positional=change.positional,
                         forms=forms,
                         family=plan.modules if forms else (),
-                        setting=bool(_SETTING.search(change.summary)),
+                        setting=setting,
                     )
                 )
     return _guesses(list(dict.fromkeys(out)), plan)
