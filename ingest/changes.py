@@ -69,7 +69,7 @@ _CALL_KEYWORD = re.compile(r"^(@?[A-Za-z_][\w.]*)\((?:[^()]*,\s*)?([A-Za-z_]\w*)
 # "the `verbose` parameter of `ReduceLROnPlateau`", "`strict` argument to `torch.export.export`"
 _PARAM_OF = re.compile(
     # "the `method` and `limit` keywords on `X`": the first of those listed; "`is_dst` argument is removed from: `X`"
-    r"`([A-Za-z_]\w*+)`(?:\s*+(?:,|and|or)(?:\s++(?:and|or))?\s*+`[A-Za-z_]\w*+`)*+\s+(?:keyword\s+)?"
+    r"`([A-Za-z_]\w*+)`(?:\s*+(?:,|and|or)(?:\s++(?:and|or))?\s*+`[A-Za-z_]\w*+`){0,6}+\s+(?:keyword\s+)?"
     r"(?:argument|parameter|keyword|kwarg|option|flag)s?\s+(?:(?:is|are|was|were|has been|have been)\s++\w++\s++)?"
     r"(?:of|in|to|for|from|on)\s*+:?\s*+(?:the\s+)?`([^`]+)`",
     re.I,
@@ -122,16 +122,15 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
     intro = ""
     for n, entry in enumerate(chunk.entries):
         label = entry.text.endswith(":") and (entry.kind == "paragraph" or len(entry.text) < LABEL_CHARS)
-        # An item that ends with ":" ("The following config settings have been renamed:", "The `is_dst` argument
-        # is removed from:") introduces the items under it, as a paragraph would.
-        lead = entry.kind == "item" and entry.text.endswith(":")
-        if entry.kind == "code" or entry.continues or label or lead:
+        if entry.kind == "code" or entry.continues or label:
             # Code, an entry's further paragraphs (its detail) and labels ("Version 2.11:") announce nothing.
-            if (entry.kind == "paragraph" or lead) and not entry.continues:
+            if entry.kind == "paragraph" and not entry.continues:
                 intro = entry.text if entry.text.endswith(":") else ""
             continue
         if entry.kind == "paragraph":
             intro = ""
+        elif entry.kind == "item" and entry.text.endswith(":"):
+            intro = entry.text  # introduces the items under it, and may announce a change of its own
         text = entry.text
         if entry.kind in ("item", "row") and len(text) <= SHORT_ITEM_CHARS and _bare(text):
             # "`const`" says nothing alone: "The following properties have been removed from `Field`: `const`",

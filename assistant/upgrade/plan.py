@@ -239,7 +239,8 @@ def _unreferenced(m: re.Match[str]) -> str:
 def _same(a: str, b: str) -> bool:
     """Two summaries of one release say the same: equal, or one the start of the other (a heading cut short)."""
     short, long = sorted((a, b), key=len)
-    return len(short) >= 30 and long.startswith(short)
+    # An entry that introduces a list ("… is removed from:") is not the start of each item under it.
+    return len(short) >= 30 and long.startswith(short) and not short.endswith(":")
 
 
 def _specific(symbol: str) -> bool:
