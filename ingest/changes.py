@@ -208,10 +208,11 @@ def _change(
     # says its default is what is deprecated ("Deprecated argument `x`, as … is now the default" is of `x`).
     if parameter and _KEYWORD_ONLY.search(text):
         parameter = ""  # "`tz` … is now keyword-only": passing it by keyword is the fix, not what breaks
-    positional = _positional(text)
-    if positional >= 0:
+    kept = _kept_by_position(text)
+    positional = -1 if kept is None else len(_CODE.findall(kept))
+    if kept is not None:
         parameter = ""  # "positional arguments `name` and `message` to `X`": a call form, not one parameter
-        symbols = tuple(s for s in symbols if not _in_except(s, text))
+        symbols = tuple(s for s in symbols if f"`{s}`" not in kept)  # `objs` of "except `objs`" is no subject
     default = bool(parameter) and (
         (kind in ("behaviour", "breaking") and bool(_DEFAULT.search(text)))
         or (kind == "deprecated" and _default_of(parameter, text))
@@ -263,19 +264,11 @@ def _detail(entries: tuple[Entry, ...], n: int) -> tuple[Entry, ...]:
 _KEYWORD_ONLY = re.compile(r"\bkeyword[- ]only\b", re.IGNORECASE)
 
 
-def _positional(text: str) -> int:
-    """How many arguments a change about passing by position still lets through (those after "except"), or -1
-    when it is not about that."""
+def _kept_by_position(text: str) -> str | None:
+    """The arguments a change about passing by position still lets through, as written after "except" ('' for
+    none), or None when it is not about that."""
     m = _POSITIONAL.search(text)
-    if m is None:
-        return -1
-    return len(_CODE.findall(m.group("kept") or ""))
-
-
-def _in_except(name: str, text: str) -> bool:
-    """`name` is one of the arguments an "except `a` and `b`" keeps, not what the change is about."""
-    m = _POSITIONAL.search(text)
-    return bool(m and m.group("kept") and f"`{name}`" in m.group("kept"))
+    return None if m is None else m.group("kept") or ""
 
 
 def _default_of(parameter: str, text: str) -> bool:

@@ -168,14 +168,6 @@ def plan_markdown(
     return "\n".join(out).rstrip() + "\n"
 
 
-def by_change(findings: Sequence[Finding]) -> dict[str, list[Finding]]:
-    """Findings by the id of the change they hit."""
-    out: dict[str, list[Finding]] = defaultdict(list)
-    for f in findings:
-        out[f.change].append(f)
-    return out
-
-
 def _by_file(findings: Sequence[Finding]) -> dict[str, list[Finding]]:
     out: dict[str, list[Finding]] = defaultdict(list)
     for f in sorted(findings, key=lambda f: (f.file, f.cell or 0, f.line, f.col)):

@@ -60,8 +60,3 @@ def arrange(plan: UpgradePlan, findings: Sequence[Finding] = (), *, include_new:
         for kind, changes in sections
         if changes
     )
-
-
-def shown_changes(sections: Sequence[Section]) -> list[PlannedChange]:
-    """The changes of the arranged sections, in their order."""
-    return [e.change for s in sections for e in s.entries]
