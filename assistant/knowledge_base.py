@@ -178,7 +178,7 @@ class KnowledgeBase:
         """Where the Python files and notebooks under `paths` use what `plan` says changed; a file over the
         settings' size caps is named and skipped. `bounded` (what servers ask for, without `progress`) runs the
         scan in a worker process, one at a time, raising `Overrun` past `scan_timeout_s` or `scan_memory_mb`:
-        LibCST on a large file can then neither hold this process's interpreter nor exhaust its memory.
+        a large or pathological file can then neither hold this process's interpreter nor exhaust its memory.
         `parallel` reads many files in a process per core (the command line's choice: see `scan.scan`)."""
         from assistant.upgrade.scan import scan_capped
         from assistant.upgrade.targeting import targets

@@ -1,18 +1,20 @@
 """How fast the code scan reads a project: 1,000 generated Python files against the targets of a real upgrade
-plan (PyTorch 2.7 -> 2.12 from ../shared/corpus, or the shipped corpus), against the floor of parsing the same
-files with Python's own `ast` in the same run.
+plan (PyTorch 2.7 -> 2.12 from ../shared/corpus, or the shipped corpus), or a folder of real code (`--folder`),
+against the floor of parsing the same files with Python's own `ast` in the same run.
 
 Usage:
     python bench/scan_speed.py [--files 1000] [--corpus DIR] [--from 2.7] [--to 2.12] [--out FILE]
+    python bench/scan_speed.py --folder CODE --corpus ../shared/corpus-more --product pandas --from 1.5 --to 3.0
 
-The plan is built from the documents' chunks as ingest makes them (no index, no model); a tenth of the files
-use names the plan says changed, the rest only names it does not.
+The plan is built from the documents' chunks as ingest makes them (no index, no model); a tenth of the
+generated files use names the plan says changed, the rest only names it does not.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import json
 import random
 import sys
@@ -75,12 +77,13 @@ def generate(folder: Path, n_files: int, hits: list[Target], seed: int = 7) -> i
     return lines
 
 
-def plan_targets(corpus: Path, start: str, end: str) -> list[Target]:
+def plan_targets(corpus: Path, start: str, end: str, product: str | None = None) -> list[Target]:
     chunks = []
     for path in sorted(p for p in corpus.rglob("*") if p.is_file() and not p.name.startswith(".")):
         chunks += chunk_document(load_document(path, corpus))
     catalog = Catalog.learn(chunks)
-    product = catalog.products[0].name if len(catalog.products) == 1 else "PyTorch"
+    if product is None:
+        product = catalog.products[0].name if len(catalog.products) == 1 else "PyTorch"
     return targets(make_plan(chunks, catalog, start, end, product))
 
 
@@ -90,17 +93,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=default_corpus_dir(), help="the docs the plan comes from")
     parser.add_argument("--from", dest="start", default="2.7", help="the plan's from-version")
     parser.add_argument("--to", dest="end", default="2.12", help="the plan's to-version")
+    parser.add_argument("--folder", type=Path, help="scan this folder of real code instead of generated files")
+    parser.add_argument("--product", help="the plan's product, when the corpus holds several")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args(argv)
-    found = plan_targets(args.corpus, args.start, args.end)
+    found = plan_targets(args.corpus, args.start, args.end, args.product)
     usable = [t for t in found if t.symbol.startswith("torch.") and not t.omitted]
     with tempfile.TemporaryDirectory(prefix="reldocs-scan-bench-") as tmp:
-        folder = Path(tmp)
-        lines = generate(folder, args.files, usable)
-        files = sorted(folder.glob("*.py"))
+        folder = args.folder or Path(tmp)
+        lines = 0 if args.folder else generate(folder, args.files, usable)
+        files = sorted(folder.rglob("*.py"))
         started = time.perf_counter()
         for path in files:  # the floor: reading and parsing every file once with CPython's own parser
-            ast.parse(path.read_text(encoding="utf-8"))
+            source = path.read_text(encoding="utf-8", errors="replace")
+            lines += source.count("\n") if args.folder else 0
+            with contextlib.suppress(SyntaxError, ValueError):
+                ast.parse(source)
         floor = time.perf_counter() - started
         settings = Settings()  # the size caps `app.py upgrade` scans with
         caps = {

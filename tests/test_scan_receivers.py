@@ -21,7 +21,7 @@ LOG = Target("log", "widget.Admin.log_deletion", at_import=False)
 
 
 def scan_code(tmp_path: Path, code: str, *targets: Target) -> ScanReport:
-    """Scan one file; also without the `ast` pre-pass, which must never hide a hit LibCST finds."""
+    """Scan one file; also without the `ast` pre-pass, which must never hide a hit the full analysis finds."""
     path = tmp_path / "m.py"
     path.write_text(code)
     report = scan([path], targets)

@@ -1,7 +1,7 @@
 """Run one piece of work on untrusted input in a worker process under a time and a memory ceiling.
 
 A few hundred crafted bytes can make a parser work for minutes or allocate gigabytes (docutils expanding chained
-substitutions, LibCST on a 50 MB upload). In-process, that holds the interpreter lock of the web server, or the
+substitutions, a parser on a 50 MB upload). In-process, that holds the interpreter lock of the web server, or the
 writer lock of an ingest, or ends the process for every user. In a worker it costs one task: past its time the
 worker is killed and replaced, past its memory the allocation fails there, and the caller gets `Overrun`, a
 one-line reason to name the input by.

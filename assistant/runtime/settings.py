@@ -46,7 +46,7 @@ class Settings(BaseSettings):
     llm: str | None = Field(None, description="Optional chat model, e.g. 'openai:gpt-4o-mini'.")
     llm_timeout_s: float = Field(10.0, gt=0, description="Per-request timeout of the chat model.")
     web_auth: str | None = Field(None, description="'user:password' enables basic auth on the web UI.")
-    # LibCST needs ~15 s and ~550 MB per MB of real code (a real 500 KB module: 6 s, 300 MB; more when busy).
+    # CPython parses a MB of real code in ~0.3 s and ~100 MB (a real 900 KB module scans in 0.25 s, 110 MB).
     scan_max_file_kb: int = Field(
         1024, ge=16, description="KB of code a scanned .py file or notebook may hold; a larger one is named, skipped."
     )

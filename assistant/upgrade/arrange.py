@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 
 from assistant.upgrade.plan import KIND_ORDER, PlannedChange, UpgradePlan
 
-if TYPE_CHECKING:  # the scan's module loads LibCST: a plan without code needs none of it
+if TYPE_CHECKING:  # a plan without code needs none of the scan's modules
     from assistant.upgrade.scan import Finding
 
 SectionKind = Literal["hits", "possible", "breaks", "deprecations", "new"]

@@ -1,6 +1,6 @@
 """The scan's target lookup and its quick pre-pass: targets indexed by what code names (a symbol and its dotted
 prefixes, a class's member by name for receivers of unknown type), and `might_hit`, which skips a module that
-cannot hit anything before LibCST's costlier analysis reads it (`assistant.upgrade.visitor`).
+cannot hit anything before the costlier scope analysis reads it (`assistant.upgrade.visitor`).
 
 Which member names are worth a guess on a receiver of unknown type is hand-written, kept here with its reasons:
 no library states which names of a class's methods are worth a "possible" hit on an object of unknown type.
@@ -87,6 +87,7 @@ class TargetIndex:
     class_ends: frozenset[str]  # `classes` by top module and name: "django.ModelAdmin"
     forms: dict[str, tuple[Target, ...]]  # targets qualified by call forms, by the called name ("select")
     settings: dict[str, tuple[Target, ...]]  # setting targets by their name ("USE_L10N", "orm_mode")
+    depth: int  # the most parts a plain target's symbol has
 
     @classmethod
     def of(cls, targets: Sequence[Target]) -> TargetIndex:
@@ -126,6 +127,7 @@ class TargetIndex:
             ends,
             _frozen(by_form),
             _frozen(settings),
+            max((s.count(".") + 1 for s in names), default=0),
         )
 
     def in_forms(self, qualified: str) -> tuple[Target, ...]:
@@ -150,26 +152,37 @@ class TargetIndex:
 
     def named_by(self, qualified: str) -> Iterator[Target]:
         """Plain targets that a name hits: its symbol equals the name or is a dotted prefix of it."""
+        if qualified.startswith("."):
+            return  # a relative import's name (`.fields.ForeignKey`): the project's own code
         prefix = ""
-        for part in qualified.split("."):
+        # Only as many parts as the longest symbol has: a chain of thousands (`x.a.a.a…`) costs no more.
+        for part in qualified.split(".", self.depth)[: self.depth]:
             prefix = f"{prefix}.{part}" if prefix else part
             yield from self.names.get(prefix, ())
 
-    def possible(self, member: str, receiver: str | None) -> bool:
-        """Whether `<receiver>.<member>` makes a possible hit for some target, were the receiver unknown."""
-        found = self.members.get(member, ()) + self.member_calls.get(member, ())
-        return any(m.worth(member, receiver) for m in found)
+    def possible(self, member: str, receiver: str | None, call: ast.Call | None = None) -> bool:
+        """Whether `<receiver>.<member>` makes a possible hit for some target, were the receiver unknown; a
+        member whose change has a qualifier only in a `call` that meets it (`logger.info(…)` is no call of
+        a changed `DataFrame.info(buf=…)`)."""
+        if any(m.worth(member, receiver) for m in self.members.get(member, ())):
+            return True
+        found = self.member_calls.get(member, ()) if call is not None else ()
+        return any(m.worth(member, receiver) and _meets(m.target, call) for m in found)  # type: ignore[arg-type]
 
 
 def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
     """Whether a module, as Python's `ast` parses it, may hit any target: a quick over-approximation of
     `HitVisitor` that ignores scopes (a name any import binds counts everywhere) and calls' arguments.
 
-    LibCST's scope analysis is some ten times slower than `ast` parsing and walking: in a project that imports
-    a library in every file, few files use what its changes name, and only those need it."""
+    The scope analysis and typed receivers cost a few times more than parsing: in a project that imports a
+    library in every file, few files use what its changes name, and only those need them."""
     bound: dict[str, set[str]] = defaultdict(set)  # name -> qualified names an import binds it to
     chains: list[list[str]] = []
+    calls: dict[int, ast.Call] = {}  # a called attribute's id -> its call (`ast.walk` reaches a call first)
+    inner: set[int] = set()  # attributes inside a longer dotted chain
     for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            calls[id(node.func)] = node
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if any(index.named_by(alias.name)):
@@ -189,10 +202,13 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
             receiver = (
                 value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else None
             )
-            if index.possible(node.attr, receiver):
+            if index.possible(node.attr, receiver, calls.get(id(node))):
                 return True
+            if id(node) in inner:
+                continue  # part of a chain read from its outermost attribute (`ast.walk` meets that first)
             parts = [node.attr]
             while isinstance(value, ast.Attribute):
+                inner.add(id(value))
                 parts.append(value.attr)
                 value = value.value
             if isinstance(value, ast.Name):
@@ -212,6 +228,21 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
             if name in index.calls or any(index.named_by(name)) or index.names_a_class(name) or index.in_forms(name):
                 return True
     return False
+
+
+def _meets(target: Target, call: ast.Call) -> bool:
+    """Whether a call may meet a target's qualifier, as `HitVisitor` checks it (an
+    over-approximation: a call this refuses, the visitor refuses too)."""
+    keywords = {k.arg for k in call.keywords if k.arg is not None}
+    splat = any(k.arg is None for k in call.keywords)  # `**kwargs` may pass any parameter
+    spread = any(isinstance(a, ast.Starred) for a in call.args)
+    if target.forms:
+        return True
+    if target.positional >= 0:
+        return spread or len(call.args) > target.positional
+    if target.omitted:
+        return target.parameter not in keywords
+    return target.parameter in keywords or splat
 
 
 def _ends(qualified: str) -> str:

@@ -6,102 +6,105 @@ is `pandas.DataFrame.applymap` and an exact hit, not a possible one. A class the
 class (`class User(BaseModel)`) stands for it: `User(...)`, `User.parse_obj(...)`, `self` in its methods, the
 methods it overrides and the names its body (or a class nested in it, `class Config`) sets. A rebinding from a
 method of itself (`df = df.dropna()`, `query = query.filter(...)`) keeps the type: fluent APIs return their own
-kind. Every binding of the name in its scope must agree (the analysis is flow-insensitive, as LibCST's scopes
+kind. Every binding of the name in its scope must agree (the analysis is flow-insensitive, as Python's scopes
 are); anything else (`df = load()`, a loop variable, a parameter without annotation) leaves the name unknown,
 and the scan's receiver-name rules apply to it as before.
 
 Which callables are classes is read from the code's own naming (a `CamelCase` last part, PEP 8's) or from the
 targets (the docs write members of it: `Engine.execute`); no product's names are listed here. Readers' return
 types (`pd.read_csv` gives a DataFrame) are not known without the product installed: such names stay unknown.
-Written by hand: LibCST gives scopes and qualified names, not types; jedi infers types only where the product
-is installed, which a scan of code written for an older release cannot count on.
+Written by hand: `assistant.upgrade.names` gives scopes and qualified names, not types; jedi infers types only
+where the product is installed, which a scan of code written for an older release cannot count on.
 """
 
-# ruff: noqa: N802  (LibCST dispatches on method names spelled after node classes: visit_Assign)
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+import ast
+from collections.abc import Callable
 from dataclasses import dataclass
 
-import libcst as cst
-from libcst.metadata import Assignment, QualifiedName, QualifiedNameSource
-from libcst.metadata.scope_provider import Scope
+from assistant.upgrade.names import Scopes
 
 _SAME = "="  # a binding from a method of the name itself: it keeps whatever type the others give
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def dotted(node: cst.BaseExpression) -> list[cst.Name] | None:
-    """The names of a pure dotted chain (`torch.ao.quantization`), base first; None for anything else."""
-    names: list[cst.Name] = []
-    while isinstance(node, cst.Attribute):
-        names.append(node.attr)
+def dotted(node: ast.expr) -> list[ast.Name | ast.Attribute] | None:
+    """The parts of a pure dotted chain (`torch.ao.quantization`), base name first, then each attribute that
+    adds a part; None for anything else."""
+    parts: list[ast.Name | ast.Attribute] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node)
         node = node.value
-    if not isinstance(node, cst.Name):
+    if not isinstance(node, ast.Name):
         return None
-    names.append(node)
-    names.reverse()
-    return names
+    parts.append(node)
+    parts.reverse()
+    return parts
 
 
-class _Bindings(cst.CSTVisitor):
+def part_name(part: ast.Name | ast.Attribute) -> str:
+    """A dotted chain part's own name: the base's, or the attribute's."""
+    return part.id if isinstance(part, ast.Name) else part.attr
+
+
+class _Bindings:
     """Each plainly bound name's node, with what binds it: a call, an annotation, or a method of itself; the
     bases of each class the module defines, and the first parameter (`self`, `cls`) of each of its methods."""
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.bound: dict[cst.Name, tuple[str, cst.BaseExpression]] = {}
-        self.bases: dict[str, list[cst.BaseExpression]] = {}  # class name -> its bases, as written
-        self.own: dict[cst.Param, str] = {}  # a method's first parameter -> its class's name
-        self.methods: dict[cst.FunctionDef, str] = {}  # a method -> its class's name
-        self.assigned: dict[cst.Name, str] = {}  # a name set at top level ("") or in a class body (its class)
-        self._stack: list[cst.ClassDef | cst.FunctionDef] = []
+    def __init__(self, tree: ast.Module) -> None:
+        self.bound: dict[ast.Name, tuple[str, ast.expr]] = {}
+        self.bases: dict[str, list[ast.expr]] = {}  # class name -> its bases, as written
+        self.own: dict[ast.arg, str] = {}  # a method's first parameter -> its class's name
+        self.methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, str] = {}  # a method -> its class's name
+        self.assigned: dict[ast.Name, str] = {}  # a name set at top level ("") or in a class body (its class)
+        stack: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(tree, ())]  # a node, the classes and functions it is in
+        while stack:
+            node, frames = stack.pop()
+            if isinstance(node, ast.ClassDef):
+                self.bases.setdefault(node.name, []).extend(node.bases)
+                frames = (*frames, node)
+            elif isinstance(node, _FUNCTIONS):
+                self._function(node, frames)
+                frames = (*frames, node)
+            elif isinstance(node, ast.Assign):
+                self._assign(node, frames)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                self.bound[node.target] = ("type", node.annotation)
+                self._setting(node.target, frames)
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                for item in node.items:
+                    if isinstance(item.optional_vars, ast.Name):
+                        self._value(item.optional_vars, item.context_expr)
+            stack.extend((child, frames) for child in ast.iter_child_nodes(node))
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.bases.setdefault(node.name.value, []).extend(arg.value for arg in node.bases if arg.keyword is None)
-        self._stack.append(node)
+    def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, frames: tuple[ast.AST, ...]) -> None:
+        static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+        if frames and isinstance(owner := frames[-1], ast.ClassDef):
+            self.methods[node] = owner.name
+            params = [*node.args.posonlyargs, *node.args.args]
+            if params and not static:
+                self.own[params[0]] = owner.name
 
-    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
-        self._stack.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        static = any(isinstance(d.decorator, cst.Name) and d.decorator.value == "staticmethod" for d in node.decorators)
-        if self._stack and isinstance(owner := self._stack[-1], cst.ClassDef):
-            self.methods[node] = owner.name.value
-            if node.params.params and not static:
-                self.own[node.params.params[0]] = owner.name.value
-        self._stack.append(node)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._stack.pop()
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) == 1 and isinstance(name := node.targets[0].target, cst.Name):
+    def _assign(self, node: ast.Assign, frames: tuple[ast.AST, ...]) -> None:
+        if len(node.targets) == 1 and isinstance(name := node.targets[0], ast.Name):
             self._value(name, node.value)
         for target in node.targets:
-            if isinstance(target.target, cst.Name):
-                self._setting(target.target)
+            if isinstance(target, ast.Name):
+                self._setting(target, frames)
 
-    def _setting(self, name: cst.Name) -> None:
+    def _setting(self, name: ast.Name, frames: tuple[ast.AST, ...]) -> None:
         """A name set at a module's top level, or in a class body (nested classes count as their outer one)."""
-        if not self._stack:
+        if not frames:
             self.assigned[name] = ""
-        elif all(isinstance(frame, cst.ClassDef) for frame in self._stack):
-            self.assigned[name] = self._stack[0].name.value  # type: ignore[union-attr]
+        elif all(isinstance(frame, ast.ClassDef) for frame in frames):
+            self.assigned[name] = frames[0].name  # type: ignore[attr-defined]
 
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if isinstance(node.target, cst.Name):
-            self.bound[node.target] = ("type", node.annotation.annotation)
-            self._setting(node.target)
-
-    def visit_WithItem(self, node: cst.WithItem) -> None:
-        if node.asname is not None and isinstance(name := node.asname.name, cst.Name):
-            self._value(name, node.item)
-
-    def _value(self, name: cst.Name, value: cst.BaseExpression) -> None:
-        if not isinstance(value, cst.Call):
+    def _value(self, name: ast.Name, value: ast.expr) -> None:
+        if not isinstance(value, ast.Call):
             return
         func = value.func
-        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == name.value:
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name.id:
             self.bound[name] = (_SAME, func)
         else:
             self.bound[name] = ("type", func)
@@ -113,31 +116,27 @@ class Receivers:
     `pandas.DataFrame`), and the product class each method overrides a member of (`def log_deletion` in a
     `ModelAdmin` subclass)."""
 
-    types: dict[cst.Name, str]
-    methods: dict[cst.FunctionDef, str]
+    types: dict[ast.Name, str]
+    methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, str]
     # Names set at a module's top level (""), or in the body of a class derived from a product's (that class)
-    settings: dict[cst.Name, str]
+    settings: dict[ast.Name, str]
 
 
-def typed_names(
-    module: cst.Module,
-    scopes: Mapping[cst.CSTNode, Scope | None],
-    qualified: Callable[[cst.CSTNode], Collection[QualifiedName]],
-    is_class: Callable[[str], bool],
-) -> Receivers:
+def typed_names(tree: ast.Module, scopes: Scopes, is_class: Callable[[str], bool]) -> Receivers:
     """The module's typed references, the methods and settings of its classes derived from a product's."""
-    collector = _Bindings()
-    module.visit(collector)
+    collector = _Bindings(tree)
 
-    def imported(expr: cst.BaseExpression) -> str | None:
+    def imported(expr: ast.expr) -> str | None:
         """The product class a dotted name stands for: imported, or a class of this module derived from one."""
-        names = dotted(expr)
-        if names is None:
+        parts = dotted(expr)
+        if parts is None:
             return None
-        found = [q.name for q in qualified(names[0]) if q.source is QualifiedNameSource.IMPORT]
+        base = parts[0]
+        assert isinstance(base, ast.Name)
+        found = scopes.imported(base)
         if len(found) != 1:
-            return derived.get(names[0].value) if len(names) == 1 else None
-        full = ".".join([found[0], *(n.value for n in names[1:])])
+            return derived.get(base.id) if len(parts) == 1 else None
+        full = ".".join([found[0], *map(part_name, parts[1:])])
         return full if is_class(full) else None
 
     # `class User(BaseModel)` is a `pydantic.BaseModel` for the scan, and so is `class Admin(User)`.
@@ -148,29 +147,24 @@ def typed_names(
             if found and name not in derived:
                 derived[name] = found
 
-    def type_of(binding: object) -> str | None:
-        if not isinstance(binding, Assignment):
-            return None
-        node = binding.node
-        if isinstance(node, cst.ClassDef):  # `User.parse_obj(…)`: a member of the class it derives from
-            return derived.get(node.name.value)
-        if isinstance(node, cst.Param):
+    def type_of(node: ast.AST) -> str | None:
+        if isinstance(node, ast.ClassDef):  # `User.parse_obj(…)`: a member of the class it derives from
+            return derived.get(node.name)
+        if isinstance(node, ast.arg):
             if node in collector.own:  # `self`, `cls`
                 return derived.get(collector.own[node])
-            return imported(node.annotation.annotation) if node.annotation else None
-        how = collector.bound.get(node) if isinstance(node, cst.Name) else None
+            return imported(node.annotation) if node.annotation else None
+        how = collector.bound.get(node) if isinstance(node, ast.Name) else None
         if how is None:
             return None
         return _SAME if how[0] == _SAME else imported(how[1])
 
-    out: dict[cst.Name, str] = {}
-    for scope in {s for s in scopes.values() if s is not None}:
-        for access in scope.accesses:
-            if not isinstance(access.node, cst.Name) or not access.referents:
-                continue
-            types = {type_of(b) for b in access.referents} - {_SAME}
+    out: dict[ast.Name, str] = {}
+    for name, bindings in scopes.accesses.items():
+        if bindings:
+            types = {type_of(b) for b in bindings} - {_SAME}
             if len(types) == 1 and None not in types:
-                out[access.node] = next(iter(types))  # type: ignore[arg-type]
+                out[name] = next(iter(types))  # type: ignore[arg-type]
     methods = {node: derived[name] for node, name in collector.methods.items() if name in derived}
     settings = {
         node: derived.get(owner, "") for node, owner in collector.assigned.items() if not owner or owner in derived

@@ -13,7 +13,6 @@ resolves a name in the next.
 from __future__ import annotations
 
 import ast
-import contextlib
 import io
 import json
 import multiprocessing
@@ -27,12 +26,10 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import libcst as cst
-
 from assistant.runtime.bounded import BoundedWorker
 from assistant.runtime.settings import Settings
 from assistant.text.untrusted import one_line
-from assistant.upgrade.limits import collapse_long_strings, read_at_most, size_text
+from assistant.upgrade.limits import read_at_most, size_text
 from assistant.upgrade.lookup import TargetIndex, might_hit
 from assistant.upgrade.notebook import code_cells, joined
 from assistant.upgrade.target import Target
@@ -41,10 +38,8 @@ from assistant.upgrade.visitor import Hit, HitVisitor
 SUFFIXES = (".py", ".ipynb")
 SKIP_DIRS = frozenset({"__pycache__", "venv", "node_modules", "site-packages"})  # and every hidden one (.venv)
 ERROR_CHARS = 200  # a parser's "expected one of …" lists every token; an error stays one readable line
-_ERROR_AT = re.compile(r"(?:parser error: )?error at (\d+):\d+: ")
-MAX_OPERANDS = 1000  # of a boolean chain given to LibCST (see `_libcst_can_read`)
-_BOOLEAN_WORD = re.compile(r"\b(?:and|or)\b")
 _TOO_DEEP = "nested too deeply to read"
+_NO_MEMORY = "nested too deeply, or too large to read in the memory allowed"
 _Scanned = tuple[list["Finding"], list["ScanError"], int]  # findings, errors, files scanned (0 or 1)
 Progress = Callable[[list[Path]], Iterable[Path]]
 
@@ -92,7 +87,7 @@ def scan(
     """Scan files and directories (recursively: `*.py` and `*.ipynb`) for the places they hit `targets`.
     `progress` wraps the list of files found (a tqdm bar on the command line). A Python file over `max_bytes`,
     a notebook over `max_notebook_bytes` or with code cells over `max_bytes`, is named and skipped. With
-    `parallel`, many files are read by a process per core (LibCST's analysis, most of a scan's time, holds one
+    `parallel`, many files are read by a process per core (the analysis, most of a scan's time, holds one
     core per file); the caller's script must then guard its entry point (`if __name__ == "__main__":`), as
     `multiprocessing` requires, so it is the command line's choice, not the library's default."""
     index = TargetIndex.of(targets)
@@ -267,75 +262,34 @@ class _Unparsable(Exception):
 
 def _hits(source: str, index: TargetIndex) -> list[Hit]:
     """The hits of one module's source; raises `_Unparsable`."""
-    tree, error = _python_ast(source)
-    if tree is not None and not might_hit(tree, index):
+    tree = _parsed(source)
+    if not might_hit(tree, index):
         return []
     try:
-        # The tree is only read, so the wrapper need not copy it.
-        wrapper = cst.MetadataWrapper(_libcst(source, tree, error), unsafe_skip_copy=True)
-        visitor = HitVisitor(index)
-        wrapper.visit(visitor)
-        return visitor.hits(wrapper)
+        return HitVisitor(index).hits(tree, source)
     except RecursionError as e:
         raise _Unparsable(_TOO_DEEP) from e
 
 
 def _check_syntax(source: str) -> None:
     """Raise `_Unparsable` as `_hits` does if the source does not parse."""
-    tree, error = _python_ast(source)
-    if tree is None:
-        _libcst(source, tree, error)
+    _parsed(source)
 
 
-def _python_ast(source: str) -> tuple[ast.Module | None, SyntaxError | None]:
-    """The source as this Python parses it, or why it does not (None: nested too deeply for its parser)."""
+def _parsed(source: str) -> ast.Module:
+    """The source as this Python parses it; raises `_Unparsable` saying where and why it does not."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # invalid escape sequences and the like are none of a scan's business
         try:
-            return ast.parse(source), None
+            return ast.parse(source)
         except SyntaxError as e:
-            return None, None if e.msg == "too many nested parentheses" else e
-        except (RecursionError, MemoryError):
-            return None, None
-
-
-def _libcst(source: str, tree: ast.Module | None, error: SyntaxError | None) -> cst.Module:
-    """The source as LibCST parses it. It has the last word on what this Python rejects, as it reads newer
-    syntax; when both reject it, CPython's message says best where and why."""
-    if not _libcst_can_read(source, tree, error):
-        message = f"syntax error at line {error.lineno}: {_one_line(error.msg)}" if error and error.lineno else None
-        raise _Unparsable(message or _TOO_DEEP)
-    try:
-        return cst.parse_module(source)
-    except cst.ParserSyntaxError as e:
-        if error is not None and error.lineno:
-            raise _Unparsable(f"syntax error at line {error.lineno}: {_one_line(error.msg)}") from e
-        at = _ERROR_AT.match(e.message)
-        line = int(at[1]) if at else e.raw_line
-        if tree is not None:  # this Python reads it: valid code that is more than LibCST's parser takes
-            collapsed = collapse_long_strings(source, tree)
-            if collapsed is not None:
-                with contextlib.suppress(cst.ParserSyntaxError, RecursionError):
-                    return cst.parse_module(collapsed)
-            raise _Unparsable(f"valid Python, but too complex for the scanner to read (line {line})") from e
-        detail = e.message[at.end() :] if at else e.message.removeprefix("tokenizer error: ")
-        raise _Unparsable(f"syntax error at line {line}: {_one_line(detail)}") from e
-    except RecursionError as e:
-        raise _Unparsable(_TOO_DEEP) from e
-
-
-def _libcst_can_read(source: str, tree: ast.Module | None, error: SyntaxError | None) -> bool:
-    """Whether LibCST can be given the source. Its native parser overflows its stack, killing the process,
-    on nesting that CPython refuses (then `error` is None), and on a boolean chain of some 10,000 operands
-    that CPython reads flat; code with that many `and`/`or` has its chains measured, or is left to CPython's
-    verdict when it does not parse."""
-    if tree is None and error is None:
-        return False
-    if len(_BOOLEAN_WORD.findall(source)) <= MAX_OPERANDS:
-        return True
-    return tree is not None and not any(
-        isinstance(node, ast.BoolOp) and len(node.values) > MAX_OPERANDS for node in ast.walk(tree)
-    )
+            if e.msg == "too many nested parentheses" or not e.lineno:
+                raise _Unparsable(_TOO_DEEP) from e
+            raise _Unparsable(f"syntax error at line {e.lineno}: {_one_line(e.msg)}") from e
+        except RecursionError as e:
+            raise _Unparsable(_TOO_DEEP) from e
+        except MemoryError as e:  # CPython's parser says so of deep nesting too (`-----…1`)
+            raise _Unparsable(_NO_MEMORY) from e
 
 
 def _finding(shown: str, hit: Hit, line: int, lines: Sequence[str], cell: int | None = None) -> Finding:

@@ -1,5 +1,5 @@
 """What the scan looks for: one change's code name, as a `Target`. Apart from the scan itself so that the plan
-(which makes targets) and the scan's visitor (which matches them) import it without loading LibCST or each other."""
+(which makes targets) and the scan's visitor (which matches them) import it without loading each other."""
 
 from __future__ import annotations
 

@@ -1,42 +1,40 @@
-"""Where one module hits scan targets: the LibCST visitor behind `assistant.upgrade.scan`, over the target lookup
+"""Where one module hits scan targets: the `ast` walk behind `assistant.upgrade.scan`, over the target lookup
 of `assistant.upgrade.lookup`.
 
-Names are resolved by LibCST's `QualifiedNameProvider` (`np.float_` -> `numpy.float_` after `import numpy as
-np`), so a local or an attribute that merely shares a name never hits. Receivers the code types plainly are
-followed (`assistant.upgrade.receivers`); what stays unknown, the type of `arr` in `arr.newbyteorder()`, makes
-at most a possible hit, as `lookup.Member.worth` decides.
+Names are resolved by Python's scoping rules (`assistant.upgrade.names`: `np.float_` -> `numpy.float_` after
+`import numpy as np`), so a local or an attribute that merely shares a name never hits. Receivers the code
+types plainly are followed (`assistant.upgrade.receivers`); what stays unknown, the type of `arr` in
+`arr.newbyteorder()`, makes at most a possible hit, as `lookup.Member.worth` decides. Hits are placed as the
+editor shows them: lines, and 1-based columns counted in characters (`ast` counts UTF-8 bytes).
 """
 
-# ruff: noqa: N802  (LibCST dispatches on method names spelled after node classes: visit_ImportFrom)
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-import libcst as cst
-from libcst.helpers import get_full_name_for_node_or_raise
-from libcst.metadata import PositionProvider, QualifiedNameProvider, QualifiedNameSource, ScopeProvider
-
 from assistant.upgrade.lookup import TargetIndex
-from assistant.upgrade.receivers import dotted, typed_names
+from assistant.upgrade.names import Scopes
+from assistant.upgrade.receivers import dotted, part_name, typed_names
 from assistant.upgrade.target import Target
 
 # Receivers whose type is plain from the code: a literal is a builtin, never the class a target names.
 _LITERALS = (
-    cst.SimpleString,
-    cst.ConcatenatedString,
-    cst.FormattedString,
-    cst.Integer,
-    cst.Float,
-    cst.Imaginary,
-    cst.List,
-    cst.Tuple,
-    cst.Dict,
-    cst.Set,
-    cst.ListComp,
-    cst.SetComp,
-    cst.DictComp,
+    ast.Constant,
+    ast.JoinedStr,
+    ast.List,
+    ast.Tuple,
+    ast.Dict,
+    ast.Set,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
 )
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEF = re.compile(r"(?:async\s+)?def\s+")  # before a function's name
+_FROM = re.compile(r"from(?:\s|\\\n)+")  # before an import's module
 
 
 @dataclass(frozen=True)
@@ -50,142 +48,148 @@ class Hit:
     exact: bool
 
 
-class HitVisitor(cst.CSTVisitor):
-    """Collects the hits of one module; run it through a `MetadataWrapper`, then read `hits(wrapper)`."""
+class _Places:
+    """Where nodes start, in lines and 1-based character columns (`ast` counts UTF-8 bytes of the line)."""
 
-    METADATA_DEPENDENCIES = (QualifiedNameProvider, ScopeProvider)
+    def __init__(self, source: str) -> None:
+        self.lines = re.split(r"\r\n|\r|\n", source)  # the line breaks Python's tokenizer knows
+
+    def char(self, line: int, byte_col: int) -> int:
+        text = self.lines[line - 1] if line <= len(self.lines) else ""
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", "ignore")) + 1
+
+    def start(self, node: ast.AST) -> tuple[int, int]:
+        return node.lineno, self.char(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+
+    def attr(self, node: ast.Attribute) -> tuple[int, int]:
+        """Where an attribute's own name starts: it ends the node."""
+        line, end = node.end_lineno or node.lineno, node.end_col_offset or 0
+        return line, self.char(line, end - len(node.attr.encode("utf-8")))
+
+    def after(self, node: ast.AST, keyword: re.Pattern[str]) -> tuple[int, int]:
+        """Where what follows a statement's opening keyword starts (`def name`, `from module`)."""
+        line, col = node.lineno, self.char(node.lineno, node.col_offset) - 1  # type: ignore[attr-defined]
+        text = "\n".join(self.lines[line - 1 : line + 2])[col:]
+        m = keyword.match(text)
+        skipped = text[: m.end()] if m else ""
+        breaks = skipped.count("\n")
+        if breaks:
+            return line + breaks, len(skipped) - skipped.rfind("\n")
+        return line, col + len(skipped) + 1
+
+
+class HitVisitor:
+    """Collects the hits of one module's tree: `HitVisitor(index).hits(tree, source)`."""
 
     def __init__(self, index: TargetIndex) -> None:
-        super().__init__()
         self.index = index
-        self.found: list[tuple[cst.CSTNode, str, str, bool]] = []  # node, symbol, change, exact
-        self.references: set[cst.CSTNode] = set()
-        self.types: dict[cst.Name, str] = {}  # local names holding an instance of a known class
-        self.methods: dict[cst.FunctionDef, str] = {}  # methods of classes derived from a product's
+        self.found: list[tuple[tuple[int, int], str, str, bool]] = []  # place, symbol, change, exact
+        self.types: dict[ast.Name, str] = {}  # local names holding an instance of a known class
+        self.methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, str] = {}  # methods of classes derived
+        self.scopes = Scopes({}, {})
+        self.places = _Places("")
 
-    def hits(self, wrapper: cst.MetadataWrapper) -> list[Hit]:
-        """The hits found, placed: positions are computed only for a module that has any."""
-        if not self.found:
-            return []
-        positions = wrapper.resolve(PositionProvider)
-        out = []
-        for node, symbol, change, exact in self.found:
-            start = positions[node].start
-            out.append(Hit(start.line, start.column + 1, symbol, change, exact))
-        return out
+    def hits(self, tree: ast.Module, source: str) -> list[Hit]:
+        """The module's hits."""
+        self.places = _Places(source)
+        self.scopes = Scopes.of(tree)
+        self._module(tree)
+        stack: list[ast.AST] = [tree]
+        while stack:  # iterative: CPython builds trees deeper than Python's recursion limit
+            stack.extend(self._visit(stack.pop()))
+        return [Hit(line, col, symbol, change, exact) for (line, col), symbol, change, exact in self.found]
 
-    def _hit(self, node: cst.CSTNode, symbol: str, target: Target, *, exact: bool = True) -> None:
-        self.found.append((node, symbol, target.change, exact))
+    def _hit(self, place: tuple[int, int], symbol: str, target: Target, *, exact: bool = True) -> None:
+        self.found.append((place, symbol, target.change, exact))
 
-    def _resolve(self, base: cst.Name) -> tuple[list[str], bool]:
+    def _resolve(self, base: ast.Name) -> tuple[list[str], bool]:
         """The imported names a base name stands for, and whether it is known at all (imported or builtin):
         a known receiver that is not the class a target names makes no possible hit. A local name holding an
         instance of a known class stands for that class (`assistant.upgrade.receivers`)."""
         if base in self.types:
             return [self.types[base]], True
-        names = self.get_metadata(QualifiedNameProvider, base, set())
-        imported = sorted(q.name for q in names if q.source is QualifiedNameSource.IMPORT)
-        return imported, bool(imported) or any(q.source is QualifiedNameSource.BUILTIN for q in names)
+        return self.scopes.imported(base), self.scopes.known(base)
 
-    def visit_Module(self, node: cst.Module) -> None:
-        # Only names the scope analysis records as accesses are references: not keywords (`f(float_=1)`),
-        # definitions (`def float_`) or `global` statements.
-        scopes = {scope for scope in self.metadata[ScopeProvider].values() if scope is not None}
-        self.references = {access.node for scope in scopes for access in scope.accesses}
-        known = typed_names(
-            node,
-            self.metadata[ScopeProvider],
-            lambda name: self.get_metadata(QualifiedNameProvider, name, set()),
-            self.index.is_class,
-        )
+    def _module(self, tree: ast.Module) -> None:
+        known = typed_names(tree, self.scopes, self.index.is_class)
         self.types, self.methods = known.types, known.methods
         for name, owner in known.settings.items():  # `USE_L10N = True`; `orm_mode = True` in a model's Config
-            for target in self.index.settings.get(name.value, ()):
+            for target in self.index.settings.get(name.id, ()):
                 if not owner or owner.split(".")[0] == target.symbol.split(".")[0]:
-                    self._hit(name, target.symbol, target)
+                    self._hit(self.places.start(name), target.symbol, target)
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+    def _visit(self, node: ast.AST) -> list[ast.AST]:
+        """Hit what `node` itself uses; the children to walk next."""
+        if isinstance(node, ast.Name):
+            if node in self.scopes.accesses:  # a read: not a definition, nor an assignment's target
+                self._chain(node, [node])
+            return []
+        if isinstance(node, ast.Attribute):
+            parts = dotted(node)
+            if parts is not None:  # the whole chain is handled here, from its outermost attribute
+                self._chain(node, parts)
+                return []
+            if not isinstance(node.value, _LITERALS):
+                self._possible(node, None)
+            return [node.value]
+        if isinstance(node, ast.Import):
+            self._import(node)
+            return []
+        if isinstance(node, ast.ImportFrom):
+            self._import_from(node)
+            return []
+        if isinstance(node, ast.Call):
+            self._call(node)
+        elif isinstance(node, _FUNCTIONS):
+            self._override(node)
+        return list(ast.iter_child_nodes(node))
+
+    def _override(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         # `def log_deletion(self, …)` in a `ModelAdmin` subclass overrides what the docs say changed: a use.
         base = self.methods.get(node)
         if base is not None:
-            symbol = self.index.canonical(f"{base}.{node.name.value}")
+            symbol = self.index.canonical(f"{base}.{node.name}")
             for target in self.index.names.get(symbol, ()):
-                self._hit(node.name, symbol, target)
+                self._hit(self.places.after(node, _DEF), symbol, target)
 
-    def visit_Import(self, node: cst.Import) -> bool:
+    def _import(self, node: ast.Import) -> None:
         for alias in node.names:
-            name = get_full_name_for_node_or_raise(alias.name)
-            for target in self.index.named_by(name):
+            for target in self.index.named_by(alias.name):
                 if target.at_import:
-                    self._hit(alias.name, name, target)
-        return False
+                    self._hit(self.places.start(alias), alias.name, target)
 
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+    def _import_from(self, node: ast.ImportFrom) -> None:
         # A relative import names the project's own code; a star import names nothing that can be placed.
-        if node.relative or node.module is None or isinstance(node.names, cst.ImportStar):
-            return False
-        module = get_full_name_for_node_or_raise(node.module)
+        if node.level or node.module is None or any(alias.name == "*" for alias in node.names):
+            return
+        module = node.module
         named = set()
         for target in self.index.named_by(module):  # `from torch.ao.quantization import x`: the module is hit once
             if target.at_import:
-                self._hit(node.module, module, target)
+                self._hit(self.places.after(node, _FROM), module, target)
             named.add(target)
         for alias in node.names:
-            name = f"{module}.{get_full_name_for_node_or_raise(alias.name)}"
+            name = f"{module}.{alias.name}"
             for target in self.index.named_by(name):
                 if target not in named and target.at_import:
-                    self._hit(alias.name, name, target)
-        return False
+                    self._hit(self.places.start(alias), name, target)
 
-    def visit_Name(self, node: cst.Name) -> None:
-        if node in self.references:
-            self._chain(node, [node])
+    def _call(self, node: ast.Call) -> None:
+        keywords = {k.arg for k in node.keywords if k.arg is not None}
+        splat = any(k.arg is None for k in node.keywords)  # `**kwargs` may pass any parameter
 
-    # A match pattern's names bind (`case [*rest]`, `case {"k": v}`) or name a keyword (`case Point(x=0)`):
-    # only its values (`case np.float_:`) are uses.
-    def visit_MatchAs(self, node: cst.MatchAs) -> bool:
-        if node.pattern is not None:
-            node.pattern.visit(self)
-        return False
+        by_position = [arg for arg in node.args if not isinstance(arg, ast.Starred)]
+        spread = len(by_position) < len(node.args)  # `*args`: how many is unknown
 
-    def visit_MatchStar(self, node: cst.MatchStar) -> bool:
-        return False
-
-    def visit_MatchKeywordElement(self, node: cst.MatchKeywordElement) -> bool:
-        node.pattern.visit(self)
-        return False
-
-    def visit_MatchMapping(self, node: cst.MatchMapping) -> bool:
-        for element in node.elements:
-            element.visit(self)
-        return False
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        names = dotted(node)
-        if names is not None:  # the whole chain is handled here, from its outermost attribute
-            self._chain(node, names)
-            return False
-        if not isinstance(node.value, _LITERALS):
-            self._possible(node.attr, None)
-        node.value.visit(self)  # the attribute's own name is no reference: it is not visited
-        return False
-
-    def visit_Call(self, node: cst.Call) -> None:
-        keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
-        splat = any(arg.star == "**" for arg in node.args)  # `**kwargs` may pass any parameter
-
-        by_position = [arg for arg in node.args if arg.keyword is None and arg.star == ""]
-        spread = any(arg.star == "*" for arg in node.args)  # `*args`: how many is unknown
-
-        first = by_position[0].value if by_position else None
+        first = by_position[0] if by_position else None
 
         def hit_by(target: Target) -> bool:
             if target.forms:
                 shape = (
                     "list"
-                    if isinstance(first, (cst.List, cst.ListComp))
+                    if isinstance(first, (ast.List, ast.ListComp))
                     else "tuple"
-                    if isinstance(first, cst.Tuple)
+                    if isinstance(first, ast.Tuple)
                     else ""
                 )
                 return any(f == shape or (f.startswith("kw=") and f[3:] in keywords) for f in target.forms)
@@ -194,64 +198,66 @@ class HitVisitor(cst.CSTVisitor):
             passed = target.parameter in keywords
             return not passed and not splat if target.omitted else passed
 
-        names = dotted(node.func)
+        parts = dotted(node.func)
         known = False
-        if names is not None:
-            imported, known = self._resolve(names[0])
-            rest = [name.value for name in names[1:]]
+        if parts is not None:
+            imported, known = self._resolve(parts[0])  # type: ignore[arg-type]
+            rest = [part_name(part) for part in parts[1:]]
             for base in imported:
                 symbol = self.index.canonical(".".join([base, *rest]))
                 for target in self.index.calls.get(symbol, ()) + self.index.in_forms(symbol):
                     if hit_by(target):
-                        self._hit(node, f"{symbol}({_qualifier(target)})", target)
+                        self._hit(self.places.start(node), f"{symbol}({_qualifier(target)})", target)
         func = node.func
-        if not isinstance(func, cst.Attribute) or isinstance(func.value, _LITERALS):
+        if not isinstance(func, ast.Attribute) or isinstance(func.value, _LITERALS):
             return
         # `df["a"].fillna(...)`, `df.col.fillna(...)`: a receiver got from a known instance (not the instance
         # itself, resolved above) is of the instance's product.
-        derived = None if isinstance(func.value, cst.Name) else self._derived(func.value)
+        derived = None if isinstance(func.value, ast.Name) else self._derived(func.value)
         if not known or derived:
-            receiver = names[-2].value if names is not None else None
-            for member in self.index.member_calls.get(func.attr.value, ()):
+            receiver = part_name(parts[-2]) if parts is not None else None
+            for member in self.index.member_calls.get(func.attr, ()):
                 # got from a `DataFrame`: the change must be about a member of that class (and maybe others')
                 exact = derived in self.index.change_classes.get(member.target.change, ())
-                if (exact or member.worth(func.attr.value, receiver)) and hit_by(member.target):
+                if (exact or member.worth(func.attr, receiver)) and hit_by(member.target):
                     symbol = f"{member.target.symbol}({_qualifier(member.target)})"
-                    self._hit(func.attr, symbol, member.target, exact=exact)
+                    self._hit(self.places.attr(func), symbol, member.target, exact=exact)
 
-    def _chain(self, top: cst.BaseExpression, names: list[cst.Name]) -> None:
+    def _chain(self, top: ast.expr, parts: list[ast.Name | ast.Attribute]) -> None:
         """Hits of one dotted name: exact through what its base resolves to, possible on each attribute of
         an unknown base (`self.df.append`: both `df` on `self` and `append` on `self.df`)."""
-        imported, known = self._resolve(names[0])
-        rest = [name.value for name in names[1:]]
-        typed = names[0] in self.types
+        base_name = parts[0]
+        assert isinstance(base_name, ast.Name)
+        imported, known = self._resolve(base_name)
+        rest = [part_name(part) for part in parts[1:]]
+        typed = base_name in self.types
         for base in imported if rest or not typed else ():  # an instance is no use of its class
             symbol = self.index.canonical(".".join([base, *rest]))
             for target in self.index.named_by(symbol):
                 # its members, not the class (or module) its constructor hit
                 if not typed or not (base == target.symbol or base.startswith(f"{target.symbol}.")):
-                    self._hit(top, symbol, target)
+                    self._hit(self.places.start(top), symbol, target)
         if not known:
-            for receiver, attr in pairwise(names):
-                self._possible(attr, receiver.value)
+            for receiver, attr in pairwise(parts):
+                self._possible(attr, part_name(receiver))  # type: ignore[arg-type]
         elif typed:  # `df.col.append`: what an instance's attribute holds is of a type unknown
-            for receiver, attr in pairwise(names[1:]):
-                self._possible(attr, receiver.value)
+            for receiver, attr in pairwise(parts[1:]):
+                self._possible(attr, part_name(receiver))  # type: ignore[arg-type]
 
-    def _possible(self, attr: cst.Name, receiver: str | None) -> None:
+    def _possible(self, attr: ast.Attribute, receiver: str | None) -> None:
         """Possible hits of a class's member on a receiver of unknown type. Which of the product's classes a
         receiver got from an instance is (`df["a"]`) is unknown too: a member without the qualifier that made its
-        call exact (`visit_Call`) stays a guess there."""
+        call exact (`_call`) stays a guess there."""
         # Placed at the member's name: the receiver may be a long expression, even spanning lines.
-        for member in self.index.members.get(attr.value, ()):
-            if member.worth(attr.value, receiver):
-                self._hit(attr, member.target.symbol, member.target, exact=False)
+        for member in self.index.members.get(attr.attr, ()):
+            if member.worth(attr.attr, receiver):
+                self._hit(self.places.attr(attr), member.target.symbol, member.target, exact=False)
 
-    def _derived(self, node: cst.BaseExpression) -> str | None:
+    def _derived(self, node: ast.expr) -> str | None:
         """The class of the known instance an expression is got from (`df["a"]`, `df.x().y`), if any."""
-        while isinstance(node, (cst.Subscript, cst.Call, cst.Attribute)):
-            node = node.func if isinstance(node, cst.Call) else node.value
-        return self.types[node] if isinstance(node, cst.Name) and node in self.types else None
+        while isinstance(node, (ast.Subscript, ast.Call, ast.Attribute)):
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return self.types[node] if isinstance(node, ast.Name) and node in self.types else None
 
 
 def _qualifier(target: Target) -> str:
