@@ -12,7 +12,6 @@ from pathlib import Path
 from assistant.runtime.bounded import MB
 
 
-
 def read_at_most(path: Path, limit: int | None) -> bytes | None:
     """The file's bytes, or None when it holds more than `limit` (of which no more than that is read)."""
     with path.open("rb") as f:
