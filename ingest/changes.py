@@ -24,6 +24,7 @@ from assistant.text.words import sentences
 from ingest.call_forms import old_forms
 
 SUMMARY_CHARS = 240
+TOPIC = -2  # `Change.entry` of a guide's topic, named by its heading alone (-1: a heading stating a change)
 SHORT_ITEM_CHARS = 60  # an item this short ("`pydantic.typing.is_finalvar`") is read with what introduces it
 LABEL_CHARS = 30  # an item this short ending in ":" ("Version 2.11:") labels the code after it
 
@@ -62,6 +63,9 @@ _HEADING_CHANGE = re.compile(
     r"^(?=(?:\S+\s+){2,}).*\b(?:is|are|was|were|now|no longer|removed|deprecated|renamed|moved|changed|dropped)\b",
     re.I,
 )
+_GUIDE = re.compile(r"\b(?:migrat\w*+|upgrad\w*+|porting)\b", re.I)  # "Migrate to v9.x", "Migration Guide"
+# A code name in a heading whose marks are gone: dotted (`eslint.config.js`), called (`from_self()`), snake_case
+_CODE_LIKE = re.compile(r"[A-Za-z_]\.[A-Za-z_]|\w\(\)|\b[a-z]++_[a-z_]++\b|(?<![\w-])--?[a-z][\w-]++")
 _CODE = re.compile(r"`([^`\n]{1,120})`")
 _DOTTED = re.compile(r"(?<![\w.`])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w`])")
 _NAME = re.compile(r"@?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
@@ -102,23 +106,49 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
     section_kind, kinded = _section_kind(parts)
     if kinded and section_kind is None:
         return ()  # bug fixes, performance, documentation: nothing to change in the reader's code
-    out: list[Change] = []
     heading = parts[-1] if parts else ""
-    if parts and len(parts) > 1 and _HEADING_CHANGE.search(heading):
+    # A migration guide's topics are what to change, each named by its heading ("execute() method more strict").
+    named = [t for t in (chunk.title, parts[0] if parts else "") if _GUIDE.search(t)]  # its title or top section
+    guide = bool(named) and heading not in named
+    worded = _wording_kind(heading)
+    if len(parts) > 1 and _HEADING_CHANGE.search(heading):
         # The heading is the change; the entries say what to do about it.
-        body = " ".join(e.text for e in chunk.entries if e.kind != "code")
-        kind = section_kind or _wording_kind(heading)
-        if kind:
-            # Headings are rarely marked up: their dotted names are code (`torch.ao.x is no longer public`).
-            # Only those before its verb are its subject: "X ops now raise … under torch.compile" is about X.
-            subject = subject_part(heading)
-            dotted = " ".join(f"`{n}`" for n in _DOTTED.findall(subject))
-            change = _change(kind, heading, f"{dotted} {heading} {body}", -1, default_summary=heading)
-            # The call forms its examples mark as old ("select() no longer accepts …", "bound metadata removed").
-            forms = (f for e in chunk.entries if e.kind == "code" for f in old_forms(e.text))
-            change = replace(change, forms=tuple(dict.fromkeys(forms)), fix=_fix(chunk.entries))
-            out.append(change)
-        return tuple(out)
+        kind = section_kind or worded or ("breaking" if guide else None)
+        return (_heading_change(chunk, heading, kind),) if kind else ()
+    out = _entry_changes(chunk, heading, section_kind)
+    if not out and guide and (_HEADING_CHANGE.search(heading) or _CODE_LIKE.search(heading)):
+        # A topic whose text announces nothing in release-note words ("New default config format
+        # (`eslint.config.js`)", "Selecting from the query itself as a subquery, e.g. "from_self()"").
+        return (_heading_change(chunk, heading, section_kind or worded or "breaking", entry=TOPIC),)
+    return out
+
+
+def settled(chunks: list[Chunk]) -> list[Chunk]:
+    """A document's chunks less the topic changes of sections whose entries announce changes of their own:
+    "Changes to `pydantic.BaseModel`" groups its table's rows, it is no change beside them."""
+    announced = {c.section for c in chunks if any(ch.entry != TOPIC for ch in c.changes)}
+    return [
+        replace(c, changes=tuple(ch for ch in c.changes if ch.entry != TOPIC)) if c.section in announced else c
+        for c in chunks
+    ]
+
+
+def _heading_change(chunk: Chunk, heading: str, kind: ChangeKind, *, entry: int = -1) -> Change:
+    """The change a heading states, its entries the detail and the fix."""
+    body = " ".join(e.text for e in chunk.entries if e.kind != "code")
+    # Headings are rarely marked up: their dotted names are code (`torch.ao.x is no longer public`).
+    # Only those before its verb are its subject: "X ops now raise … under torch.compile" is about X.
+    subject = subject_part(heading)
+    dotted = " ".join(f"`{n}`" for n in _DOTTED.findall(subject))
+    change = _change(kind, heading, f"{dotted} {heading} {body}", entry, default_summary=heading)
+    # The call forms its examples mark as old ("select() no longer accepts …", "bound metadata removed").
+    forms = (f for e in chunk.entries if e.kind == "code" for f in old_forms(e.text))
+    return replace(change, forms=tuple(dict.fromkeys(forms)), fix=_fix(chunk.entries, stated=False))
+
+
+def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None) -> tuple[Change, ...]:
+    """The changes a chunk's own entries announce: items, rows and paragraphs in release-note words."""
+    out: list[Change] = []
     intro = ""
     for n, entry in enumerate(chunk.entries):
         label = entry.text.endswith(":") and (entry.kind == "paragraph" or len(entry.text) < LABEL_CHARS)
@@ -234,18 +264,19 @@ _POSITIONAL = re.compile(
 # What a heading change's entries say to do: the first sentence, after the one stating the change, that
 # instructs ("Update the compiler …", "Users … should opt in …", "No action required unless …").
 _FIX = re.compile(
-    r"^\W*+(?:update|use|migrate|set|pass|replace|install|remove|add|call|switch|opt|ensure|make|rename|move|"
-    r"import|upgrade|no (?:specific )?(?:action|fix|change)s?\b)|\b(?:should|must|needs? to|to (?:restore|keep|"
-    r"explicitly|opt|use|get))\b",
+    r"^\W*+(?:to address:|update|use|migrate|set|pass|replace|install|remove|add|call|switch|opt|ensure|make|"
+    r"rename|move|import|upgrade|no (?:specific )?(?:action|fix|change)s?\b)|"
+    r"\b(?:should|must|needs? to|to (?:restore|keep|explicitly|opt|use|get))\b",
     re.IGNORECASE,
 )
 FIX_CHARS = 240
 
 
-def _fix(entries: tuple[Entry, ...]) -> str:
-    """The instruction a change's entries give, after the sentence that states the change."""
+def _fix(entries: tuple[Entry, ...], *, stated: bool = True) -> str:
+    """The instruction a change's entries give, after the sentence that states the change (unless the change is
+    `stated` elsewhere: a heading)."""
     said = [sentence for e in entries if e.kind != "code" for sentence in sentences(e.text)]
-    for sentence in said[1:]:
+    for sentence in said[int(stated) :]:
         if _FIX.search(sentence):
             return sentence if len(sentence) <= FIX_CHARS else sentence[:FIX_CHARS].rsplit(" ", 1)[0] + "…"
     return ""

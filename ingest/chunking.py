@@ -20,7 +20,7 @@ from assistant.model.records import Chunk
 from assistant.text.untrusted import field_limit, plain_text
 from assistant.text.words import sentences, strip_markup
 from ingest.changelog import releases
-from ingest.changes import with_changes
+from ingest.changes import settled, with_changes
 from ingest.entries import BOLD_LABEL, GLYPHS, entries_of, link_blocks
 from ingest.loader import Document
 
@@ -58,7 +58,8 @@ if TYPE_CHECKING:
 # 32: the old call forms under a "no longer accepts" heading (`ingest.call_forms`)
 # 33: a heading change keeps the instruction its entries give (`Change.fix`)
 # 34: an item ending with ":" introduces the items under it; "`a` → `b`" names what replaces `a`
-CHUNKER_VERSION = 34
+# 35: a migration guide's topics are changes ("To address:" their fix); "Migrate to v9.x", `migrate-to-9.0.0.md`
+CHUNKER_VERSION = 35
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 
@@ -414,4 +415,4 @@ def chunk_document(doc: Document) -> list[Chunk]:
                     )
                 )
             )
-    return chunks
+    return settled(chunks)

@@ -5,10 +5,10 @@ The forms, in the order they are tried; the first that names a release wins, so 
    front matter wins over the folder), as before;
 2. the file name, case and separators free: `2.3.rst`, `2.3.0.txt`, `v2.3.md`, `release-2.3.0.md`,
    `release_2.3.rst`, `2.3.0-notes.rst`, `acme2.3.md`, `Acme 2.3.md`, `acme-2.3.md` (`acme` the product, the
-   folder the file is in);
+   folder the file is in), `migrate-to-9.0.0.md`;
 3. front matter's `title:` naming a release, then the document's first heading: "What's New In Acme 2.3",
-   "Acme 5.2 Release Notes", "Version 2.3", "2.3.0 (2024-01-05)", "Migrating to v9", "Migrating from v7 to v8"
-   (a heading naming two releases is about the one it migrates to).
+   "Acme 5.2 Release Notes", "Version 2.3", "2.3.0 (2024-01-05)", "Migrating to v9", "Migrate to v9.x",
+   "Migrating from v7 to v8" (a heading naming two releases is about the one it migrates to).
 A year-like release (the first number 1900 or more: a `2024.1.md` or "Notes for 2024.1") is taken only where
 nothing else names one. A file holding many releases is a changelog: each of its entries gets the release of its
 own heading (`ingest.changelog`), not one for the file.
@@ -30,7 +30,9 @@ _NUMBER = r"v?(?P<version>\d++(?:\.\d++){%s}(?:(?:a|b|rc|\.post|\.dev)\d++)?)"
 # The file name's stem ends with the release, before "notes" at most; only the start of a number run is tried.
 _NAME = re.compile(rf"(?<![\d.]){_NUMBER % '1,3'}(?:[ _-]*+(?:release[ _-]*+)?notes)?$", re.IGNORECASE)
 _NAME_LEADS = ("v", "release", "releases", "releasenotes")  # ... after one of these words or the product's name
-_TOKEN = re.compile(_NUMBER % "0,3", re.IGNORECASE)  # one word of a title, with its punctuation stripped
+_MIGRATE_LEAD = re.compile(r"(?:migrat|upgrad)[a-z]{0,8}?tov?")  # ... or `migrate-to-`, `upgrading_to_v`
+# One word of a title, with its punctuation stripped; a series is written `v9.x` ("Migrate to v9.x": 9).
+_TOKEN = re.compile(rf"{_NUMBER % '0,3'}(?:\.[x*])?+", re.IGNORECASE)
 _WORD_EDGES = "()[],:;!?\"'"
 
 
@@ -41,7 +43,7 @@ def release_from_name(name: str, product: str) -> str | None:
     if m is None or "." not in m.group("version"):
         return None
     lead = _squashed(stem[: m.start()])
-    if lead and lead not in _NAME_LEADS and lead != _squashed(product):
+    if lead and lead not in _NAME_LEADS and lead != _squashed(product) and not _MIGRATE_LEAD.fullmatch(lead):
         return None
     return safe_version(m.group("version"))
 

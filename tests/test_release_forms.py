@@ -48,6 +48,18 @@ FORMS = [
         "heading",
     ),
     (
+        "widget/migrate-to-9.0.0.md",
+        "---\ntitle: Migrate to v9.x\n---\n\n## Removed\n\nThe `frobnicate` option was removed.\n",
+        "9.0.0",
+        "file name",
+    ),
+    (
+        "widget/series.md",
+        "---\ntitle: Migrate to v10.x\n---\n\n## Removed\n\nThe `frobnicate` option was removed.\n",
+        "10",
+        "title",
+    ),
+    (
         "tool/upgrade.md",
         "---\ntitle: Upgrading to Tool 3.0\n---\n# Upgrade\n\nThe `frobnicate` option was removed.\n",
         "3.0",

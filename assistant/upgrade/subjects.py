@@ -78,7 +78,7 @@ def names_itself(symbol: str, summary: str) -> bool:
     return bool(_ITSELF_BEFORE.search(before)) and bool(_ITSELF_AFTER.match(after))
 
 
-_LISTED = re.compile(r"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`\s]*$")
+_LISTED = re.compile(r"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`@\s]*$")  # "`a` and `@b`"
 
 
 ADDS = re.compile(r"^\W*(?:added|adds|introduced|introduces)\b", re.IGNORECASE)

@@ -1,0 +1,88 @@
+"""A migration guide's topics are its changes (`ingest/changes.py`): each section a guide's table of contents names
+is one change of the plan, with the fix its "To address:" paragraph gives, even when its heading names only code
+and its text announces nothing in release-note words; a section that groups changes its entries announce is no
+change itself. A neutral product (acme) written here, through the real loader and chunker."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assistant.index.catalog import Catalog
+from assistant.upgrade.plan import make_plan
+from assistant.upgrade.subjects import subjects
+from ingest.chunking import chunk_document
+from ingest.loader import load_document
+
+GUIDE = """---
+title: Migrate to v9.x
+---
+
+Acme v9.0.0 is a major release. This guide walks you through its breaking changes.
+
+## Node.js < v18 is no longer supported
+
+Acme dropped support for these versions of Node.js.
+
+**To address:** Upgrade to Node.js v18 or later.
+
+## New default config format (`acme.config.js`)
+
+In Acme v9, `acme.config.js` is the configuration format looked for first.
+
+**To address:** Move your settings to `acme.config.js`.
+
+## Rules need `meta.schema` to accept options
+
+A rule's options are validated against its `meta.schema`.
+
+**To address:** Add `meta.schema` to every rule that takes options.
+
+## Changes to `acme.Linter`
+
+The `Linter` class has several changes, listed below.
+
+* `Linter.verify_file()` has been removed; use `Linter.verify()` instead.
+
+"""
+# A long paragraph after the list: a chunk of its own in the same section, which announces nothing itself.
+GUIDE += "\n" + "The class is described at length in the API reference, with examples of each method. " * 30 + "\n"
+
+
+def plan_of(tmp_path: Path) -> list[tuple[str, str, str]]:
+    path = tmp_path / "acme" / "migrate.md"
+    path.parent.mkdir()
+    path.write_text(GUIDE)
+    chunks = chunk_document(load_document(path, tmp_path))
+    assert {c.version for c in chunks} == {"9"}  # from the front matter's "Migrate to v9.x"
+    plan = make_plan(chunks, Catalog.learn(chunks), "8", "9", "acme")
+    return [(c.kind, c.summary, c.fix) for c in plan.changes]
+
+
+def test_each_topic_of_a_guide_is_a_change_with_its_fix(tmp_path: Path) -> None:
+    changes = plan_of(tmp_path)
+    by_summary = {summary: (kind, fix) for kind, summary, fix in changes}
+    assert by_summary["New default config format (acme.config.js)"] == (
+        "breaking",
+        "To address: Move your settings to `acme.config.js`.",
+    )
+    assert by_summary["Rules need meta.schema to accept options"] == (
+        "breaking",
+        "To address: Add `meta.schema` to every rule that takes options.",
+    )
+    assert by_summary["Node.js < v18 is no longer supported"] == (
+        "removed",
+        "To address: Upgrade to Node.js v18 or later.",
+    )
+
+
+def test_a_section_grouping_the_changes_its_entries_announce_is_no_change(tmp_path: Path) -> None:
+    summaries = [summary for _, summary, _ in plan_of(tmp_path)]
+    assert not any(s.startswith("Changes to") for s in summaries), summaries
+    assert any("verify_file" in s for s in summaries)  # the item is the change
+    assert len(summaries) == len(set(summaries)) == 4
+
+
+def test_decorators_listed_together_are_all_the_subjects() -> None:
+    names = ("acme.check", "acme.root_check", "acme.Field")
+    assert subjects(names, "`@check` and `@root_check` are deprecated") == ["acme.check", "acme.root_check"]
+    assert subjects(names, "check and @root_check are deprecated") == ["acme.check", "acme.root_check"]
