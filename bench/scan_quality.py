@@ -9,6 +9,12 @@ chunks them (no index, no model), as `python app.py upgrade --product P --from A
 
 Usage:
     python bench/scan_quality.py [--set pandas] [--files data/scan-sets] [--shared ../shared] [--json] [--write]
+    python bench/scan_quality.py --repos DIR [...]
+
+`--repos DIR` scans each whole repository a set's files come from, as a user scans a project, and scores the
+labelled files in it: DIR holds each at the manifest's commit as `<owner>+<name>@<commit[:10]>/` (for example
+`git archive <commit> | tar -x -C DIR/<owner>+<name>@<commit[:10]>`). Labels of files absent from a tree are left
+out and counted.
 
 `--write` keeps the rows in `bench/scan-quality.jsonl` and rewrites their section of docs/benchmarks.md (which
 `bench/report.py` renders from that file too).
@@ -53,31 +59,67 @@ def _chunks(path: Path, root: Path) -> list[Any]:
     return chunk_document(load_document(path, root))
 
 
-def score(name: str, files: Path, shared: Path) -> dict[str, Any]:
-    """One set's row: labels, exact recall and precision, possible lines, the peer's row, seconds."""
+def _repo_tree(repos: Path, row: dict[str, Any]) -> Path:
+    return repos / f"{str(row['repo']).replace('/', '+')}@{str(row['commit'])[:10]}"
+
+
+def _scan_repos(name: str, repos: Path, found: list[Any]) -> tuple[set[tuple[str, int]], set[tuple[str, int]], int]:
+    """Exact and possible (file, line) of the set's labelled files, each whole repository scanned as a project."""
+    trees: dict[Path, dict[str, str]] = {}
+    for r in manifest(name):
+        trees.setdefault(_repo_tree(repos, r), {})[str(r["path"])] = str(r["file"])
+    exact: set[tuple[str, int]] = set()
+    possible: set[tuple[str, int]] = set()
+    files = 0
+    for tree, labelled in trees.items():
+        report = scan([tree], found, parallel=True)
+        files += report.files
+        for f in report.findings:
+            rel = Path(f.file).relative_to(tree).as_posix()
+            if rel in labelled:
+                (exact if f.exact else possible).add((labelled[rel], f.line))
+    return exact, possible - exact, files
+
+
+def score(name: str, files: Path, shared: Path, repos: Path | None = None) -> dict[str, Any]:
+    """One set's row: labels, exact recall and precision, possible lines, the peer's row, seconds; with `repos`,
+    of the labelled files in their whole repositories, scanned as projects."""
     spec = json.loads((SETS_DIR / name / "set.json").read_text(encoding="utf-8"))
     docs = shared / spec["docs"]
     folder = files / name
-    missing = [r["file"] for r in manifest(name) if not (folder / str(r["file"])).is_file()]
+    if repos is None:
+        missing = [r["file"] for r in manifest(name) if not (folder / str(r["file"])).is_file()]
+    else:
+        missing = [r["file"] for r in manifest(name) if not _repo_tree(repos, r).is_dir()]
     if not docs.is_dir() or missing:
-        why = f"docs {docs} absent" if not docs.is_dir() else f"{len(missing)} files absent from {folder}"
+        where = folder if repos is None else repos
+        why = f"docs {docs} absent" if not docs.is_dir() else f"{len(missing)} files absent from {where}"
         return {"set": name, "skipped": why}
     # The product's folder is read as its own corpus: `<product>/<version>/…` under a root of its parent.
     chunks = [c for path in sorted(docs.rglob("*")) if path.is_file() for c in _chunks(path, docs.parent)]
     catalog = Catalog.learn(chunks)
     plan = make_plan(chunks, catalog, spec["from"], spec["to"], spec["product"])
-    started = time.perf_counter()
-    report = scan([folder], targets(plan), parallel=True)  # as `upgrade` scans
-    seconds = time.perf_counter() - started
     labels = _rows(SETS_DIR / name / "labels.jsonl")
+    absent: list[dict[str, Any]] = []
+    started = time.perf_counter()
+    if repos is None:
+        report = scan([folder], targets(plan), parallel=True)  # as `upgrade` scans
+        scanned = report.files
+        exact = {(Path(f.file).name, f.line) for f in report.findings if f.exact}
+        possible = {(Path(f.file).name, f.line) for f in report.findings if not f.exact} - exact
+    else:
+        exact, possible, scanned = _scan_repos(name, repos, targets(plan))
+        present = {str(r["file"]) for r in manifest(name) if (_repo_tree(repos, r) / str(r["path"])).is_file()}
+        absent = [r for r in labels if r["file"] not in present]  # a mirror may lack a file's blob
+        labels = [r for r in labels if r["file"] in present]
+    seconds = time.perf_counter() - started
     labelled = {(r["file"], int(r["line"])) for r in labels}
-    exact = {(Path(f.file).name, f.line) for f in report.findings if f.exact}
-    possible = {(Path(f.file).name, f.line) for f in report.findings if not f.exact} - exact
     found = [r for r in labels if (r["file"], int(r["line"])) in exact]
     row: dict[str, Any] = {
         "set": name,
+        "mode": "files" if repos is None else "repositories",
         "span": f"{spec['product']} {spec['from']} → {spec['to']}",
-        "files": report.files,
+        "files": scanned,
         "labels": len(labels),
         "found": len(found),
         "recall": round(len(found) / len(labels), 3) if labels else None,
@@ -89,7 +131,9 @@ def score(name: str, files: Path, shared: Path) -> dict[str, Any]:
         "scan_seconds": round(seconds, 2),
         "missed_by_kind": dict(Counter(r["kind"] for r in labels if r not in found)),
     }
-    peer = _rows(SETS_DIR / name / "peer.jsonl")
+    if absent:
+        row["labels_left_out"] = len(absent)
+    peer = _rows(SETS_DIR / name / "peer.jsonl") if repos is None else []
     if peer:
         lines = {(Path(str(p["file"])).name, int(p["line"])) for p in peer}
         hit = [r for r in labels if (r["file"], int(r["line"])) in lines]
@@ -115,7 +159,9 @@ def section(path: Path = ROWS) -> list[str]:
         "files by commit and checks their sha256), scored by `python bench/scan_quality.py --write` against the "
         "docs in ../shared/corpus-more. A labelled use is found when an exact finding is on its line; an exact "
         "finding on a line no label names is false; possible findings count neither way. The product's own "
-        "codemod or lint rules ran on the same files (their commands in each `LABELS.md`).",
+        'codemod or lint rules ran on the same files (their commands in each `LABELS.md`). The rows "whole '
+        'repositories" scan each repository the files come from, at the same commit, as a user scans a project '
+        "(`--repos`), and score the same labels in it (those of files a local copy lacked left out).",
         "",
         "| span | files scanned | labelled | exact found (recall) | false lines (precision) | possible lines "
         "| the product's own tool: found (recall) | its false lines | scan s |",
@@ -123,9 +169,10 @@ def section(path: Path = ROWS) -> list[str]:
     ]
     for r in rows:
         peer = r.get("peer") or {}
-        shown = f"{peer.get('tool', '–').split(' (')[0]}: {peer.get('found', 0)} ({peer.get('recall', 0):.2f})"
+        shown = f"{peer['tool'].split(' (')[0]}: {peer['found']} ({peer['recall']:.2f})" if peer else "–"
+        span = r["span"] if r.get("mode", "files") == "files" else f"{r['span']}, whole repositories"
         lines.append(
-            f"| {r['span']} | {r['files']} | {r['labels']} | {r['found']} ({r['recall']:.2f}) "
+            f"| {span} | {r['files']} | {r['labels']} | {r['found']} ({r['recall']:.2f}) "
             f"| {r['false_lines']} ({r['precision'] if r['precision'] is not None else 0:.2f}) "
             f"| {r['possible_lines']} | {shown} | {peer.get('false_lines', '–')} | {r['scan_seconds']} |"
         )
@@ -152,11 +199,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--files", type=Path, default=DEFAULT_OUT, help="where fetch_scan_sets.py put the files")
     parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED, help="the folder holding corpus-more/")
     parser.add_argument("--json", action="store_true", help="one JSON object per set")
+    parser.add_argument("--repos", type=Path, help="score the labelled files in their whole repositories, here")
     parser.add_argument("--write", action="store_true", help="keep the rows and rewrite docs/benchmarks.md's section")
     args = parser.parse_args(argv)
     scored = []
     for name in [args.only] if args.only else sets():
-        row = score(name, args.files, args.shared)
+        row = score(name, args.files, args.shared, args.repos)
         scored.append(row)
         if args.json:
             print(json.dumps(row, ensure_ascii=False))
@@ -172,7 +220,10 @@ def main(argv: list[str] | None = None) -> int:
                 p = row["peer"]
                 print(f"  peer {p['tool']}: {p['found']} found (recall {p['recall']}), {p['false_lines']} false lines")
     if args.write:
-        write(scored)
+        # The other mode's rows stay as they were.
+        mode = "files" if args.repos is None else "repositories"
+        kept = [r for r in _rows(ROWS) if r.get("mode", "files") != mode]
+        write(kept + scored)
     return 0
 
 

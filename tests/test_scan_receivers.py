@@ -175,3 +175,37 @@ def test_a_setting_is_hit_where_the_code_sets_it(tmp_path: Path) -> None:
         "    USE_L10N = False\n"  # 9: a local
     )
     assert exact_lines(scan_code(tmp_path, code, orm, l10n)) == [2, 5]
+
+
+def test_a_class_imported_from_another_module_of_the_project_types_as_one_defined_here(tmp_path: Path) -> None:
+    """`assistant/upgrade/project.py`: a class the scanned project derives from a product's in one module, imported
+    (absolutely, relatively, through a package's re-export) in another, types receivers, annotations and the
+    settings of its subclasses; a module scanned alone knows none of it, and a name the project defines two ways
+    stays unknown."""
+    orm = Target("orm", "widget.orm_mode", setting=True)
+    files = {
+        "app/__init__.py": "",
+        "app/base.py": "from widget import Model\n\nclass AppModel(Model):\n    pass\n",
+        "app/schemas/__init__.py": "from .user import User\n",
+        "app/schemas/user.py": (
+            "from ..base import AppModel\nclass User(AppModel):\n    class Config:\n        orm_mode = True\n"  # 4
+        ),
+        "app/views.py": (
+            "from app.schemas import User\n"
+            "from other import Thing\n"  # two modules named `other` define it: unknown
+            "def show(user: User, thing: Thing):\n"
+            "    thing.dict()\n"  # 4
+            "    return user.dict()\n"  # 5
+            "User.parse_obj({})\n"  # 6
+        ),
+        "app/other.py": "from widget import Model\nclass Thing(Model):\n    pass\n",
+        "lib/other.py": "class Thing:\n    pass\n",
+    }
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    report = scan([tmp_path / "app", tmp_path / "lib"], [DICT, PARSE, orm])
+    exact = sorted((Path(f.file).name, f.line) for f in report.findings if f.exact)
+    assert exact == [("user.py", 4), ("views.py", 5), ("views.py", 6)]
+    alone = scan([tmp_path / "app" / "views.py"], [DICT, PARSE, orm])
+    assert not [f for f in alone.findings if f.exact]

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from assistant.upgrade.names import Scopes
+from assistant.upgrade.project import NONE, ProjectClasses
 
 _SAME = "="  # a binding from a method of the name itself: it keeps whatever type the others give
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -122,8 +123,11 @@ class Receivers:
     settings: dict[ast.Name, str]
 
 
-def typed_names(tree: ast.Module, scopes: Scopes, is_class: Callable[[str], bool]) -> Receivers:
-    """The module's typed references, the methods and settings of its classes derived from a product's."""
+def typed_names(
+    tree: ast.Module, scopes: Scopes, is_class: Callable[[str], bool], project: ProjectClasses = NONE
+) -> Receivers:
+    """The module's typed references, the methods and settings of its classes derived from a product's; `project`
+    holds the classes other modules of the scanned project derive from a product's."""
     collector = _Bindings(tree)
 
     def imported(expr: ast.expr) -> str | None:
@@ -137,7 +141,7 @@ def typed_names(tree: ast.Module, scopes: Scopes, is_class: Callable[[str], bool
         if len(found) != 1:
             return derived.get(base.id) if len(parts) == 1 else None
         full = ".".join([found[0], *map(part_name, parts[1:])])
-        return full if is_class(full) else None
+        return project.get(full) or (full if is_class(full) else None)
 
     # `class User(BaseModel)` is a `pydantic.BaseModel` for the scan, and so is `class Admin(User)`.
     derived: dict[str, str] = {}
@@ -148,6 +152,8 @@ def typed_names(tree: ast.Module, scopes: Scopes, is_class: Callable[[str], bool
                 derived[name] = found
 
     def type_of(node: ast.AST) -> str | None:
+        if isinstance(node, ast.alias):  # `from app.schemas import AppModel`: a class of the project's
+            return project.get(scopes.imports.get(node, ""))
         if isinstance(node, ast.ClassDef):  # `User.parse_obj(…)`: a member of the class it derives from
             return derived.get(node.name)
         if isinstance(node, ast.arg):

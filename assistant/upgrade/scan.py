@@ -32,6 +32,7 @@ from assistant.text.untrusted import one_line
 from assistant.upgrade.limits import read_at_most, size_text
 from assistant.upgrade.lookup import TargetIndex, might_hit
 from assistant.upgrade.notebook import code_cells, joined
+from assistant.upgrade.project import NONE, ProjectClasses, project_classes
 from assistant.upgrade.target import Target
 from assistant.upgrade.visitor import Hit, HitVisitor
 
@@ -92,31 +93,34 @@ def scan(
     `multiprocessing` requires, so it is the command line's choice, not the library's default."""
     index = TargetIndex.of(targets)
     errors: list[ScanError] = []
-    found_files = list(_files(paths, errors))
+    roots: dict[Path, Path] = {}
+    found_files = list(_files(paths, errors, roots))
+    # The project's own classes, from every file found: a class imported from another module still types.
+    project = project_classes(((path, roots[path]) for path in found_files), index.is_class)
     shown = progress(found_files) if progress else found_files
     limits = (max_bytes, max_notebook_bytes)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if not parallel or len(found_files) < PARALLEL_FILES or workers < 2:
-        return _gathered(((path, _scan_path(path, index, limits)) for path in shown), errors)
+        return _gathered(((path, _scan_path(path, index, limits, project)) for path in shown), errors)
     context = multiprocessing.get_context("forkserver")  # no fork of a process that may run threads (a server)
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_set_index, initargs=(index,)) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_set_index, initargs=(index, project)) as pool:
         results = pool.map(_scan_indexed, found_files, [limits] * len(found_files), chunksize=4)
         return _gathered(zip(shown, results, strict=False), errors)
 
 
 PARALLEL_FILES = 12  # fewer files are scanned in this process: starting the workers would cost more
 MAX_WORKERS = 4
-_INDEX: TargetIndex | None = None  # a worker's targets, set once when it starts
+_INDEX: tuple[TargetIndex, ProjectClasses] | None = None  # a worker's targets and project, set when it starts
 
 
-def _set_index(index: TargetIndex) -> None:
+def _set_index(index: TargetIndex, project: ProjectClasses) -> None:
     global _INDEX
-    _INDEX = index
+    _INDEX = (index, project)
 
 
 def _scan_indexed(path: Path, limits: tuple[int | None, int | None]) -> _Scanned:
     assert _INDEX is not None, "the worker starts with its index"
-    return _scan_path(path, _INDEX, limits)
+    return _scan_path(path, _INDEX[0], limits, _INDEX[1])
 
 
 def _gathered(scanned: Iterable[tuple[Path, _Scanned]], errors: list[ScanError]) -> ScanReport:
@@ -129,7 +133,9 @@ def _gathered(scanned: Iterable[tuple[Path, _Scanned]], errors: list[ScanError])
     return _report(findings, errors, files)
 
 
-def _scan_path(path: Path, index: TargetIndex, limits: tuple[int | None, int | None]) -> _Scanned:
+def _scan_path(
+    path: Path, index: TargetIndex, limits: tuple[int | None, int | None], project: ProjectClasses = NONE
+) -> _Scanned:
     """One file's findings and errors, as `scan` reads it under its size limits."""
     max_bytes, max_notebook_bytes = limits
     notebook = path.suffix == ".ipynb"
@@ -141,7 +147,7 @@ def _scan_path(path: Path, index: TargetIndex, limits: tuple[int | None, int | N
     if data is None:  # only ever with a limit
         kind = "notebook" if notebook else "file"
         return [], [ScanError(str(path), f"not scanned: over the {size_text(limit or 0)} limit per {kind}")], 0
-    return _scan_data(data, str(path), index, notebook=notebook, max_code=max_bytes)
+    return _scan_data(data, str(path), index, notebook=notebook, max_code=max_bytes, project=project.in_file(str(path)))
 
 
 def scan_capped(
@@ -171,9 +177,10 @@ def scan_source(source: str, targets: Sequence[Target], *, filename: str = "<sou
     return _report(found, failed, scanned)
 
 
-def _files(paths: Sequence[str | Path], errors: list[ScanError]) -> Iterator[Path]:
+def _files(paths: Sequence[str | Path], errors: list[ScanError], roots: dict[Path, Path]) -> Iterator[Path]:
     """The files to scan, each once: a file as given (whatever its suffix), a directory's Python files and
-    notebooks in sorted order, outside hidden directories, virtualenvs, caches and installed packages."""
+    notebooks in sorted order, outside hidden directories, virtualenvs, caches and installed packages; `roots`
+    gets the folder each was found under (a file given alone: its own folder)."""
     seen: set[Path] = set()
 
     def new(path: Path) -> bool:
@@ -189,6 +196,7 @@ def _files(paths: Sequence[str | Path], errors: list[ScanError]) -> Iterator[Pat
     for given in map(Path, paths):
         if given.is_file():
             if new(given):
+                roots[given] = given.parent
                 yield given
         elif given.is_dir():
             for root, dirs, names in os.walk(given, onerror=unreadable):
@@ -196,33 +204,44 @@ def _files(paths: Sequence[str | Path], errors: list[ScanError]) -> Iterator[Pat
                 for name in sorted(names):
                     path = Path(root, name)
                     if name.endswith(SUFFIXES) and new(path):
+                        roots[path] = given
                         yield path
         else:
             errors.append(ScanError(str(given), "no such file or directory"))
 
 
-def _scan_data(data: bytes, shown: str, index: TargetIndex, *, notebook: bool, max_code: int | None) -> _Scanned:
+def _scan_data(
+    data: bytes,
+    shown: str,
+    index: TargetIndex,
+    *,
+    notebook: bool,
+    max_code: int | None,
+    project: ProjectClasses = NONE,
+) -> _Scanned:
     if notebook:
-        return _scan_notebook(data, shown, index, max_code)
+        return _scan_notebook(data, shown, index, max_code, project)
     try:
         # A BOM or a PEP 263 cookie says how the file is encoded, else it is UTF-8, as for Python itself.
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         source = data.decode(encoding)
     except (SyntaxError, UnicodeDecodeError) as e:
         return [], [ScanError(shown, f"cannot decode: {_one_line(str(e))}")], 0
-    return _scan_python(source, shown, index)
+    return _scan_python(source, shown, index, project)
 
 
-def _scan_python(source: str, shown: str, index: TargetIndex) -> _Scanned:
+def _scan_python(source: str, shown: str, index: TargetIndex, project: ProjectClasses = NONE) -> _Scanned:
     try:
-        hits = _hits(source, index)
+        hits = _hits(source, index, project)
     except _Unparsable as e:
         return [], [ScanError(shown, str(e))], 0
     lines = _lines(source)
     return [_finding(shown, hit, hit.line, lines) for hit in hits], [], 1
 
 
-def _scan_notebook(data: str | bytes, shown: str, index: TargetIndex, max_code: int | None = None) -> _Scanned:
+def _scan_notebook(
+    data: str | bytes, shown: str, index: TargetIndex, max_code: int | None = None, project: ProjectClasses = NONE
+) -> _Scanned:
     try:
         cells = code_cells(json.loads(data))
     except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
@@ -232,7 +251,7 @@ def _scan_notebook(data: str | bytes, shown: str, index: TargetIndex, max_code: 
         return [], [ScanError(shown, f"not scanned: its code is over the {size_text(max_code)} limit per file")], 0
     errors: list[ScanError] = []
     try:
-        hits = _hits(code, index)
+        hits = _hits(code, index, project)
     except _Unparsable:
         good = []
         for cell in cells:
@@ -242,7 +261,7 @@ def _scan_notebook(data: str | bytes, shown: str, index: TargetIndex, max_code: 
             except _Unparsable as e:
                 errors.append(ScanError(shown, f"cell {cell.index}: {e}"))
         cells = good
-        hits = _hits(joined(cells), index)  # modules that parse alone parse one after the other
+        hits = _hits(joined(cells), index, project)  # modules that parse alone parse one after the other
     starts = []  # the line of the joined source each cell starts at
     line = 1
     for cell in cells:
@@ -260,13 +279,13 @@ class _Unparsable(Exception):
     """Source that does not parse; the message is the one line a `ScanError` shows."""
 
 
-def _hits(source: str, index: TargetIndex) -> list[Hit]:
+def _hits(source: str, index: TargetIndex, project: ProjectClasses = NONE) -> list[Hit]:
     """The hits of one module's source; raises `_Unparsable`."""
     tree = _parsed(source)
     if not might_hit(tree, index):
         return []
     try:
-        return HitVisitor(index).hits(tree, source)
+        return HitVisitor(index, project).hits(tree, source)
     except RecursionError as e:
         raise _Unparsable(_TOO_DEEP) from e
 

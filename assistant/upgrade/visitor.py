@@ -17,6 +17,7 @@ from itertools import pairwise
 
 from assistant.upgrade.lookup import TargetIndex
 from assistant.upgrade.names import Scopes
+from assistant.upgrade.project import NONE, ProjectClasses
 from assistant.upgrade.receivers import dotted, part_name, typed_names
 from assistant.upgrade.target import Target
 
@@ -81,8 +82,9 @@ class _Places:
 class HitVisitor:
     """Collects the hits of one module's tree: `HitVisitor(index).hits(tree, source)`."""
 
-    def __init__(self, index: TargetIndex) -> None:
+    def __init__(self, index: TargetIndex, project: ProjectClasses = NONE) -> None:
         self.index = index
+        self.project = project
         self.found: list[tuple[tuple[int, int], str, str, bool]] = []  # place, symbol, change, exact
         self.types: dict[ast.Name, str] = {}  # local names holding an instance of a known class
         self.methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, str] = {}  # methods of classes derived
@@ -111,7 +113,7 @@ class HitVisitor:
         return self.scopes.imported(base), self.scopes.known(base)
 
     def _module(self, tree: ast.Module) -> None:
-        known = typed_names(tree, self.scopes, self.index.is_class)
+        known = typed_names(tree, self.scopes, self.index.is_class, self.project)
         self.types, self.methods = known.types, known.methods
         for name, owner in known.settings.items():  # `USE_L10N = True`; `orm_mode = True` in a model's Config
             for target in self.index.settings.get(name.id, ()):
