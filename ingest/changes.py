@@ -18,10 +18,10 @@ from dataclasses import replace
 from keyword import iskeyword
 
 from assistant.model.changes import Change, ChangeKind, subject_part
-from assistant.model.document import Entry
 from assistant.model.records import Chunk
 from assistant.text.words import sentences
 from ingest.call_forms import old_forms
+from ingest.fixes import detail, fix
 
 SUMMARY_CHARS = 240
 TOPIC = -2  # `Change.entry` of a guide's topic, named by its heading alone (-1: a heading stating a change)
@@ -143,7 +143,7 @@ def _heading_change(chunk: Chunk, heading: str, kind: ChangeKind, *, entry: int 
     change = _change(kind, heading, f"{dotted} {heading} {body}", entry, default_summary=heading)
     # The call forms its examples mark as old ("select() no longer accepts …", "bound metadata removed").
     forms = (f for e in chunk.entries if e.kind == "code" for f in old_forms(e.text))
-    return replace(change, forms=tuple(dict.fromkeys(forms)), fix=_fix(chunk.entries, stated=False))
+    return replace(change, forms=tuple(dict.fromkeys(forms)), fix=fix(chunk.entries, stated=False))
 
 
 def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None) -> tuple[Change, ...]:
@@ -167,12 +167,16 @@ def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None) 
             # "Removed in Pydantic V2: `pydantic.typing.is_finalvar`".
             text = f"{intro} {text}" if intro else f"{heading}: {text}" if heading else text
         kind = _kind_of(entry.kind, text, section_kind)
+        if kind is None and intro and entry.kind in ("item", "row") and _wording_kind(intro):
+            # "The following settings have been renamed:" says it of each item under it, long ones too
+            text = f"{intro} {text}"
+            kind = _kind_of(entry.kind, text, section_kind)
         if kind is None:
             continue
         owner = _owner(intro) if intro else ""
         member_of = "" if intro else _owner(heading, dotted=True)
         change = _change(kind, text, text, n, row=entry.kind == "row", owner=owner, member_of=member_of)
-        out.append(replace(change, fix=_fix((entry, *_detail(chunk.entries, n)))))
+        out.append(replace(change, fix=fix((entry, *detail(chunk.entries, n)))))
     return tuple(out)
 
 
@@ -259,37 +263,6 @@ _POSITIONAL = re.compile(
     r"(?:[.;(]|$)",
     re.IGNORECASE,
 )
-
-
-# What a heading change's entries say to do: the first sentence, after the one stating the change, that
-# instructs ("Update the compiler …", "Users … should opt in …", "No action required unless …").
-_FIX = re.compile(
-    r"^\W*+(?:to address:|update|use|migrate|set|pass|replace|install|remove|add|call|switch|opt|ensure|make|"
-    r"rename|move|import|upgrade|no (?:specific )?(?:action|fix|change)s?\b)|"
-    r"\b(?:should|must|needs? to|to (?:restore|keep|explicitly|opt|use|get))\b",
-    re.IGNORECASE,
-)
-FIX_CHARS = 240
-
-
-def _fix(entries: tuple[Entry, ...], *, stated: bool = True) -> str:
-    """The instruction a change's entries give, after the sentence that states the change (unless the change is
-    `stated` elsewhere: a heading)."""
-    said = [sentence for e in entries if e.kind != "code" for sentence in sentences(e.text)]
-    for sentence in said[int(stated) :]:
-        if _FIX.search(sentence):
-            return sentence if len(sentence) <= FIX_CHARS else sentence[:FIX_CHARS].rsplit(" ", 1)[0] + "…"
-    return ""
-
-
-def _detail(entries: tuple[Entry, ...], n: int) -> tuple[Entry, ...]:
-    """The paragraphs after entry `n` up to the next entry that announces a change of its own (an item, a row)."""
-    out = []
-    for entry in entries[n + 1 :]:
-        if entry.kind in ("item", "row") and not entry.continues:
-            break
-        out.append(entry)
-    return tuple(out)
 
 
 _KEYWORD_ONLY = re.compile(r"\bkeyword[- ]only\b", re.IGNORECASE)

@@ -59,7 +59,8 @@ if TYPE_CHECKING:
 # 33: a heading change keeps the instruction its entries give (`Change.fix`)
 # 34: an item ending with ":" introduces the items under it; "`a` → `b`" names what replaces `a`
 # 35: a migration guide's topics are changes ("To address:" their fix); "Migrate to v9.x", `migrate-to-9.0.0.md`
-CHUNKER_VERSION = 35
+# 36: an item under "The following … have been renamed:" is read with it however long it is
+CHUNKER_VERSION = 36
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -100,6 +100,14 @@ def test_short_items_are_read_with_their_introduction() -> None:
     assert (change.symbols[0], change.parameter, change.replacement) == ("Field", "min_items", "min_length")
 
 
+def test_an_item_saying_nothing_itself_is_read_with_its_introduction_however_long() -> None:
+    intro = Entry("paragraph", "The following config settings have been renamed:")
+    long_item = item("`allow_population_by_field_name` → `populate_by_name` (or `validate_by_name` from 2.11 on)")
+    (change,) = chunk(intro, long_item, section="Migration guide").changes
+    assert change.kind == "behaviour" and change.summary.startswith("The following config settings have been renamed")
+    assert change.replacement == "populate_by_name"
+
+
 def test_changes_survive_the_store_round_trip() -> None:
     changes = (Change("removed", "Removed `a.b`.", ("a.b",), "a.c", "p", True, 3), Change("new", "Added x."))
     assert loads(dumps(changes)) == changes

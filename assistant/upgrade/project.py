@@ -20,6 +20,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from assistant.upgrade.names import dotted_name
+
 ROUNDS = 6  # a class derived from a project class derived from one, …, re-exported: a few levels down
 
 
@@ -157,7 +159,7 @@ def _read(path: Path, root: Path, packages: dict[Path, list[str]]) -> _Module | 
                 if alias.name != "*" and base is not None:
                     imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
         elif isinstance(node, ast.ClassDef):
-            classes[node.name] = tuple(d for b in node.bases if (d := _dotted(b)))
+            classes[node.name] = tuple(d for b in node.bases if (d := dotted_name(b)))
     return _Module(str(path), ".".join(package), names, imports, classes)
 
 
@@ -170,13 +172,3 @@ def _absolute(node: ast.ImportFrom, package: list[str]) -> str | None:
         return None
     parts = package[: len(package) - (node.level - 1)]
     return ".".join([*parts, *([node.module] if node.module else [])])
-
-
-def _dotted(node: ast.expr) -> str:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return ""
-    return ".".join([node.id, *reversed(parts)])

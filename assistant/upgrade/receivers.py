@@ -23,30 +23,11 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from assistant.upgrade.names import Scopes
+from assistant.upgrade.names import Scopes, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
 
 _SAME = "="  # a binding from a method of the name itself: it keeps whatever type the others give
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def dotted(node: ast.expr) -> list[ast.Name | ast.Attribute] | None:
-    """The parts of a pure dotted chain (`torch.ao.quantization`), base name first, then each attribute that
-    adds a part; None for anything else."""
-    parts: list[ast.Name | ast.Attribute] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node)
-    parts.reverse()
-    return parts
-
-
-def part_name(part: ast.Name | ast.Attribute) -> str:
-    """A dotted chain part's own name: the base's, or the attribute's."""
-    return part.id if isinstance(part, ast.Name) else part.attr
 
 
 class _Bindings:

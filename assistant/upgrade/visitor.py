@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from assistant.upgrade.lookup import TargetIndex
-from assistant.upgrade.names import Scopes
+from assistant.upgrade.names import Scopes, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
-from assistant.upgrade.receivers import dotted, part_name, typed_names
+from assistant.upgrade.receivers import typed_names
 from assistant.upgrade.target import Target
 
 # Receivers whose type is plain from the code: a literal is a builtin, never the class a target names.
