@@ -3,8 +3,9 @@ imported from another module of the project (`from app.schemas.base import AppMo
 its receivers, subclasses and annotations as a class defined in the same module does (`assistant.upgrade.receivers`).
 
 A first pass over every Python file of the scan reads, with `ast` only, each module's top-level imports and classes;
-a module is known by its path under the folder given (`app/schemas/base.py` is `app.schemas.base`) and by each
-shorter tail of it, since the folder given may be above the import root (`src/app/...`). A class derives from a
+a module is known by the packages above it (folders with an `__init__.py`: `app/schemas/base.py` is
+`app.schemas.base` even when `app/` is the folder given), by its path under the folder given, and by each shorter
+tail of those, since the folder given may be above the import root (`src/app/...`). A class derives from a
 product's when a base, as its module imports it, is one (`is_class`: the targets name it, or it is written as a
 class) or is another project class that does; re-exports (`from .base import AppModel` in a package's
 `__init__.py`) name the same class. A name two modules of the project define differently is left out.
