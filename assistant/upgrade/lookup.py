@@ -167,12 +167,13 @@ class TargetIndex:
         if any(m.worth(member, receiver) for m in self.members.get(member, ())):
             return True
         found = self.member_calls.get(member, ()) if call is not None else ()
-        return any(m.worth(member, receiver) and _meets(m.target, call) for m in found)  # type: ignore[arg-type]
+        return any(m.worth(member, receiver) and meets(m.target, call) for m in found)  # type: ignore[arg-type]
 
 
 def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
     """Whether a module, as Python's `ast` parses it, may hit any target: a quick over-approximation of
-    `HitVisitor` that ignores scopes (a name any import binds counts everywhere) and calls' arguments.
+    `HitVisitor` that ignores scopes (a name any import binds counts everywhere) and the arguments of calls but
+    a member's, whose qualifier it checks as the visitor does (`meets`).
 
     The scope analysis and typed receivers cost a few times more than parsing: in a project that imports a
     library in every file, few files use what its changes name, and only those need them."""
@@ -230,19 +231,24 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
     return False
 
 
-def _meets(target: Target, call: ast.Call) -> bool:
-    """Whether a call may meet a target's qualifier, as `HitVisitor` checks it (an
-    over-approximation: a call this refuses, the visitor refuses too)."""
+def meets(target: Target, call: ast.Call) -> bool:
+    """Whether a call meets a target's qualifier: one of its old call forms (a list or tuple first, a keyword),
+    more arguments by position than it keeps, or its parameter passed (omitted, for a changed default). The
+    visitor and the pre-pass ask this of the same `ast` node, so the pre-pass never drops a call that hits."""
     keywords = {k.arg for k in call.keywords if k.arg is not None}
     splat = any(k.arg is None for k in call.keywords)  # `**kwargs` may pass any parameter
-    spread = any(isinstance(a, ast.Starred) for a in call.args)
+    by_position = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
     if target.forms:
-        return True
+        first = by_position[0] if by_position else None
+        shape = (
+            "list" if isinstance(first, (ast.List, ast.ListComp)) else "tuple" if isinstance(first, ast.Tuple) else ""
+        )
+        return any(f == shape or (f.startswith("kw=") and f[3:] in keywords) for f in target.forms)
     if target.positional >= 0:
-        return spread or len(call.args) > target.positional
-    if target.omitted:
-        return target.parameter not in keywords
-    return target.parameter in keywords or splat
+        spread = len(by_position) < len(call.args)  # `*args`: how many is unknown
+        return not spread and len(by_position) > target.positional
+    passed = target.parameter in keywords
+    return not passed and not splat if target.omitted else passed
 
 
 def _ends(qualified: str) -> str:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from assistant.upgrade.lookup import TargetIndex
+from assistant.upgrade.lookup import TargetIndex, meets
 from assistant.upgrade.names import Scopes, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
 from assistant.upgrade.receivers import typed_names
@@ -177,29 +177,6 @@ class HitVisitor:
                     self._hit(self.places.start(alias), name, target)
 
     def _call(self, node: ast.Call) -> None:
-        keywords = {k.arg for k in node.keywords if k.arg is not None}
-        splat = any(k.arg is None for k in node.keywords)  # `**kwargs` may pass any parameter
-
-        by_position = [arg for arg in node.args if not isinstance(arg, ast.Starred)]
-        spread = len(by_position) < len(node.args)  # `*args`: how many is unknown
-
-        first = by_position[0] if by_position else None
-
-        def hit_by(target: Target) -> bool:
-            if target.forms:
-                shape = (
-                    "list"
-                    if isinstance(first, (ast.List, ast.ListComp))
-                    else "tuple"
-                    if isinstance(first, ast.Tuple)
-                    else ""
-                )
-                return any(f == shape or (f.startswith("kw=") and f[3:] in keywords) for f in target.forms)
-            if target.positional >= 0:
-                return not spread and len(by_position) > target.positional
-            passed = target.parameter in keywords
-            return not passed and not splat if target.omitted else passed
-
         parts = dotted(node.func)
         known = False
         if parts is not None:
@@ -208,7 +185,7 @@ class HitVisitor:
             for base in imported:
                 symbol = self.index.canonical(".".join([base, *rest]))
                 for target in self.index.calls.get(symbol, ()) + self.index.in_forms(symbol):
-                    if hit_by(target):
+                    if meets(target, node):
                         self._hit(self.places.start(node), f"{symbol}({_qualifier(target)})", target)
         func = node.func
         if not isinstance(func, ast.Attribute) or isinstance(func.value, _LITERALS):
@@ -221,7 +198,7 @@ class HitVisitor:
             for member in self.index.member_calls.get(func.attr, ()):
                 # got from a `DataFrame`: the change must be about a member of that class (and maybe others')
                 exact = derived in self.index.change_classes.get(member.target.change, ())
-                if (exact or member.worth(func.attr, receiver)) and hit_by(member.target):
+                if (exact or member.worth(func.attr, receiver)) and meets(member.target, node):
                     symbol = f"{member.target.symbol}({_qualifier(member.target)})"
                     self._hit(self.places.attr(func), symbol, member.target, exact=exact)
 
