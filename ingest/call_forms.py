@@ -11,7 +11,9 @@ says what to use:
 
 A call of one of the change's names in a statement under an "old" comment gives its forms: `select:list` (its
 first argument is a list literal; `tuple` for a tuple) and `select:kw=order_by` (it passes that keyword), less what the
-"new" calls of the same example do as well. The scan hits a call only in one of those forms
+"new" calls of the same example do as well; a parameter the old comment names ("# whereclause parameter no
+longer supported", over `table.select(table.c.id == 5)`, which passes it by position) gives `select:kw=whereclause`
+too. The scan hits a call only in one of those forms
 (`assistant.upgrade.targeting`). The code is parsed with `ast`, never run; an example that does not parse gives
 none.
 
@@ -29,6 +31,11 @@ MAX_CODE_CHARS = 20_000  # an example longer than this is no short before/after 
 _OLD = re.compile(r"\b(?:no longer|deprecat\w*|legacy|removed|not supported|unsupported|old|before|1\.x)\b", re.I)
 _NEW = re.compile(r"\b(?:use|new|instead|after|2\.0|now)\b", re.I)
 _TRAILING_FIX = re.compile(r"\s*+(?:use|instead|requires?)\b", re.I)  # `Table(…, autoload=True)  # use autoload_with=`
+# "# whereclause parameter no longer supported": the parameter an old comment names, which its example may pass by
+# position (`table.select(table.c.id == 5)`); code passing it by keyword is in the old form too.
+_NAMED_PARAMETER = re.compile(r"\b([a-z_][a-z0-9_]*)\s+(?:parameter|argument|keyword)s?\b", re.I)
+# Python's own words for kinds of parameter ("positional parameters no longer supported"): no parameter's name.
+_KINDS = frozenset("positional keyword named optional required extra additional variable default other all".split())
 
 
 def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
@@ -42,7 +49,7 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ()
-    marks = _marks(code)
+    marks, named = _marks(code)
     old: dict[str, set[str]] = {}
     new: dict[str, set[str]] = {}
     for node in ast.walk(tree):
@@ -54,6 +61,8 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
         if not name or (wanted is not None and name not in wanted) or mark is None:
             continue
         forms = {f"kw={k.arg}" for k in node.keywords if k.arg}
+        if mark == "old" and node.lineno in named:
+            forms.add(f"kw={named[node.lineno]}")
         if node.args and isinstance(node.args[0], (ast.List, ast.ListComp)):
             forms.add("list")
         elif node.args and isinstance(node.args[0], ast.Tuple):
@@ -65,19 +74,25 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def _marks(code: str) -> dict[int, str]:
+def _marks(code: str) -> tuple[dict[int, str], dict[int, str]]:
     """Each line's mark, "old" or "new": from the comment above its statement (until a blank line), or its own
-    comment at the end of the line, which says what is wrong with it ("# no longer supported", "# use x=")."""
+    comment at the end of the line, which says what is wrong with it ("# no longer supported", "# use x="); and
+    the parameter an old line's comment names ("# whereclause parameter no longer supported")."""
     marks: dict[int, str] = {}
-    mark = None
+    named: dict[int, str] = {}
+    mark, parameter = None, ""
     for n, line in enumerate(code.splitlines(), start=1):
         text = line.strip()
         if not text:
             mark = None
         elif text.startswith("#"):
             mark = "old" if _OLD.search(text) else "new" if _NEW.search(text) else None
+            found = _NAMED_PARAMETER.search(text) if mark == "old" else None
+            parameter = found.group(1) if found and found.group(1).lower() not in _KINDS else ""
         elif "  #" in line and (_OLD.search(end := line.rsplit("  #", 1)[1]) or _TRAILING_FIX.match(end)):
             marks[n] = "old"
         elif mark is not None:
             marks[n] = mark
-    return marks
+            if parameter:
+                named[n] = parameter
+    return marks, named

@@ -198,14 +198,19 @@ def test_a_builtin_method_name_is_a_possible_hit_only_on_a_receiver_named_after_
 
 
 def test_a_short_member_name_is_a_possible_hit_only_on_a_receiver_named_after_the_class(tmp_path):
-    report = scan_code(tmp_path, "frame.pad()\ndf.pad()\n", Target("c", "pandas.DataFrame.pad"))
-    assert places(report) == [(2, 4, "pandas.DataFrame.pad", False)]
+    code = "import pandas\nframe.pad()\ndf.pad()\n"
+    report = scan_code(tmp_path, code, Target("c", "pandas.DataFrame.pad"))
+    assert places(report) == [(3, 4, "pandas.DataFrame.pad", False)]
 
 
-def test_a_parameter_of_a_class_member_is_a_possible_hit_on_an_unknown_receiver(tmp_path):
-    code = 'df.to_csv("a", line_terminator="\\n")\ndf.to_csv("a")\n'
-    report = scan_code(tmp_path, code, Target("c", "pandas.DataFrame.to_csv", "line_terminator"))
-    assert places(report) == [(1, 4, "pandas.DataFrame.to_csv(line_terminator)", False)]
+def test_a_parameter_of_a_class_member_passed_by_keyword_is_a_hit_on_an_unknown_receiver(tmp_path):
+    # The keyword the docs name is evidence of the class that the member's name alone is not.
+    code = 'import pandas\ndf.to_csv("a", line_terminator="\\n")\ndf.to_csv("a")\n'
+    target = Target("c", "pandas.DataFrame.to_csv", "line_terminator")
+    report = scan_code(tmp_path, code, target)
+    assert places(report) == [(2, 4, "pandas.DataFrame.to_csv(line_terminator)", True)]
+    # In a project that never imports pandas, a `to_csv` is some other library's: nothing, not even a guess.
+    assert scan_code(tmp_path, code.removeprefix("import pandas\n"), target).findings == ()
 
 
 def test_only_a_class_member_has_possible_hits():

@@ -12,7 +12,7 @@ import ast
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from assistant.upgrade.target import Target
 
@@ -160,6 +160,20 @@ class TargetIndex:
             prefix = f"{prefix}.{part}" if prefix else part
             yield from self.names.get(prefix, ())
 
+    def by_keyword(self, member: str, call: ast.Call) -> Iterator[Target]:
+        """Targets a call of `member` meets, on a receiver of any type, by a keyword argument the docs name: the
+        parameter a change is about (`fillna(method=…)`) or one an old example passes or its comment names
+        (`select(whereclause=…)`). A keyword so named is evidence of the receiver's class that a bare member
+        name is not; the visitor still asks that the module import the target's product."""
+        for found in self.member_calls.get(member, ()):
+            target = found.target
+            if target.parameter and not target.omitted and meets(target, call):
+                yield target
+        for target in self.forms.get(member, ()):
+            keywords = tuple(f for f in target.forms if f.startswith("kw="))
+            if keywords and meets(replace(target, forms=keywords), call):
+                yield target
+
     def possible(self, member: str, receiver: str | None, call: ast.Call | None = None) -> bool:
         """Whether `<receiver>.<member>` makes a possible hit for some target, were the receiver unknown; a
         member whose change has a qualifier only in a `call` that meets it (`logger.info(…)` is no call of
@@ -203,7 +217,10 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
             receiver = (
                 value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else None
             )
-            if index.possible(node.attr, receiver, calls.get(id(node))):
+            call = calls.get(id(node))
+            if index.possible(node.attr, receiver, call) or (
+                call is not None and any(index.by_keyword(node.attr, call))
+            ):
                 return True
             if id(node) in inner:
                 continue  # part of a chain read from its outermost attribute (`ast.walk` meets that first)

@@ -6,7 +6,9 @@ is `pandas.DataFrame.applymap` and an exact hit, not a possible one. A class the
 class (`class User(BaseModel)`) stands for it: `User(...)`, `User.parse_obj(...)`, `self` in its methods, the
 methods it overrides and the names its body (or a class nested in it, `class Config`) sets. A rebinding from a
 method of itself (`df = df.dropna()`, `query = query.filter(...)`) keeps the type: fluent APIs return their own
-kind. Every binding of the name in its scope must agree (the analysis is flow-insensitive, as Python's scopes
+kind. A name every binding of which is a call of what one module imports (`r = requests.get(url)`) is
+known to come from that module, though its type is not (`Receivers.origins`). Every binding of the name in its
+scope must agree (the analysis is flow-insensitive, as Python's scopes
 are); anything else (`df = load()`, a loop variable, a parameter without annotation) leaves the name unknown,
 and the scan's receiver-name rules apply to it as before.
 
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from assistant.upgrade.names import Scopes, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
@@ -102,6 +104,9 @@ class Receivers:
     methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, str]
     # Names set at a module's top level (""), or in the body of a class derived from a product's (that class)
     settings: dict[ast.Name, str]
+    # Names every binding of which is a call of what one module imports (`r = requests.get(url)`): that module's
+    # top name. Their type is unknown, but a guess that they hold another library's object is not worth making.
+    origins: dict[ast.Name, str] = field(default_factory=dict)
 
 
 def typed_names(
@@ -146,14 +151,36 @@ def typed_names(
             return None
         return _SAME if how[0] == _SAME else imported(how[1])
 
+    def origin_of(node: ast.AST) -> str | None:
+        how = collector.bound.get(node) if isinstance(node, ast.Name) else None
+        if how is None or how[0] == _SAME:
+            return None if how is None else _SAME
+        return called_from(how[1], scopes)
+
     out: dict[ast.Name, str] = {}
+    origins: dict[ast.Name, str] = {}
     for name, bindings in scopes.accesses.items():
         if bindings:
             types = {type_of(b) for b in bindings} - {_SAME}
             if len(types) == 1 and None not in types:
                 out[name] = next(iter(types))  # type: ignore[arg-type]
+            tops = {origin_of(b) for b in bindings} - {_SAME}
+            if len(tops) == 1 and None not in tops:
+                origins[name] = next(iter(tops))  # type: ignore[arg-type]
     methods = {node: derived[name] for node, name in collector.methods.items() if name in derived}
     settings = {
         node: derived.get(owner, "") for node, owner in collector.assigned.items() if not owner or owner in derived
     }
-    return Receivers(out, methods, settings)
+    return Receivers(out, methods, settings, origins)
+
+
+def called_from(func: ast.expr, scopes: Scopes) -> str | None:
+    """The top module of what a called expression is imported from (`requests.get` -> "requests", also
+    `requests.get(url).json` and `requests.Session().get`), when its base is an import; None otherwise."""
+    node = func
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    if not isinstance(node, ast.Name):
+        return None
+    found = scopes.imported(node)
+    return found[0].split(".", 1)[0] if len(found) == 1 else None

@@ -27,6 +27,8 @@ class Target:
     # Call forms its docs' examples mark as old ("list": a list as first argument; "kw=values"): only calls in one
     # of them are hit, wherever the product's module (`family`) the code calls it from (`select` is re-exported).
     forms: tuple[str, ...] = ()
+    # The product's import names ("sqlalchemy"): what a module must import for a guess at the target, as its
+    # symbol may not say (`ndarray.newbyteorder`); the symbol's first part when empty.
     family: tuple[str, ...] = ()
     # A setting ("The `USE_L10N` setting is removed", "config settings renamed: `orm_mode` → …"): also hit where
     # the code sets it, at a module's top level or in the body of a class derived from the product's.

@@ -20,8 +20,10 @@ def targets(plan: UpgradePlan) -> list[Target]:
     feature. A name is hit wherever it is used only when the change is about the name itself ("Removed
     `Int64Index`", "The `x()` method is deprecated", a table's row from `a` to `b`, what replaces it named); a
     change with a qualifier hits only the calls that meet it (a parameter passed or, for a changed default,
-    omitted; more arguments by position than it keeps; a call form its examples mark as old). "Changed behavior
-    of the `DataFrame` constructor given …" holds under a condition the code does not show: a plan entry only."""
+    omitted; more arguments by position than it keeps; a call form its examples mark as old, also of a class
+    the examples call and the text does not name: `Table(…, autoload=True)` under "bound metadata removed").
+    "Changed behavior of the `DataFrame` constructor given …" holds under a condition the code does not show: a
+    plan entry only."""
     out = []
     for change in plan.changes:
         if change.kind == "new" or ADDS.match(change.summary):
@@ -31,6 +33,8 @@ def targets(plan: UpgradePlan) -> list[Target]:
             named = [s for s in change.symbols if _forms_of(s, change.forms)] or named
         if not named and change.parameter and change.symbols:  # "… removed from `Field`: `const`"
             named = [change.symbols[0]]
+        if change.forms and plan.modules:  # a class its old examples call that its text does not name
+            named = [*named, *_example_classes(change, plan.modules[0])]
         if not named:
             continue
         qualified = change.parameter or change.positional >= 0
@@ -51,7 +55,7 @@ def targets(plan: UpgradePlan) -> list[Target]:
                         at_import=change.kind != "deprecated",  # a deprecated name still imports: its uses hit
                         positional=change.positional,
                         forms=forms,
-                        family=plan.modules if forms else (),
+                        family=plan.modules,
                         setting=setting,
                     )
                 )
@@ -94,6 +98,14 @@ def _replaced(symbol: str, change: PlannedChange) -> bool:
 
 
 _SETTING = re.compile(r"\b(?:config(?:uration)? )?settings?\b", re.IGNORECASE)
+
+
+def _example_classes(change: PlannedChange, module: str) -> list[str]:
+    """The classes (named so by PEP 8) a change's old examples call in an old form and its text does not name:
+    "`Table("t", metadata_obj, autoload=True)  # use autoload_with=engine`" under "bound metadata removed"."""
+    named = {s.rsplit(".", 1)[-1] for s in change.symbols}
+    called = (f.partition(":")[0] for f in change.forms if not f.startswith("~"))
+    return [f"{module}.{name}" for name in dict.fromkeys(called) if name[:1].isupper() and name not in named]
 
 
 def _forms_of(symbol: str, forms: tuple[str, ...]) -> tuple[str, ...]:

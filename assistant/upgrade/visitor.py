@@ -4,8 +4,12 @@ of `assistant.upgrade.lookup`.
 Names are resolved by Python's scoping rules (`assistant.upgrade.names`: `np.float_` -> `numpy.float_` after
 `import numpy as np`), so a local or an attribute that merely shares a name never hits. Receivers the code
 types plainly are followed (`assistant.upgrade.receivers`); what stays unknown, the type of `arr` in
-`arr.newbyteorder()`, makes at most a possible hit, as `lookup.Member.worth` decides. Hits are placed as the
-editor shows them: lines, and 1-based columns counted in characters (`ast` counts UTF-8 bytes).
+`arr.newbyteorder()`, makes at most a possible hit, as `lookup.Member.worth` decides, unless the call passes a
+keyword the docs name for that member (`x.fillna(method=…)`, `tbl.select(whereclause=…)`) in a module that imports
+the product: that keyword is evidence of the class the bare name is not (`TargetIndex.by_keyword`). No guess is made
+in a project that never imports the product, nor on what another library's call returned (`r` after
+`r = requests.get(url)`). Hits are placed as the editor shows them: lines, and 1-based columns counted in
+characters (`ast` counts UTF-8 bytes).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from itertools import pairwise
 from assistant.upgrade.lookup import TargetIndex, meets
 from assistant.upgrade.names import Scopes, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
-from assistant.upgrade.receivers import typed_names
+from assistant.upgrade.receivers import called_from, typed_names
 from assistant.upgrade.target import Target
 
 # Receivers whose type is plain from the code: a literal is a builtin, never the class a target names.
@@ -88,13 +92,16 @@ class HitVisitor:
         self.found: list[tuple[tuple[int, int], str, str, bool]] = []  # place, symbol, change, exact
         self.types: dict[ast.Name, str] = {}  # local names holding an instance of a known class
         self.methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, str] = {}  # methods of classes derived
+        self.origins: dict[ast.Name, str] = {}  # names holding what a call of one imported module returned
         self.scopes = Scopes({}, {})
+        self.products: frozenset[str] = frozenset()  # the top modules the module imports
         self.places = _Places("")
 
     def hits(self, tree: ast.Module, source: str) -> list[Hit]:
         """The module's hits."""
         self.places = _Places(source)
         self.scopes = Scopes.of(tree)
+        self.products = frozenset(name.split(".", 1)[0] for name in self.scopes.imports.values())
         self._module(tree)
         stack: list[ast.AST] = [tree]
         while stack:  # iterative: CPython builds trees deeper than Python's recursion limit
@@ -114,7 +121,7 @@ class HitVisitor:
 
     def _module(self, tree: ast.Module) -> None:
         known = typed_names(tree, self.scopes, self.index.is_class, self.project)
-        self.types, self.methods = known.types, known.methods
+        self.types, self.methods, self.origins = known.types, known.methods, known.origins
         for name, owner in known.settings.items():  # `USE_L10N = True`; `orm_mode = True` in a model's Config
             for target in self.index.settings.get(name.id, ()):
                 if not owner or owner.split(".")[0] == target.symbol.split(".")[0]:
@@ -195,10 +202,21 @@ class HitVisitor:
         derived = None if isinstance(func.value, ast.Name) else self._derived(func.value)
         if not known or derived:
             receiver = part_name(parts[-2]) if parts is not None else None
+            keyed = set()
+            for target in self.index.by_keyword(func.attr, node):
+                product = target.family or tuple(target.symbol.split(".")[:1])
+                if derived and derived.split(".")[0] in product:
+                    continue  # got from an instance of the product: the classes its changes are about decide, below
+                if target not in keyed and self.products.intersection(product):
+                    keyed.add(target)
+                    self._hit(self.places.attr(func), f"{target.symbol}({_qualifier(target)})", target)
             for member in self.index.member_calls.get(func.attr, ()):
+                if member.target in keyed:
+                    continue
                 # got from a `DataFrame`: the change must be about a member of that class (and maybe others')
                 exact = derived in self.index.change_classes.get(member.target.change, ())
-                if (exact or member.worth(func.attr, receiver)) and meets(member.target, node):
+                guess = member.worth(func.attr, receiver) and self._guessed(member.target, func.value)
+                if (exact or guess) and meets(member.target, node):
                     symbol = f"{member.target.symbol}({_qualifier(member.target)})"
                     self._hit(self.places.attr(func), symbol, member.target, exact=exact)
 
@@ -229,8 +247,21 @@ class HitVisitor:
         call exact (`_call`) stays a guess there."""
         # Placed at the member's name: the receiver may be a long expression, even spanning lines.
         for member in self.index.members.get(attr.attr, ()):
-            if member.worth(attr.attr, receiver):
+            if member.worth(attr.attr, receiver) and self._guessed(member.target, attr.value):
                 self._hit(self.places.attr(attr), member.target.symbol, member.target, exact=False)
+
+    def _guessed(self, target: Target, receiver: ast.expr) -> bool:
+        """Whether a guess at a target on a receiver of unknown type is worth making: not in a project that never
+        imports its product, nor on what another library's call returned (`requests.get(url).json()`, or `r`
+        after `r = requests.get(url)`)."""
+        product = target.family or tuple(target.symbol.split(".")[:1])
+        if not any(self.project.uses(top) for top in product):
+            return False
+        if isinstance(receiver, ast.Name):
+            origin = self.origins.get(receiver)
+        else:
+            origin = called_from(receiver, self.scopes) if isinstance(receiver, (ast.Call, ast.Subscript)) else None
+        return origin is None or origin in product
 
     def _derived(self, node: ast.expr) -> str | None:
         """The class of the known instance an expression is got from (`df["a"]`, `df.x().y`), if any."""

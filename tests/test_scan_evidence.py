@@ -1,0 +1,106 @@
+"""What the scan takes as evidence of a receiver it cannot type (issue #38): a keyword the docs name, an old
+form their examples show for a class their text does not name; and what makes a guess not worth making: a
+project that never imports the product, a value another library's call returned. Neutral products (acme)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from unittest import mock
+
+import assistant.upgrade.scan
+from assistant.index.catalog import Catalog
+from assistant.model.document import Entry
+from assistant.upgrade.plan import make_plan
+from assistant.upgrade.scan import ScanReport, Target, scan
+from assistant.upgrade.targeting import targets
+from ingest.call_forms import old_forms
+from tests.test_changes_plan import chunk
+
+FRAME_ITER = Target("iter", "acme.Frame.iteritems")
+
+
+def scan_files(tmp_path: Path, files: dict[str, str], *found: Target) -> ScanReport:
+    """Scan a project of files; also without the `ast` pre-pass, which must never hide a hit."""
+    for name, code in files.items():
+        (tmp_path / name).write_text(code)
+    report = scan([tmp_path], found)
+    with mock.patch.object(assistant.upgrade.scan, "might_hit", lambda tree, index: True):
+        assert scan([tmp_path], found) == report
+    return report
+
+
+def seen(report: ScanReport) -> list[tuple[str, int, bool]]:
+    return [(Path(f.file).name, f.line, f.exact) for f in report.findings]
+
+
+def test_an_old_comment_that_names_a_parameter_makes_passing_it_an_old_form() -> None:
+    example = (
+        "# whereclause parameter no longer supported\n"
+        "stmt = table.select(table.c.id == 5)\n"
+        "\n"
+        "# positional parameters no longer supported, only named\n"  # a kind of parameter, no parameter's name
+        "result = connection.execute(table.insert(), ('x', 'y'))\n"
+    )
+    assert old_forms(example) == ("select:kw=whereclause",)
+
+
+def test_a_keyword_the_docs_name_makes_a_call_on_an_unknown_receiver_exact(tmp_path: Path) -> None:
+    guide = chunk(
+        Entry("paragraph", "The `acme.select` construct no longer accepts keyword arguments."),
+        Entry("code", "# whereclause parameter no longer supported\nstmt = table.select(table.c.id == 5)\n"),
+        section="Core › select() no longer accepts varied constructor arguments",
+        version="2.0.0",
+    )
+    plan = make_plan([guide], Catalog.learn([guide]), "1.0", "2.0", "acme")
+    found = targets(plan)
+    code = (
+        "import acme\n"
+        "q = tbl.select(whereclause=tbl.c.id == 1)\n"  # 2: the keyword the example's comment names
+        "q = tbl.select().where(tbl.c.id == 1)\n"  # 3: the new form
+        "soup.select(whereclause=1)\n"  # 4: the same, on what may be another library's: the module imports acme
+    )
+    report = scan_files(tmp_path, {"m.py": code}, *found)
+    assert seen(report) == [("m.py", 2, True), ("m.py", 4, True)]
+    (tmp_path / "m.py").unlink()
+    # A module that does not import the product is no use of it, whatever its keywords.
+    report = scan_files(tmp_path, {"n.py": "q = tbl.select(whereclause=1)\n"}, *found)
+    assert report.findings == ()
+
+
+def test_a_class_its_old_examples_call_is_a_target_though_its_text_does_not_name_it(tmp_path: Path) -> None:
+    guide = chunk(
+        Entry("paragraph", "The ability to associate an `acme.Engine` with a `acme.MetaData` object is removed."),
+        Entry("code", "t = Table('t', metadata_obj, autoload=True)  # use autoload_with=engine\n"),
+        section="Core › bound metadata removed",
+        version="2.0.0",
+    )
+    plan = make_plan([guide], Catalog.learn([guide]), "1.0", "2.0", "acme")
+    table = [t for t in targets(plan) if t.symbol.endswith(".Table")]
+    assert [(t.symbol, t.forms) for t in table] == [("acme.Table", ("kw=autoload",))]
+    code = (
+        "from acme import Table\n"
+        "t = Table('t', md, autoload=True)\n"  # 2
+        "u = Table('u', md, autoload_with=engine)\n"  # 3: the new form
+    )
+    assert seen(scan_files(tmp_path, {"m.py": code}, *table)) == [("m.py", 2, True)]
+
+
+def test_no_guess_where_the_project_never_imports_the_product(tmp_path: Path) -> None:
+    files = {"a.py": "def f(frame):\n    return frame.iteritems()\n"}
+    assert scan_files(tmp_path, files, FRAME_ITER).findings == ()
+    # Another module of the project imports it: a helper handed its objects is worth a guess.
+    files["b.py"] = "import acme\nframe = acme.load()\n"
+    assert seen(scan_files(tmp_path, files, FRAME_ITER)) == [("a.py", 2, False)]
+
+
+def test_no_guess_on_what_another_library_returned(tmp_path: Path) -> None:
+    code = (
+        "import acme, requests\n"
+        "r = requests.get(url)\n"
+        "r.iteritems()\n"  # 3: `r` holds what `requests` returned
+        "requests.get(url).iteritems()\n"  # 4: the same, unnamed
+        "x = acme.load()\n"
+        "x.iteritems()\n"  # 6: the product's own reader: worth a guess
+        "y.iteritems()\n"  # 7: unknown
+    )
+    assert seen(scan_files(tmp_path, {"m.py": code}, FRAME_ITER)) == [("m.py", 6, False), ("m.py", 7, False)]
