@@ -18,6 +18,7 @@ from dataclasses import replace
 from keyword import iskeyword
 
 from assistant.model.changes import Change, ChangeKind, subject_part
+from assistant.model.document import Entry
 from assistant.model.records import Chunk
 from assistant.text.words import sentences
 from ingest.call_forms import old_forms
@@ -152,6 +153,9 @@ def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None) 
     intro = ""
     for n, entry in enumerate(chunk.entries):
         label = entry.text.endswith(":") and (entry.kind == "paragraph" or len(entry.text) < LABEL_CHARS)
+        if label and _shows(entry, chunk.entries[n + 1 : n + 2]):
+            # "The `x()` method will be removed from `Y`::" states a change and shows it: no intro to a list
+            entry, label = replace(entry, text=f"{entry.text[:-1].rstrip()}."), False
         if entry.kind == "code" or entry.continues or label:
             # Code, an entry's further paragraphs (its detail) and labels ("Version 2.11:") announce nothing.
             if entry.kind == "paragraph" and not entry.continues:
@@ -178,6 +182,15 @@ def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None) 
         change = _change(kind, text, text, n, row=entry.kind == "row", owner=owner, member_of=member_of)
         out.append(replace(change, fix=fix((entry, *detail(chunk.entries, n)))))
     return tuple(out)
+
+
+def _shows(entry: Entry, following: tuple[Entry, ...]) -> bool:
+    """Whether a paragraph ending with ":" states a removal or deprecation of the code its subject names and
+    shows it in the code block after it, rather than introducing a list."""
+    if entry.kind != "paragraph" or not following or following[0].kind != "code":
+        return False
+    first = next(iter(sentences(entry.text)), "")
+    return _wording_kind(first) in ("removed", "deprecated") and bool(_CODE.search(subject_part(first)))
 
 
 def _kind_of(entry_kind: str, text: str, section_kind: ChangeKind | None) -> ChangeKind | None:

@@ -61,7 +61,8 @@ if TYPE_CHECKING:
 # 35: a migration guide's topics are changes ("To address:" their fix); "Migrate to v9.x", `migrate-to-9.0.0.md`
 # 36: an item under "The following … have been renamed:" is read with it however long it is
 # 37: an old example's comment that names a parameter ("# whereclause parameter no longer supported") is a form
-CHUNKER_VERSION = 37
+# 38: a paragraph stating a removal or deprecation that shows it in code ("`x` will be removed::") is a change
+CHUNKER_VERSION = 38
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

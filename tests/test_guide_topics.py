@@ -86,3 +86,38 @@ def test_decorators_listed_together_are_all_the_subjects() -> None:
     names = ("acme.check", "acme.root_check", "acme.Field")
     assert subjects(names, "`@check` and `@root_check` are deprecated") == ["acme.check", "acme.root_check"]
     assert subjects(names, "check and @root_check are deprecated") == ["acme.check", "acme.root_check"]
+
+
+SHOWN = """---
+title: Migrate to v9.x
+---
+
+## Selecting from the query itself, e.g. "from_self()"
+
+The `acme.Query.from_self` method will be removed from `acme.Query`:
+
+```python
+q = session.query(User).from_self(User)
+```
+
+## Removed helpers
+
+The following helpers have been removed:
+
+* `acme.old_helper()`
+"""
+
+
+def test_a_paragraph_that_states_a_change_and_shows_it_is_the_change_not_an_intro(tmp_path: Path) -> None:
+    path = tmp_path / "acme" / "migrate.md"
+    path.parent.mkdir()
+    path.write_text(SHOWN)
+    chunks = chunk_document(load_document(path, tmp_path))
+    plan = make_plan(chunks, Catalog.learn(chunks), "8", "9", "acme")
+    lines = {c.summary: c for c in plan.changes}
+    stated = lines["The `acme.Query.from_self` method will be removed from `acme.Query`."]
+    assert stated.kind == "deprecated" and stated.symbols[0] == "acme.Query.from_self"
+    assert not any(s.startswith("Selecting from") for s in lines)  # the topic is its statement, not listed twice
+    # A paragraph ending with ":" before a list still introduces it: each item is read with it.
+    (helper,) = [c for c in plan.changes if "old_helper" in c.summary]
+    assert helper.kind == "removed"
