@@ -235,11 +235,12 @@ def test_a_file_that_does_not_parse_is_an_error_and_the_others_are_scanned(tmp_p
     (tmp_path / "d_good.py").write_text("import numpy as np\nnp.float_\n")
     report = scan([tmp_path], [FLOAT_])
     assert [e.file for e in report.errors] == [str(tmp_path / n) for n in ("a_bad.py", "b_bad_too.py", "c_latin.py")]
-    assert report.errors[0].error == "syntax error at line 1: invalid syntax"
-    assert report.errors[1].error == "syntax error at line 2: '(' was never closed"
+    # `def f(:` is set aside, its body read (`assistant/upgrade/recover.py`)
+    assert report.errors[0].error == "syntax error at line 1: invalid syntax; the rest of the file was scanned"
+    assert report.errors[1].error == "syntax error at line 2: '(' was never closed; the rest of the file was scanned"
     assert report.errors[2].error.startswith("cannot decode: ")
     assert all("\n" not in e.error for e in report.errors)
-    assert report.files == 1
+    assert report.files == 3  # the two read without the line they stop at; the third not at all
     assert [(f.file, f.line) for f in report.findings] == [(str(tmp_path / "d_good.py"), 2)]
 
 

@@ -2,7 +2,8 @@
 
 `scan(paths, targets)` walks files and directories, `scan_source` reads pasted code; both return a `ScanReport`
 of findings, exact or "possible" (a member of a class used on a receiver of unknown type), and of the files
-that could not be read or parsed, which are skipped while everything else is still scanned. Name resolution
+that could not be read or parsed, which are skipped while everything else is still scanned (a module a few
+statements of which do not parse is read without them: `assistant.upgrade.recover`). Name resolution
 and matching live in `assistant.upgrade.visitor` and `assistant.upgrade.lookup`.
 
 Notebooks are read by `assistant.upgrade.notebook`: IPython magics are left out, and a
@@ -33,6 +34,7 @@ from assistant.upgrade.limits import read_at_most, size_text
 from assistant.upgrade.lookup import TargetIndex, might_hit
 from assistant.upgrade.notebook import code_cells, joined
 from assistant.upgrade.project import NONE, ProjectClasses, project_classes
+from assistant.upgrade.recover import Skipped, recovered
 from assistant.upgrade.target import Target
 from assistant.upgrade.visitor import Hit, HitVisitor
 
@@ -231,12 +233,21 @@ def _scan_data(
 
 
 def _scan_python(source: str, shown: str, index: TargetIndex, project: ProjectClasses = NONE) -> _Scanned:
+    lines = _lines(source)
+    errors = []
     try:
         hits = _hits(source, index, project)
     except _Unparsable as e:
-        return [], [ScanError(shown, str(e))], 0
-    lines = _lines(source)
-    return [_finding(shown, hit, hit.line, lines) for hit in hits], [], 1
+        cause = e.__cause__
+        syntax = isinstance(cause, SyntaxError) and str(e).startswith("syntax error")  # not nesting too deep
+        found = recovered(lines, cause) if syntax else None  # type: ignore[arg-type]
+        if found is None:
+            return [], [ScanError(shown, str(e))], 0
+        tree, skipped = found
+        hits = _tree_hits(tree, source, index, project)
+        # The rest of the module was read: the lines that were not are reported, as a notebook's bad cells are.
+        errors = [ScanError(shown, f"syntax error at {_span(s)}: {_one_line(s.error)}; {_REST}") for s in skipped]
+    return [_finding(shown, hit, hit.line, lines) for hit in hits], errors, 1
 
 
 def _scan_notebook(
@@ -281,7 +292,10 @@ class _Unparsable(Exception):
 
 def _hits(source: str, index: TargetIndex, project: ProjectClasses = NONE) -> list[Hit]:
     """The hits of one module's source; raises `_Unparsable`."""
-    tree = _parsed(source)
+    return _tree_hits(_parsed(source), source, index, project)
+
+
+def _tree_hits(tree: ast.Module, source: str, index: TargetIndex, project: ProjectClasses = NONE) -> list[Hit]:
     if not might_hit(tree, index):
         return []
     try:
@@ -309,6 +323,15 @@ def _parsed(source: str) -> ast.Module:
             raise _Unparsable(_TOO_DEEP) from e
         except MemoryError as e:  # CPython's parser says so of deep nesting too (`-----…1`)
             raise _Unparsable(_NO_MEMORY) from e
+
+
+_REST = "the rest of the file was scanned"
+
+
+def _span(skipped: Skipped) -> str:
+    if skipped.first == skipped.last:
+        return f"line {skipped.first}"
+    return f"lines {skipped.first}-{skipped.last}"
 
 
 def _finding(shown: str, hit: Hit, line: int, lines: Sequence[str], cell: int | None = None) -> Finding:
