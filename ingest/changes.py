@@ -391,6 +391,9 @@ def _clean(code: str) -> str:
     return code.split("(", 1)[0] if "(" in code and _NAME.fullmatch(code.split("(", 1)[0]) else code
 
 
-def with_changes(chunk: Chunk) -> Chunk:
-    """The chunk with the changes it announces."""
-    return replace(chunk, changes=changes_of(chunk))
+def with_changes(chunk: Chunk, roles: dict[str, str] | None = None) -> Chunk:
+    """The chunk with the changes it announces, each name's role kind from its document's `roles`."""
+    changes = changes_of(chunk)
+    if roles:
+        changes = tuple(replace(c, kinds=tuple(roles.get(s.lstrip("@"), "") for s in c.symbols)) for c in changes)
+    return replace(chunk, changes=changes)

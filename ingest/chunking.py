@@ -62,7 +62,8 @@ if TYPE_CHECKING:
 # 36: an item under "The following … have been renamed:" is read with it however long it is
 # 37: an old example's comment that names a parameter ("# whereclause parameter no longer supported") is a form
 # 38: a paragraph stating a removal or deprecation that shows it in code ("`x` will be removed::") is a change
-CHUNKER_VERSION = 38
+# 39: a change keeps the role kind of each name it is about (`Change.kinds`: "func", "meth", "class", ...)
+CHUNKER_VERSION = 39
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 
@@ -415,7 +416,8 @@ def chunk_document(doc: Document) -> list[Chunk]:
                         url=meta.get("url", ""),
                         release_from=meta.get("release_from", "") if version is None else "headings",
                         entries=tuple(entries),
-                    )
+                    ),
+                    doc.roles,
                 )
             )
     return settled(chunks)

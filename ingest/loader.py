@@ -36,6 +36,9 @@ class Document:
     meta: dict[str, str] = field(default_factory=dict)
     warnings: tuple[IngestWarning, ...] = ()  # metadata that was cleaned or dropped, for the ingest report
     syntax: str = ""  # "markdown" or "text" as the loader extracted it; else implied by the suffix
+    # The kind of each code name its roles write ("pivot": "func", "DataFrame.append": "meth"), which the rendered
+    # code span no longer says (`ingest.rst_roles.role_kinds`)
+    roles: dict[str, str] = field(default_factory=dict)
 
     @property
     def format(self) -> str:
@@ -110,13 +113,22 @@ def load_document(path: Path, root: Path) -> Document:
         raise DocumentError(f"not valid UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start})") from e
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     front, body = split_front_matter(text)
+    roles = _role_kinds(body)
     body, syntax, problem = extract(source, body, front)
     if not body.strip():
         raise DocumentError("empty document")
     meta, warnings = read_metadata(source, body, front)
     if problem:
         warnings.append({"file": source, "field": "body", "problem": problem})
-    return Document(source, body, file_hash(data), meta, tuple(warnings), syntax)
+    return Document(source, body, file_hash(data), meta, tuple(warnings), syntax, roles)
+
+
+def _role_kinds(body: str) -> dict[str, str]:
+    if ":`" not in body and "}`" not in body:
+        return {}
+    from ingest.rst_roles import role_kinds  # docutils, imported only for a body with roles (as in `extract`)
+
+    return role_kinds(body)
 
 
 def extract(source: str, body: str, front: dict[str, str]) -> tuple[str, str, str]:

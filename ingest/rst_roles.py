@@ -7,6 +7,8 @@ fences, labelled notes, bodies kept as text or dropped. docutils keeps roles and
 tables, so `sphinx_names` registers them only while one document is parsed, under a lock, for every name the
 source uses (so no construct becomes an error that swallows its text), and restores the tables afterwards.
 `resolve_refs` then gives each bare `:ref:` the title of the section it labels, when that is in the document.
+What a code span loses, the kind of name its role said (`:func:`, `:meth:`, `:class:`), `role_kinds` reads from
+the raw text for the document model (`Change.kinds`).
 """
 
 from __future__ import annotations
@@ -62,6 +64,30 @@ def _role(name: str, rawtext: str, text: str, *_: object, **__: object) -> tuple
     if name.lower().rsplit(":", 1)[-1] == "ref" and not _TITLED.fullmatch(text):  # the section's title, if here
         return [_xref(rawtext, shown, target=nodes.fully_normalize_name(utils.unescape(text)))], []
     return [nodes.literal(rawtext, shown) if code else nodes.Text(shown)], []
+
+
+# The roles whose kind says what a name is: a module's function, a class's method or attribute, a class, ...
+KINDED_ROLES = frozenset("func function meth method class attr attribute exc data const mod paramref".split())
+# `:py:func:`x``, `:meth:`~a.B.c``, MyST's `{func}`x``: the role's name and its text, one line at most.
+_KINDED = re.compile(
+    r"(?<![\w`\\]):(?:py:)?([a-z]+):`([^`\n]{1,200})`|(?<![\w`{])\{(?:py:)?([a-z]+)\}`([^`\n]{1,200})`"
+)
+_KIND_NAMES = {"function": "func", "method": "meth", "attribute": "attr"}
+
+
+def role_kinds(source: str) -> dict[str, str]:
+    """What kind each code name a document writes with a role is, by its first role ("func", "meth", "class",
+    "attr", ...), keyed by the name as a reader sees it (`role_text`: `_orm.Session` is "orm.Session"). Read from
+    the document's raw text, RST or MyST, as the rendering keeps only the code span."""
+    kinds: dict[str, str] = {}
+    for m in _KINDED.finditer(source):
+        name, text = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        if name in KINDED_ROLES:
+            code, shown = role_text(name, text)
+            shown = shown.removesuffix("()")
+            if code and shown not in kinds:
+                kinds[shown] = _KIND_NAMES.get(name, name)
+    return kinds
 
 
 def role_text(name: str, text: str) -> tuple[bool, str]:

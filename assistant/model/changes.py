@@ -37,6 +37,9 @@ class Change:
     # Call forms its code examples mark as old ("select:list", "insert:kw=values"): `ingest.call_forms`.
     forms: tuple[str, ...] = ()
     fix: str = ""  # what to do, where the docs say it apart from a replacement ("Update the compiler and …")
+    # Each symbol's role kind where the docs write it with one ("func", "meth", "attr", "class", ...; "" for none):
+    # whether `pivot` is a module's function and `ndarray.newbyteorder` a class's method, which code spans lose.
+    kinds: tuple[str, ...] = ()
 
 
 def dumps(changes: tuple[Change, ...]) -> str:
@@ -53,6 +56,7 @@ def dumps(changes: tuple[Change, ...]) -> str:
             c.positional,
             list(c.forms),
             c.fix,
+            list(c.kinds),
         ]
         for c in changes
     ]
@@ -81,6 +85,7 @@ def _change(
     positional: int = -1,
     forms: list[str] | None = None,
     fix: str = "",
+    kinds: list[str] | None = None,
 ) -> Change:
     if kind not in CHANGE_KINDS:
         raise ValueError(f"unknown change kind {kind!r}")
@@ -95,6 +100,7 @@ def _change(
         int(positional),
         tuple(map(str, forms or ())),
         str(fix),
+        tuple(map(str, kinds or ())),
     )
 
 

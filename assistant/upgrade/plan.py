@@ -62,7 +62,7 @@ class UpgradePlan:
     to_version: str
     versions: tuple[str, ...]  # the releases the plan covers: after `from_version`, up to `to_version`
     changes: tuple[PlannedChange, ...]
-    modules: tuple[str, ...] = ()  # the product's import names ("pandas"): a change about it names no code
+    modules: tuple[str, ...] = ()  # the product's import names, its main one first: a change about one names no code
 
 
 def make_plan(
@@ -78,7 +78,7 @@ def make_plan(
     lines = _tables(_merged(_announcements(own, catalog, chosen)))
     order = {v: i for i, v in enumerate(versions)}
     lines.sort(key=lambda c: (order[c.version], KIND_ORDER[c.kind]))
-    modules = tuple(sorted({*chosen.modules, chosen.main} - {""}))
+    modules = tuple(m for m in dict.fromkeys([chosen.main, *sorted(chosen.modules)]) if m)  # its main one first
     return UpgradePlan(chosen.name, from_version, to_version, versions, tuple(lines), modules)
 
 
@@ -104,8 +104,13 @@ def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product) 
     submodules = frozenset(m for names in found for m in names)
     for chunk in chunks:
         for change in chunk.changes:
-            written = {s: qualify(s, catalog, product, submodules) for s in change.symbols}
-            members = tuple((full, owner) for s, full in written.items() if (owner := _member_of(s, catalog, product)))
+            kinds = dict(zip(change.symbols, change.kinds, strict=False))
+            written = {s: qualify(s, catalog, product, submodules, kinds.get(s, "")) for s in change.symbols}
+            members = tuple(
+                (full, owner)
+                for s, full in written.items()
+                if (owner := _member_of(s, catalog, product, kinds.get(s, "")))
+            )
             replacement = qualify(change.replacement, catalog, product, submodules) if change.replacement else ""
             citation = Citation(
                 1,
@@ -269,11 +274,14 @@ def _combined(first: PlannedChange, second: PlannedChange, *, citations: Sequenc
     )
 
 
-def qualify(symbol: str, catalog: Catalog, product: Product, submodules: frozenset[str] = frozenset()) -> str:
+def qualify(
+    symbol: str, catalog: Catalog, product: Product, submodules: frozenset[str] = frozenset(), kind: str = ""
+) -> str:
     """A code name as the product's users import it: through the docs' aliases (`np.float_` ->
     `numpy.float_`), as the docs' code imports it (`validator` -> `pydantic.validator`), and under the product's
-    main module when the docs leave it out (`DataFrame.append` ->
-    `pandas.DataFrame.append`); `submodules` are the names the docs write after that module (`orm`)."""
+    main module when the docs leave it out (`DataFrame.append` -> `pandas.DataFrame.append`, and `pivot` when
+    the docs write it with an object's role, `kind`: ":func:`pivot`"); `submodules` are the names the docs write
+    after that module (`orm`)."""
     name = symbol.lstrip("@")
     head, dot, rest = name.partition(".")
     full = catalog.aliases.get(head.lower())
@@ -288,16 +296,24 @@ def qualify(symbol: str, catalog: Catalog, product: Product, submodules: frozens
     main = product.main
     # `DataFrame.append`, `read_gbq` and `orm.Session` (a submodule the docs write as `sqlalchemy.orm`) are the
     # product's; `session.query` is a variable's method, and stays as written.
-    if main and (head[:1].isupper() or (not dot and "_" in head) or head in submodules):
+    if main and (head[:1].isupper() or (not dot and ("_" in head or kind in _OBJECT_ROLES)) or head in submodules):
         return f"{main}.{name}"
     return name
 
 
-def _member_of(written: str, catalog: Catalog, product: Product) -> str:
+# Roles that say a name is an object of the product's API (a bare `pivot` is then `pandas.pivot`); a dotted name
+# may be another library's (`:func:`numpy.where`` in pandas' notes), so only bare names are qualified by them.
+_OBJECT_ROLES = frozenset({"func", "class", "exc", "data", "const", "meth", "attr"})
+
+
+def _member_of(written: str, catalog: Catalog, product: Product, kind: str = "") -> str:
     """The type a symbol is a member of, when the docs write it so: `ndarray.newbyteorder`, `session.query`
-    (a type or variable, then a method), not `orm.Session` (a module's class) nor `np.linalg.norm` (an alias)."""
+    (a type or variable, then a method), not `orm.Session` (a module's class) nor `np.linalg.norm` (an alias),
+    nor what the docs' role says is a function or class (":func:`linalg.norm`")."""
     parts = written.lstrip("@").split(".")
     head = parts[0]
+    if kind in ("func", "class", "exc", "mod"):
+        return ""
     if len(parts) < 2 or not parts[-1][:1].islower() or head.lower() in catalog.aliases:
         return ""
     if head in product.modules or head == product.main:
