@@ -13,7 +13,10 @@ A call of one of the change's names in a statement under an "old" comment gives 
 first argument is a list literal; `tuple` for a tuple) and `select:kw=order_by` (it passes that keyword), less what the
 "new" calls of the same example do as well; a parameter the old comment names ("# whereclause parameter no
 longer supported", over `table.select(table.c.id == 5)`, which passes it by position) gives `select:kw=whereclause`
-too. The scan hits a call only in one of those forms
+too. A doctest or IPython session marks a statement old by what it prints (`FutureWarning: …`), and there a
+keyword's literal value is part of the form (`to_datetime:kw=utc=False`: `utc=True` is the fix); a method called
+on a selection (`df["foo"].fillna(0, inplace=True)`) gives forms that hold only there
+(`fillna:on=subscript&kw=inplace=True`). The scan hits a call only in one of those forms
 (`assistant.upgrade.targeting`). The code is parsed with `ast`, never run; an example that does not parse gives
 none.
 
@@ -34,6 +37,10 @@ _TRAILING_FIX = re.compile(r"\s*+(?:use|instead|requires?)\b", re.I)  # `Table(�
 # "# whereclause parameter no longer supported": the parameter an old comment names, which its example may pass by
 # position (`table.select(table.c.id == 5)`); code passing it by keyword is in the old form too.
 _NAMED_PARAMETER = re.compile(r"\b([a-z_][a-z0-9_]*)\s+(?:parameter|argument|keyword)s?\b", re.I)
+ON_SUBSCRIPT = "on=subscript"  # a form's part: the method is called on a selection (`df["a"].fillna(…)`)
+_PROMPT = re.compile(r"^(?:>>> ?|In \[\d+\]: ?)")
+_MORE = re.compile(r"^(?:\.\.\. ?|\s+\.\.\.: ?)")
+_WARNED = re.compile(r"^\s*\w*(?:Warning|Error)\b")  # what a statement printed: `FutureWarning: …`, `TypeError: …`
 # Python's own words for kinds of parameter ("positional parameters no longer supported"): no parameter's name.
 _KINDS = frozenset("positional keyword named optional required extra additional variable default other all".split())
 
@@ -45,11 +52,15 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
     wanted = set(names) if names is not None else None
     if len(code) > MAX_CODE_CHARS:
         return ()
+    session = _session(code)
+    if session is not None:  # a doctest or IPython session: its statements, marked by what they print
+        code, marks, named = *session, {}
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return ()
-    marks, named = _marks(code)
+    if session is None:
+        marks, named = _marks(code)
     old: dict[str, set[str]] = {}
     new: dict[str, set[str]] = {}
     for node in ast.walk(tree):
@@ -60,9 +71,14 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
         mark = marks.get(node.lineno)
         if not name or (wanted is not None and name not in wanted) or mark is None:
             continue
-        forms = {f"kw={k.arg}" for k in node.keywords if k.arg}
+        # What a session warns about may be a keyword's value (`utc=False` warns, `utc=True` is the fix): a
+        # literal value is part of its form there.
+        forms = {f"kw={k.arg}{_value(k.value) if session is not None else ''}" for k in node.keywords if k.arg}
         if mark == "old" and node.lineno in named:
             forms.add(f"kw={named[node.lineno]}")
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Subscript):
+            # `df["foo"].fillna(0, inplace=True)`: the keyword is old on a selection, not on `df` itself
+            forms = {f"{ON_SUBSCRIPT}&{f}" for f in forms}
         if node.args and isinstance(node.args[0], (ast.List, ast.ListComp)):
             forms.add("list")
         elif node.args and isinstance(node.args[0], ast.Tuple):
@@ -72,6 +88,36 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
     # The new forms too, marked "~": another example of the same change (another chunk) may show the old one.
     out += [f"~{name}:{form}" for name, forms in new.items() for form in sorted(forms)]
     return tuple(dict.fromkeys(out))
+
+
+def _value(node: ast.expr) -> str:
+    """ "=True" for a keyword passed a constant (`inplace=True`); "" for anything else."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (bool, int, float, str, type(None))):
+        return f"={node.value!r}"
+    return ""
+
+
+def _session(code: str) -> tuple[str, dict[int, str]] | None:
+    """A doctest (`>>> `) or IPython (`In [3]: `) session as its statements, each line numbered as in them, and
+    the mark "old" of each statement whose output names a warning or an error (`FutureWarning: …`); None for
+    code that is no session."""
+    lines = code.splitlines()
+    if not any(_PROMPT.match(line) for line in lines):
+        return None
+    source: list[str] = []
+    marks: dict[int, str] = {}
+    statement: list[int] = []  # the source lines of the statement whose output follows
+    for line in lines:
+        prompt = _PROMPT.match(line) or _MORE.match(line)
+        if prompt:
+            if _PROMPT.match(line):
+                statement = []
+            source.append(line[prompt.end() :])
+            statement.append(len(source))
+        elif statement and _WARNED.search(line):
+            marks.update((n, "old") for n in statement)
+            statement = []
+    return "\n".join(source), marks
 
 
 def _marks(code: str) -> tuple[dict[int, str], dict[int, str]]:

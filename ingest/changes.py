@@ -5,7 +5,9 @@ The documents' own structure decides first: a section named "Backwards incompati
 "Removal of prior version deprecations", "Features removed in 5.0" or "What's new" says what its entries
 are. Where the section says nothing (a migration guide's topics, "Other API changes"), the entry's wording
 does ("… has been removed", "Deprecated …", "… now defaults to …"). A heading that itself states a change
-("`get_control_flow_submodules` is no longer public") is one change, its entries the detail.
+("`get_control_flow_submodules` is no longer public") is one change, its entries the detail; so is a subsection
+of a telling section whose entries announce nothing but whose example shows an old call form ("Deprecations ›
+Chained assignment").
 
 Written by hand: no library reads release notes into changes. The patterns are English grammar and the
 conventions of release notes, never a product's names.
@@ -117,11 +119,19 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
         kind = section_kind or worded or ("breaking" if guide else None)
         return (_heading_change(chunk, heading, kind),) if kind else ()
     out = _entry_changes(chunk, heading, section_kind)
+    if not out and section_kind and len(parts) > 1 and _shows_old_forms(chunk):
+        # "Deprecations › Chained assignment": a notable change its text words as a story, its example as code
+        return (_heading_change(chunk, heading, section_kind, entry=TOPIC),)
     if not out and guide and (_HEADING_CHANGE.search(heading) or _CODE_LIKE.search(heading)):
         # A topic whose text announces nothing in release-note words ("New default config format
         # (`eslint.config.js`)", "Selecting from the query itself as a subquery, e.g. "from_self()"").
         return (_heading_change(chunk, heading, section_kind or worded or "breaking", entry=TOPIC),)
     return out
+
+
+def _shows_old_forms(chunk: Chunk) -> bool:
+    """Whether the chunk's examples show a call in a form they mark as old (`ingest.call_forms`)."""
+    return any(not f.startswith("~") for e in chunk.entries if e.kind == "code" for f in old_forms(e.text))
 
 
 def settled(chunks: list[Chunk]) -> list[Chunk]:

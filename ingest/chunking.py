@@ -63,7 +63,8 @@ if TYPE_CHECKING:
 # 37: an old example's comment that names a parameter ("# whereclause parameter no longer supported") is a form
 # 38: a paragraph stating a removal or deprecation that shows it in code ("`x` will be removed::") is a change
 # 39: a change keeps the role kind of each name it is about (`Change.kinds`: "func", "meth", "class", ...)
-CHUNKER_VERSION = 39
+# 40: a doctest statement that prints a warning shows an old form; a notable subsection showing one is a change
+CHUNKER_VERSION = 40
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

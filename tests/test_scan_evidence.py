@@ -104,3 +104,36 @@ def test_no_guess_on_what_another_library_returned(tmp_path: Path) -> None:
         "y.iteritems()\n"  # 7: unknown
     )
     assert seen(scan_files(tmp_path, {"m.py": code}, FRAME_ITER)) == [("m.py", 6, False), ("m.py", 7, False)]
+
+
+def test_a_session_statement_that_prints_a_warning_shows_an_old_form_with_its_values() -> None:
+    session = (
+        '>>> df["foo"].fillna(0, inplace=True)\n'  # on a selection: the keyword is old there, not on `df`
+        "FutureWarning: A value is trying to be set on a copy of a DataFrame\n"
+        "The behavior will change.\n"
+        '>>> df.fillna({"foo": 0}, inplace=True)\n'  # prints nothing: no form
+    )
+    assert old_forms(session) == ("fillna:on=subscript&kw=inplace=True",)
+    ipython = "In [9]: acme.to_datetime(data, utc=False)\nFutureWarning:\n  mixed time zones\nIndex([1])\n"
+    assert old_forms(ipython) == ("to_datetime:kw=utc=False",)  # `utc=True` is the fix, not the old form
+
+
+def test_a_notable_subsection_that_shows_an_old_form_is_a_change_and_its_calls_are_hit(tmp_path: Path) -> None:
+    notes = chunk(
+        Entry("paragraph", "Chained assignment will never work under Copy-on-Write."),
+        Entry("code", '>>> df["foo"].fillna(0, inplace=True)\nFutureWarning: chained assignment\n'),
+        section="Deprecations › Chained assignment",
+        version="2.0.0",
+    )
+    (change,) = notes.changes
+    assert (change.kind, change.summary) == ("deprecated", "Chained assignment")
+    plan = make_plan([notes], Catalog.learn([notes]), "1.0", "2.0", "acme")
+    code = (
+        "import acme\n"
+        "df = load()\n"
+        "df['a'].fillna(0, inplace=True)\n"  # 3
+        "df.fillna(0, inplace=True)\n"  # 4: on the frame itself: the fix
+        "df['a'].fillna(0)\n"  # 5: no `inplace=True`
+        "df['a'].fillna(0, inplace=False)\n"  # 6
+    )
+    assert seen(scan_files(tmp_path, {"m.py": code}, *targets(plan))) == [("m.py", 3, True)]

@@ -170,7 +170,7 @@ class TargetIndex:
             if target.parameter and not target.omitted and meets(target, call):
                 yield target
         for target in self.forms.get(member, ()):
-            keywords = tuple(f for f in target.forms if f.startswith("kw="))
+            keywords = tuple(f for f in target.forms if f.startswith("kw=") or "&kw=" in f)
             if keywords and meets(replace(target, forms=keywords), call):
                 yield target
 
@@ -253,6 +253,8 @@ def meets(target: Target, call: ast.Call) -> bool:
     more arguments by position than it keeps, or its parameter passed (omitted, for a changed default). The
     visitor and the pre-pass ask this of the same `ast` node, so the pre-pass never drops a call that hits."""
     keywords = {k.arg for k in call.keywords if k.arg is not None}
+    # `inplace=True` as "inplace=True", for a form that names the value its example passes
+    values = {f"{k.arg}={k.value.value!r}" for k in call.keywords if k.arg and isinstance(k.value, ast.Constant)}
     splat = any(k.arg is None for k in call.keywords)  # `**kwargs` may pass any parameter
     by_position = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
     if target.forms:
@@ -260,7 +262,15 @@ def meets(target: Target, call: ast.Call) -> bool:
         shape = (
             "list" if isinstance(first, (ast.List, ast.ListComp)) else "tuple" if isinstance(first, ast.Tuple) else ""
         )
-        return any(f == shape or (f.startswith("kw=") and f[3:] in keywords) for f in target.forms)
+        selection = isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Subscript)
+
+        def met(part: str) -> bool:
+            if part == "on=subscript":
+                return selection
+            return part == shape or (part.startswith("kw=") and part[3:] in (values if "=" in part[3:] else keywords))
+
+        # a form of several parts ("on=subscript&kw=inplace") is met when each is
+        return any(all(map(met, form.split("&"))) for form in target.forms)
     if target.positional >= 0:
         spread = len(by_position) < len(call.args)  # `*args`: how many is unknown
         return not spread and len(by_position) > target.positional

@@ -33,8 +33,8 @@ def targets(plan: UpgradePlan) -> list[Target]:
             named = [s for s in change.symbols if _forms_of(s, change.forms)] or named
         if not named and change.parameter and change.symbols:  # "… removed from `Field`: `const`"
             named = [change.symbols[0]]
-        if change.forms and plan.modules:  # a class its old examples call that its text does not name
-            named = [*named, *_example_classes(change, plan.modules[0])]
+        if change.forms and plan.modules:  # what its old examples call that its text does not name
+            named = [*named, *_example_names(change, plan.modules[0])]
         if not named:
             continue
         qualified = change.parameter or change.positional >= 0
@@ -100,12 +100,14 @@ def _replaced(symbol: str, change: PlannedChange) -> bool:
 _SETTING = re.compile(r"\b(?:config(?:uration)? )?settings?\b", re.IGNORECASE)
 
 
-def _example_classes(change: PlannedChange, module: str) -> list[str]:
-    """The classes (named so by PEP 8) a change's old examples call in an old form and its text does not name:
-    "`Table("t", metadata_obj, autoload=True)  # use autoload_with=engine`" under "bound metadata removed"."""
+def _example_names(change: PlannedChange, module: str) -> list[str]:
+    """What a change's old examples call in an old form and its text does not name, under the product's module:
+    "`Table("t", metadata_obj, autoload=True)  # use autoload_with=engine`" under "bound metadata removed",
+    `df["foo"].fillna(0, inplace=True)` under "Chained assignment" (matched by its name and form, as
+    `Target.forms` are, wherever the product's module it is called from)."""
     named = {s.rsplit(".", 1)[-1] for s in change.symbols}
     called = (f.partition(":")[0] for f in change.forms if not f.startswith("~"))
-    return [f"{module}.{name}" for name in dict.fromkeys(called) if name[:1].isupper() and name not in named]
+    return [f"{module}.{name}" for name in dict.fromkeys(called) if name not in named]
 
 
 def _forms_of(symbol: str, forms: tuple[str, ...]) -> tuple[str, ...]:
