@@ -6,8 +6,8 @@ The documents' own structure decides first: a section named "Backwards incompati
 are. Where the section says nothing (a migration guide's topics, "Other API changes"), the entry's wording
 does ("… has been removed", "Deprecated …", "… now defaults to …"). A heading that itself states a change
 ("`get_control_flow_submodules` is no longer public") is one change, its entries the detail; so is a subsection
-of a telling section whose entries announce nothing but whose example shows an old call form ("Deprecations ›
-Chained assignment").
+of a telling section whose entries announce nothing but whose heading names code or whose example shows an old
+call form ("Deprecations › Chained assignment"), as a migration guide's topic is.
 
 Written by hand: no library reads release notes into changes. The patterns are English grammar and the
 conventions of release notes, never a product's names.
@@ -119,8 +119,9 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
         kind = section_kind or worded or ("breaking" if guide else None)
         return (_heading_change(chunk, heading, kind),) if kind else ()
     out = _entry_changes(chunk, heading, section_kind)
-    if not out and section_kind and len(parts) > 1 and _shows_old_forms(chunk):
-        # "Deprecations › Chained assignment": a notable change its text words as a story, its example as code
+    if not out and section_kind and len(parts) > 1 and (_CODE_LIKE.search(heading) or _shows_old_forms(chunk)):
+        # "Deprecations › Chained assignment": a notable change its text words as a story, its example as code;
+        # "Backwards Incompatible Changes › Switched default to strict=False in torch.export.export": its heading
         return (_heading_change(chunk, heading, section_kind, entry=TOPIC),)
     if not out and guide and (_HEADING_CHANGE.search(heading) or _CODE_LIKE.search(heading)):
         # A topic whose text announces nothing in release-note words ("New default config format

@@ -64,7 +64,8 @@ if TYPE_CHECKING:
 # 38: a paragraph stating a removal or deprecation that shows it in code ("`x` will be removed::") is a change
 # 39: a change keeps the role kind of each name it is about (`Change.kinds`: "func", "meth", "class", ...)
 # 40: a doctest statement that prints a warning shows an old form; a notable subsection showing one is a change
-CHUNKER_VERSION = 40
+# 41: a subsection of a telling section whose heading names code is a change (as a guide's topic is)
+CHUNKER_VERSION = 41
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -121,3 +121,23 @@ def test_a_paragraph_that_states_a_change_and_shows_it_is_the_change_not_an_intr
     # A paragraph ending with ":" before a list still introduces it: each item is read with it.
     (helper,) = [c for c in plan.changes if "old_helper" in c.summary]
     assert helper.kind == "removed"
+
+
+def test_a_subsection_of_a_telling_section_whose_heading_names_code_is_a_change() -> None:
+    from assistant.model.document import Entry
+    from tests.test_changes_plan import chunk
+
+    notes = chunk(
+        Entry("paragraph", "See the pull request for the discussion that led here."),
+        section="Backwards Incompatible Changes › Finish deprecation of acme.Scheduler.print_lr() (#147301)",
+        version="2.0.0",
+    )
+    assert [(c.kind, c.summary) for c in notes.changes] == [
+        ("deprecated", "Finish deprecation of acme.Scheduler.print_lr() (#147301)")  # its wording says which
+    ]
+    plain = chunk(
+        Entry("paragraph", "See the pull request for the discussion that led here."),
+        section="Backwards Incompatible Changes › Python packaging",  # names no code: nothing to change in code
+        version="2.0.0",
+    )
+    assert plain.changes == ()
