@@ -137,3 +137,28 @@ def test_a_notable_subsection_that_shows_an_old_form_is_a_change_and_its_calls_a
         "df['a'].fillna(0, inplace=False)\n"  # 6
     )
     assert seen(scan_files(tmp_path, {"m.py": code}, *targets(plan))) == [("m.py", 3, True)]
+
+
+def test_a_module_is_used_once_where_its_names_are_imported(tmp_path: Path) -> None:
+    removed = Target("mod", "acme.legacy")  # "acme.legacy is removed"
+    code = (
+        "import acme\n"
+        "from acme.legacy.flow import prepare\n"  # 2: the use of the module
+        "prepare(m)\n"  # 3: a name got from it: the same use, not another finding
+        "acme.legacy.flow.convert(m)\n"  # 4: named in full: a use of its own
+    )
+    assert seen(scan_files(tmp_path, {"m.py": code}, removed)) == [("m.py", 2, True), ("m.py", 4, True)]
+    # A deprecated module still imports: its uses are what to change.
+    deprecated = Target("mod", "acme.legacy", at_import=False)
+    assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, deprecated))] == [3, 4]
+
+
+def test_a_class_the_docs_write_bare_is_hit_wherever_the_product_keeps_it(tmp_path: Path) -> None:
+    bare = Target("q", "acme.Quantizer")  # the docs wrote `Quantizer`, without its module
+    code = (
+        "from acme.quant.xnn import Quantizer\n"  # 1
+        "from other.quant import Quantizer as OtherQuantizer\n"  # 2: another library's class of that name
+        "q = Quantizer()\n"  # 3
+        "r = OtherQuantizer()\n"  # 4
+    )
+    assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, bare))] == [1, 3]

@@ -12,7 +12,7 @@ import ast
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from assistant.upgrade.target import Target
 
@@ -24,6 +24,7 @@ BUILTIN_METHODS = frozenset(
     for name in dir(kind)
     if not name.startswith("_")
 )
+MODULE_DEPTH = 12  # the most parts a product's module path is read to for a class the docs write bare
 MIN_MEMBER = 4  # shorter member names (`.T`, `.abs`, `.all`) are too common to flag on an unknown receiver
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z]+")
 
@@ -88,6 +89,8 @@ class TargetIndex:
     forms: dict[str, tuple[Target, ...]]  # targets qualified by call forms, by the called name ("select")
     settings: dict[str, tuple[Target, ...]]  # setting targets by their name ("USE_L10N", "orm_mode")
     depth: int  # the most parts a plain target's symbol has
+    # plain targets that are a class the docs write bare, by top module and name ("torch.XNNPACKQuantizer")
+    bare: dict[str, tuple[Target, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, targets: Sequence[Target]) -> TargetIndex:
@@ -97,6 +100,7 @@ class TargetIndex:
         member_calls: dict[str, list[Member]] = defaultdict(list)
         by_form: dict[str, list[Target]] = defaultdict(list)
         settings: dict[str, list[Target]] = defaultdict(list)
+        bare: dict[str, list[Target]] = defaultdict(list)
         for target in dict.fromkeys(targets):  # the same target twice would only repeat its hits
             if target.setting:
                 settings[target.symbol.rsplit(".", 1)[-1]].append(target)
@@ -104,6 +108,9 @@ class TargetIndex:
                 by_form[target.symbol.rsplit(".", 1)[-1]].append(target)
                 continue
             (calls if target.qualified else names)[target.symbol].append(target)
+            parts = target.symbol.split(".")
+            if not target.qualified and len(parts) == 2 and parts[1][:1].isupper():
+                bare[target.symbol].append(target)
             owner = class_of(target.symbol, target.member_of)
             if owner:
                 member = Member(target, receiver_names(owner))
@@ -128,6 +135,7 @@ class TargetIndex:
             _frozen(by_form),
             _frozen(settings),
             max((s.count(".") + 1 for s in names), default=0),
+            _frozen(bare),
         )
 
     def in_forms(self, qualified: str) -> tuple[Target, ...]:
@@ -151,14 +159,21 @@ class TargetIndex:
         return name in self.classes or name.rsplit(".", 1)[-1][:1].isupper()
 
     def named_by(self, qualified: str) -> Iterator[Target]:
-        """Plain targets that a name hits: its symbol equals the name or is a dotted prefix of it."""
+        """Plain targets that a name hits: its symbol equals the name or is a dotted prefix of it; a class the
+        docs write bare (`XNNPACKQuantizer`, qualified as `torch.XNNPACKQuantizer`) also under whichever module of
+        the product the code takes it from (`torch.ao.quantization.quantizer.xnnpack_quantizer.XNNPACKQuantizer`)."""
         if qualified.startswith("."):
             return  # a relative import's name (`.fields.ForeignKey`): the project's own code
         prefix = ""
-        # Only as many parts as the longest symbol has: a chain of thousands (`x.a.a.a…`) costs no more.
-        for part in qualified.split(".", self.depth)[: self.depth]:
+        # Only as many parts as the longest symbol has (or a module path has, for a bare class): a chain of
+        # thousands (`x.a.a.a…`) costs no more.
+        depth = max(self.depth, MODULE_DEPTH) if self.bare else self.depth
+        for n, part in enumerate(qualified.split(".", depth)[:depth], start=1):
             prefix = f"{prefix}.{part}" if prefix else part
-            yield from self.names.get(prefix, ())
+            if n <= self.depth:
+                yield from self.names.get(prefix, ())
+            if n > 2 and part[:1].isupper() and self.bare:
+                yield from self.bare.get(_ends(prefix), ())
 
     def by_keyword(self, member: str, call: ast.Call) -> Iterator[Target]:
         """Targets a call of `member` meets, on a receiver of any type, by a keyword argument the docs name: the

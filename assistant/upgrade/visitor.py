@@ -231,6 +231,10 @@ class HitVisitor:
         for base in imported if rest or not typed else ():  # an instance is no use of its class
             symbol = self.index.canonical(".".join([base, *rest]))
             for target in self.index.named_by(symbol):
+                # A name imported from under a module the change is about (`from torch.ao.quantization.x import f`)
+                # was hit at its import: its uses are that one use of the module, not each a finding.
+                if target.at_import and not typed and base.startswith(f"{target.symbol}."):
+                    continue
                 # its members, not the class (or module) its constructor hit
                 if not typed or not (base == target.symbol or base.startswith(f"{target.symbol}.")):
                     self._hit(self.places.start(top), symbol, target)
