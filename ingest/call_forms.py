@@ -32,6 +32,8 @@ from collections.abc import Iterable
 
 MAX_CODE_CHARS = 20_000  # an example longer than this is no short before/after pair
 _OLD = re.compile(r"\b(?:no longer|deprecat\w*|legacy|removed|not supported|unsupported|old|before|1\.x)\b", re.I)
+# "# strict=True must be explicitly passed to get the old behavior": what to do, though it says "old"
+_INSTRUCTS = re.compile(r"\b(?:must|should|explicitly|to (?:get|keep|restore|revert))\b", re.I)
 _NEW = re.compile(r"\b(?:use|new|instead|after|2\.0|now)\b", re.I)
 _TRAILING_FIX = re.compile(r"\s*+(?:use|instead|requires?)\b", re.I)  # `Table(…, autoload=True)  # use autoload_with=`
 # "# whereclause parameter no longer supported": the parameter an old comment names, which its example may pass by
@@ -132,7 +134,15 @@ def _marks(code: str) -> tuple[dict[int, str], dict[int, str]]:
         if not text:
             mark = None
         elif text.startswith("#"):
-            mark = "old" if _OLD.search(text) else "new" if _NEW.search(text) else None
+            mark = (
+                "new"
+                if _INSTRUCTS.search(text)
+                else "old"
+                if _OLD.search(text)
+                else "new"
+                if _NEW.search(text)
+                else None
+            )
             found = _NAMED_PARAMETER.search(text) if mark == "old" else None
             parameter = found.group(1) if found and found.group(1).lower() not in _KINDS else ""
         elif "  #" in line and (_OLD.search(end := line.rsplit("  #", 1)[1]) or _TRAILING_FIX.match(end)):

@@ -85,6 +85,13 @@ _PARAM_OF_2 = re.compile(
     r"(?:argument|parameter|keyword|kwarg|option|flag)s?\s+`([A-Za-z_]\w*)`\s+(?:of|in|to|for|from|on)\s+(?:the\s+)?`([^`]+)`",
     re.I,
 )
+# "Switched default to `strict=False` in `torch.export.export`", "the default of `x` for `f`": the callable marked,
+# or dotted where a heading's marks are gone ("in various `X` methods" names none)
+_DEFAULT_IN = re.compile(
+    r"\bdefault\s++(?:value\s++)?(?:of|to|for)\s++`?([A-Za-z_]\w*+)(?:\s*+=\s*+[\w.'\"-]++)?`?\s++(?:in|of|for|on)\s++"
+    r"(?:the\s++)?`?((?<=`)[A-Za-z_][\w.]*+|[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++)",
+    re.I,
+)
 _PARAM_AFTER = re.compile(
     r"`([^`]+)`(?:'s)?\s+`([A-Za-z_]\w*)`\s+(?:keyword\s+)?(?:argument|parameter|keyword|kwarg)", re.I
 )
@@ -119,9 +126,17 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
         kind = section_kind or worded or ("breaking" if guide else None)
         return (_heading_change(chunk, heading, kind),) if kind else ()
     out = _entry_changes(chunk, heading, section_kind)
-    if not out and section_kind and len(parts) > 1 and (_CODE_LIKE.search(heading) or _shows_old_forms(chunk)):
-        # "Deprecations › Chained assignment": a notable change its text words as a story, its example as code;
-        # "Backwards Incompatible Changes › Switched default to strict=False in torch.export.export": its heading
+    # A heading that states a change of code ("Switched default to strict=False in torch.export.export"), not one
+    # naming a module to group its items ("django.contrib.gis"); paragraphs that name no code ("This differs from
+    # the previous release default.") are its detail, not changes of their own.
+    stated = len(heading.split()) >= 3 and bool(_CODE_LIKE.search(heading))
+    detail_only = all(not c.symbols and not c.parameter and chunk.entries[c.entry].kind == "paragraph" for c in out)
+    if (
+        section_kind
+        and len(parts) > 1
+        and ((not out and (stated or _shows_old_forms(chunk))) or (out and detail_only and stated))
+    ):
+        # "Deprecations › Chained assignment": a notable change its text words as a story, its example as code
         return (_heading_change(chunk, heading, section_kind, entry=TOPIC),)
     if not out and guide and (_HEADING_CHANGE.search(heading) or _CODE_LIKE.search(heading)):
         # A topic whose text announces nothing in release-note words ("New default config format
@@ -331,7 +346,7 @@ def _renames(row: str) -> bool:
 
 def _parameter(text: str) -> tuple[str, str]:
     """(parameter, callable) when the entry is about one parameter of one callable, else ('', '')."""
-    for pattern in (_PARAM_OF, _PARAM_OF_2):
+    for pattern in (_PARAM_OF, _PARAM_OF_2, _DEFAULT_IN):
         if m := pattern.search(text):
             function = _clean(m.group(2))
             if _NAME.fullmatch(function):

@@ -65,7 +65,9 @@ if TYPE_CHECKING:
 # 39: a change keeps the role kind of each name it is about (`Change.kinds`: "func", "meth", "class", ...)
 # 40: a doctest statement that prints a warning shows an old form; a notable subsection showing one is a change
 # 41: a subsection of a telling section whose heading names code is a change (as a guide's topic is)
-CHUNKER_VERSION = 41
+# 42: a heading stating a change of code is the change when its entries are code-less prose; "the default of `x`
+#     in `f`"; "# … must be passed to get the old behavior" is a fix
+CHUNKER_VERSION = 42
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

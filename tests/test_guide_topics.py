@@ -141,3 +141,34 @@ def test_a_subsection_of_a_telling_section_whose_heading_names_code_is_a_change(
         version="2.0.0",
     )
     assert plain.changes == ()
+
+
+def test_a_heading_stating_a_changed_default_is_the_change_its_prose_the_detail() -> None:
+    from assistant.model.document import Entry
+    from assistant.upgrade.targeting import targets
+    from tests.test_changes_plan import chunk
+
+    notes = chunk(
+        Entry("paragraph", "This differs from the previous release default of `strict=True`."),
+        Entry("paragraph", "Version 2.0.0"),
+        # what to do to keep the old behaviour is the fix, not an old form, though it says "old"
+        Entry(
+            "code",
+            "# strict=True must be explicitly passed to get the old behavior\nacme.export.export(m, strict=True)",
+        ),
+        section="Backwards Incompatible Changes › Switched default to strict=False in acme.export.export (#148790)",
+        version="2.0.0",
+    )
+    (change,) = notes.changes
+    assert (change.kind, change.symbols, change.parameter) == ("breaking", ("acme.export.export",), "strict")
+    assert change.default_changed and not [f for f in change.forms if not f.startswith("~")]
+    plan = make_plan([notes], Catalog.learn([notes]), "1.0", "2.0", "acme")
+    (target,) = targets(plan)
+    assert (target.symbol, target.parameter, target.omitted) == ("acme.export.export", "strict", True)
+    # An item that names no code is a change of its own all the same ("Support for GDAL 2.2 is removed.").
+    items = chunk(
+        Entry("item", "Support for GDAL 2.2 is removed."),
+        section="Backwards incompatible changes › acme.contrib.gis",
+        version="2.0.0",
+    )
+    assert [c.summary for c in items.changes] == ["Support for GDAL 2.2 is removed."]

@@ -29,11 +29,12 @@ def targets(plan: UpgradePlan) -> list[Target]:
         if change.kind == "new" or ADDS.match(change.summary):
             continue  # "Added a deprecation framework to the `torch.compile` config" breaks no `torch.compile` call
         named = subjects(change.symbols, change.summary)
-        if change.forms:  # "select() no longer accepts …": each name its old examples call
+        shown = any(not f.startswith("~") for f in change.forms)  # its examples show an old form (not only new)
+        if shown:  # "select() no longer accepts …": each name its old examples call
             named = [s for s in change.symbols if _forms_of(s, change.forms)] or named
         if not named and change.parameter and change.symbols:  # "… removed from `Field`: `const`"
             named = [change.symbols[0]]
-        if change.forms and plan.modules:  # what its old examples call that its text does not name
+        if shown and plan.modules:  # what its old examples call that its text does not name
             named = [*named, *_example_names(change, plan.modules[0])]
         if not named:
             continue
@@ -42,7 +43,7 @@ def targets(plan: UpgradePlan) -> list[Target]:
         setting = bool(_SETTING.search(change.summary))
         for symbol in named:
             forms = _forms_of(symbol, change.forms)
-            if symbol in plan.modules or (change.forms and not forms) or not (qualified or forms or itself):
+            if symbol in plan.modules or (shown and not forms) or not (qualified or forms or itself):
                 continue
             if all(part.isidentifier() for part in symbol.split(".")):  # `FindARM.cmake` is; `--flag=1` is not
                 out.append(
