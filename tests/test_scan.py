@@ -209,7 +209,7 @@ def test_a_parameter_of_a_class_member_passed_by_keyword_is_a_hit_on_an_unknown_
     target = Target("c", "pandas.DataFrame.to_csv", "line_terminator")
     report = scan_code(tmp_path, code, target)
     assert places(report) == [(2, 4, "pandas.DataFrame.to_csv(line_terminator)", True)]
-    # In a project that never imports pandas, a `to_csv` is some other library's: nothing, not even a guess.
+    # In a module that does not import pandas, a `to_csv` is some other library's: nothing, not even a guess.
     assert scan_code(tmp_path, code.removeprefix("import pandas\n"), target).findings == ()
 
 

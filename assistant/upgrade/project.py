@@ -8,9 +8,7 @@ a module is known by the packages above it (folders with an `__init__.py`: `app/
 tail of those, since the folder given may be above the import root (`src/app/...`). A class derives from a
 product's when a base, as its module imports it, is one (`is_class`: the targets name it, or it is written as a
 class) or is another project class that does; re-exports (`from .base import AppModel` in a package's
-`__init__.py`) name the same class. A name two modules of the project define differently is left out. The pass
-also notes the top-level modules the project imports anywhere: a project that never imports a product gets no
-guesses at its members (`ProjectClasses.uses`).
+`__init__.py`) name the same class. A name two modules of the project define differently is left out.
 
 Written by hand: no library resolves a project's imports without importing it; the rules are the language's own.
 """
@@ -36,12 +34,6 @@ class ProjectClasses:
     derived: dict[str, str]  # "app.schemas.base.AppModel" -> "pydantic.BaseModel"
     packages: dict[str, str] = field(default_factory=dict)  # a file, as scanned -> its package ("app.schemas")
     package: str | None = None  # the package of the file read from, when known
-    # The top-level modules any module of the project imports, anywhere in it; None when the project was not read.
-    imports: frozenset[str] | None = None
-
-    def uses(self, module: str) -> bool:
-        """Whether the project imports `module` somewhere (True when the project was not read)."""
-        return self.imports is None or module in self.imports
 
     def in_file(self, file: str) -> ProjectClasses:
         return replace(self, package=self.packages.get(file))
@@ -69,7 +61,6 @@ class _Module:
     names: tuple[str, ...]  # the module's qualified names, longest first: "src.app.base", "app.base", "base"
     imports: dict[str, str]  # top-level name -> the qualified name its import binds
     classes: dict[str, tuple[str, ...]]  # top-level class -> its bases, dotted as written
-    uses: frozenset[str]  # the top-level modules it imports anywhere (`import pandas` in a function too)
 
 
 def project_classes(files: Iterable[tuple[Path, Path]], is_class: Callable[[str], bool]) -> ProjectClasses:
@@ -101,8 +92,7 @@ def project_classes(files: Iterable[tuple[Path, Path]], is_class: Callable[[str]
                 derived[qualified] = derived[target]
         if len(derived) == before:
             break
-    used = frozenset(top for m in modules for top in m.uses)
-    return ProjectClasses(derived, {m.file: m.package for m in modules}, imports=used)
+    return ProjectClasses(derived, {m.file: m.package for m in modules})
 
 
 def _product_base(bases: tuple[str, ...], derived: dict[str, str], is_class: Callable[[str], bool]) -> str | None:
@@ -171,13 +161,7 @@ def _read(path: Path, root: Path, packages: dict[Path, list[str]]) -> _Module | 
                     imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
         elif isinstance(node, ast.ClassDef):
             classes[node.name] = tuple(d for b in node.bases if (d := dotted_name(b)))
-    uses = frozenset(
-        alias.name.split(".", 1)[0] if isinstance(node, ast.Import) else (node.module or "").split(".", 1)[0]
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Import) or (isinstance(node, ast.ImportFrom) and not node.level)
-        for alias in node.names
-    )
-    return _Module(str(path), ".".join(package), names, imports, classes, uses)
+    return _Module(str(path), ".".join(package), names, imports, classes)
 
 
 def _absolute(node: ast.ImportFrom, package: list[str]) -> str | None:

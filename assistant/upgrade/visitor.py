@@ -7,8 +7,9 @@ types plainly are followed (`assistant.upgrade.receivers`); what stays unknown, 
 `arr.newbyteorder()`, makes at most a possible hit, as `lookup.Member.worth` decides, unless the call passes a
 keyword the docs name for that member (`x.fillna(method=…)`, `tbl.select(whereclause=…)`) in a module that imports
 the product: that keyword is evidence of the class the bare name is not (`TargetIndex.by_keyword`). No guess is made
-in a project that never imports the product, nor on what another library's call returned (`r` after
-`r = requests.get(url)`). Hits are placed as the editor shows them: lines, and 1-based columns counted in
+in a module that does not import the product (on the four labelled sets no guess was lost so, and 71 of 72 guesses
+at `BaseModel.json` on two repositories' `response.json()` went), nor on what another library's call returned (`r`
+after `r = requests.get(url)`). Hits are placed as the editor shows them: lines, and 1-based columns counted in
 characters (`ast` counts UTF-8 bytes).
 """
 
@@ -255,11 +256,11 @@ class HitVisitor:
                 self._hit(self.places.attr(attr), member.target.symbol, member.target, exact=False)
 
     def _guessed(self, target: Target, receiver: ast.expr) -> bool:
-        """Whether a guess at a target on a receiver of unknown type is worth making: not in a project that never
-        imports its product, nor on what another library's call returned (`requests.get(url).json()`, or `r`
+        """Whether a guess at a target on a receiver of unknown type is worth making: not in a module that does not
+        import its product, nor on what another library's call returned (`requests.get(url).json()`, or `r`
         after `r = requests.get(url)`)."""
         product = target.family or tuple(target.symbol.split(".")[:1])
-        if not any(self.project.uses(top) for top in product):
+        if not self.products.intersection(product):
             return False
         if isinstance(receiver, ast.Name):
             origin = self.origins.get(receiver)
