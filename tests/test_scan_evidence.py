@@ -33,6 +33,12 @@ def seen(report: ScanReport) -> list[tuple[str, int, bool]]:
     return [(Path(f.file).name, f.line, f.exact) for f in report.findings]
 
 
+def plan_targets(*entries: Entry, section: str) -> list[Target]:
+    """The targets of a plan from 1.0 to 2.0 over one 2.0.0 chunk of these entries, in this section."""
+    notes = chunk(*entries, section=section, version="2.0.0")
+    return targets(make_plan([notes], Catalog.learn([notes]), "1.0", "2.0", "acme"))
+
+
 def test_an_old_comment_that_names_a_parameter_makes_passing_it_an_old_form() -> None:
     example = (
         "# whereclause parameter no longer supported\n"
@@ -45,14 +51,11 @@ def test_an_old_comment_that_names_a_parameter_makes_passing_it_an_old_form() ->
 
 
 def test_a_keyword_the_docs_name_makes_a_call_on_an_unknown_receiver_exact(tmp_path: Path) -> None:
-    guide = chunk(
+    found = plan_targets(
         Entry("paragraph", "The `acme.select` construct no longer accepts keyword arguments."),
         Entry("code", "# whereclause parameter no longer supported\nstmt = table.select(table.c.id == 5)\n"),
         section="Core › select() no longer accepts varied constructor arguments",
-        version="2.0.0",
     )
-    plan = make_plan([guide], Catalog.learn([guide]), "1.0", "2.0", "acme")
-    found = targets(plan)
     code = (
         "import acme\n"
         "q = tbl.select(whereclause=tbl.c.id == 1)\n"  # 2: the keyword the example's comment names
@@ -68,14 +71,12 @@ def test_a_keyword_the_docs_name_makes_a_call_on_an_unknown_receiver_exact(tmp_p
 
 
 def test_a_class_its_old_examples_call_is_a_target_though_its_text_does_not_name_it(tmp_path: Path) -> None:
-    guide = chunk(
+    found = plan_targets(
         Entry("paragraph", "The ability to associate an `acme.Engine` with a `acme.MetaData` object is removed."),
         Entry("code", "t = Table('t', metadata_obj, autoload=True)  # use autoload_with=engine\n"),
         section="Core › bound metadata removed",
-        version="2.0.0",
     )
-    plan = make_plan([guide], Catalog.learn([guide]), "1.0", "2.0", "acme")
-    table = [t for t in targets(plan) if t.symbol.endswith(".Table")]
+    table = [t for t in found if t.symbol.endswith(".Table")]
     assert [(t.symbol, t.forms) for t in table] == [("acme.Table", ("kw=autoload",))]
     code = (
         "from acme import Table\n"
@@ -119,15 +120,13 @@ def test_a_session_statement_that_prints_a_warning_shows_an_old_form_with_its_va
 
 
 def test_a_notable_subsection_that_shows_an_old_form_is_a_change_and_its_calls_are_hit(tmp_path: Path) -> None:
-    notes = chunk(
+    entries = (
         Entry("paragraph", "Chained assignment will never work under Copy-on-Write."),
         Entry("code", '>>> df["foo"].fillna(0, inplace=True)\nFutureWarning: chained assignment\n'),
-        section="Deprecations › Chained assignment",
-        version="2.0.0",
     )
-    (change,) = notes.changes
+    (change,) = chunk(*entries, section="Deprecations › Chained assignment", version="2.0.0").changes
     assert (change.kind, change.summary) == ("deprecated", "Chained assignment")
-    plan = make_plan([notes], Catalog.learn([notes]), "1.0", "2.0", "acme")
+    found = plan_targets(*entries, section="Deprecations › Chained assignment")
     code = (
         "import acme\n"
         "df = load()\n"
@@ -136,7 +135,7 @@ def test_a_notable_subsection_that_shows_an_old_form_is_a_change_and_its_calls_a
         "df['a'].fillna(0)\n"  # 5: no `inplace=True`
         "df['a'].fillna(0, inplace=False)\n"  # 6
     )
-    assert seen(scan_files(tmp_path, {"m.py": code}, *targets(plan))) == [("m.py", 3, True)]
+    assert seen(scan_files(tmp_path, {"m.py": code}, *found)) == [("m.py", 3, True)]
 
 
 def test_a_module_is_used_once_where_its_names_are_imported(tmp_path: Path) -> None:
