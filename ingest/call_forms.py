@@ -122,6 +122,16 @@ def _session(code: str) -> tuple[str, dict[int, str]] | None:
     return "\n".join(source), marks
 
 
+def _comment_mark(comment: str) -> str | None:
+    """What a comment line says of the statements under it: "new" when it instructs (even "… to get the old
+    behavior"), "old" when it says they stopped working, "new" when it says what to use, else nothing."""
+    if _INSTRUCTS.search(comment):
+        return "new"
+    if _OLD.search(comment):
+        return "old"
+    return "new" if _NEW.search(comment) else None
+
+
 def _marks(code: str) -> tuple[dict[int, str], dict[int, str]]:
     """Each line's mark, "old" or "new": from the comment above its statement (until a blank line), or its own
     comment at the end of the line, which says what is wrong with it ("# no longer supported", "# use x="); and
@@ -134,15 +144,7 @@ def _marks(code: str) -> tuple[dict[int, str], dict[int, str]]:
         if not text:
             mark = None
         elif text.startswith("#"):
-            mark = (
-                "new"
-                if _INSTRUCTS.search(text)
-                else "old"
-                if _OLD.search(text)
-                else "new"
-                if _NEW.search(text)
-                else None
-            )
+            mark = _comment_mark(text)
             found = _NAMED_PARAMETER.search(text) if mark == "old" else None
             parameter = found.group(1) if found and found.group(1).lower() not in _KINDS else ""
         elif "  #" in line and (_OLD.search(end := line.rsplit("  #", 1)[1]) or _TRAILING_FIX.match(end)):

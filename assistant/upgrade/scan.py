@@ -244,7 +244,10 @@ def _scan_python(source: str, shown: str, index: TargetIndex, project: ProjectCl
         if found is None:
             return [], [ScanError(shown, str(e))], 0
         tree, skipped = found
-        hits = _tree_hits(tree, source, index, project)
+        try:
+            hits = _tree_hits(tree, source, index, project)
+        except _Unparsable as deep:  # what was read is too deep for the walk
+            return [], [ScanError(shown, str(deep))], 0
         # The rest of the module was read: the lines that were not are reported, as a notebook's bad cells are.
         errors = [ScanError(shown, f"syntax error at {_span(s)}: {_one_line(s.error)}; {_REST}") for s in skipped]
     return [_finding(shown, hit, hit.line, lines) for hit in hits], errors, 1

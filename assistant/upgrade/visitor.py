@@ -7,7 +7,7 @@ types plainly are followed (`assistant.upgrade.receivers`); what stays unknown, 
 `arr.newbyteorder()`, makes at most a possible hit, as `lookup.Member.worth` decides, unless the call passes a
 keyword the docs name for that member (`x.fillna(method=…)`, `tbl.select(whereclause=…)`) in a module that imports
 the product: that keyword is evidence of the class the bare name is not (`TargetIndex.by_keyword`). No guess is made
-in a module that does not import the product (on the four labelled sets no guess was lost so, and 71 of 72 guesses
+in a module that does not import the product (on the five labelled sets no guess was lost so, and 71 of 72 guesses
 at `BaseModel.json` on two repositories' `response.json()` went), nor on what another library's call returned (`r`
 after `r = requests.get(url)`). Hits are placed as the editor shows them: lines, and 1-based columns counted in
 characters (`ast` counts UTF-8 bytes).
