@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from itertools import pairwise
 from keyword import iskeyword
 
 from assistant.model.changes import Change, ChangeKind, subject_part
@@ -68,6 +69,7 @@ _HEADING_CHANGE = re.compile(
 )
 _GUIDE = re.compile(r"\b(?:migrat\w*+|upgrad\w*+|porting)\b", re.I)  # "Migrate to v9.x", "Migration Guide"
 # A code name in a heading whose marks are gone: dotted (`eslint.config.js`), called (`from_self()`), snake_case
+_GROUPS = re.compile(r"\bchanges\b", re.I)  # a guide's section grouping its changes: "API Changes", "Changes to config"
 _CODE_LIKE = re.compile(r"[A-Za-z_]\.[A-Za-z_]|\w\(\)|\b[a-z]++_[a-z_]++\b|(?<![\w-])--?[a-z][\w-]++")
 _CODE = re.compile(r"`([^`\n]{1,120})`")
 _DOTTED = re.compile(r"(?<![\w.`])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w`])")
@@ -142,7 +144,22 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
         # A topic whose text announces nothing in release-note words ("New default config format
         # (`eslint.config.js`)", "Selecting from the query itself as a subquery, e.g. "from_self()"").
         return (_heading_change(chunk, heading, section_kind or worded or "breaking", entry=TOPIC),)
+    if not out and guide and (topic := _topic(parts)):
+        # "Breaking Changes › 2. JSON Parsing Changes › 0.x Behavior": the topic under a grouping section is the
+        # change, whichever of its parts ("0.x Behavior", "1.x Behavior") this chunk is.
+        return (_heading_change(chunk, topic, section_kind or _wording_kind(topic) or "breaking", entry=TOPIC),)
     return out
+
+
+def _topic(parts: list[str]) -> str:
+    """In a guide, the heading right under one that groups changes ("Breaking Changes", "API Changes",
+    "Deprecations"), when the chunk is under it; '' when none groups."""
+    for group, topic in pairwise(parts):
+        # a heading that itself states a change ("… "Autocommit" removed from both Core and ORM") is a topic, its
+        # subsections its detail
+        if not _HEADING_CHANGE.search(group) and (_GROUPS.search(group) or _section_kind([group])[0]):
+            return topic
+    return ""
 
 
 def _shows_old_forms(chunk: Chunk) -> bool:

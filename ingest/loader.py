@@ -247,7 +247,7 @@ def read_metadata(source: str, body: str, front: dict[str, str]) -> tuple[dict[s
         "product": parts[0] if len(parts) >= 3 or changelog else "",
         "version": parts[1] if len(parts) >= 3 else "",
         "title": plain_text(first_heading(body), limit=field_limit("title"), entities=False) or name,
-        "kind": "changelog" if named else next((k for k in _KINDS if k in stem.lower()), "document"),
+        "kind": "changelog" if named else _kind_of_name(stem),
         "language": lang_match.group(1) if lang_match else "en",
         "url": "",
     }
@@ -259,7 +259,9 @@ def read_metadata(source: str, body: str, front: dict[str, str]) -> tuple[dict[s
     if len(parts) == 2 and not changelog:
         # One release in a product's folder, named by its front matter, file or heading (`acme/2.3.rst`).
         version, where = (
-            ("", "") if given else release_of(name, parts[0], (front.get("title", "").strip(), inferred["title"]))
+            ("", "")
+            if given
+            else release_of(name, parts[0], (front.get("title", "").strip(), inferred["title"]), lead_paragraph(body))
         )
         # The folder names the product, release or none: a product whose docs carry no release is one too.
         inferred["product"] = parts[0]
@@ -277,6 +279,27 @@ def read_metadata(source: str, body: str, front: dict[str, str]) -> tuple[dict[s
         where = "front matter"  # it won over the folder and the file
     meta["release_from"] = where if meta.get("version") else ""  # a changelog's releases: `chunk_document`
     return meta, warnings
+
+
+def _kind_of_name(stem: str) -> str:
+    """The kind a file's name says (`release-notes.rst`, `MIGRATION_GUIDE.md`, `UPGRADING.md`), else "document"."""
+    words = re.sub(r"[\s_.]+", "-", stem.lower())
+    found = next((k for k in _KINDS if k in words), None)
+    if found is None and re.match(r"(?:migrat|upgrad)[a-z]*(?:-|$)", words):
+        found = "migration-guide"  # `MIGRATING.md`, `UPGRADING.md`, `migration.md`
+    return found or "document"
+
+
+def lead_paragraph(body: str, limit: int = 200) -> str:
+    """The first line of text after the first heading that is no heading, list item or table row, its
+    quote and emphasis marks removed ("> **Migrating from Axios 0.x to 1.x**")."""
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    start = next((i + 1 for i, line in enumerate(lines) if re.match(r"#{1,6}\s", line)), 0)
+    for line in lines[start : start + 5]:
+        text = line.lstrip("> ").strip()
+        if text and not re.match(r"(?:#{1,6}\s|[-*+|]\s|\d+\.\s)", text):
+            return re.sub(r"[*_`]+", "", text)[:limit]
+    return ""
 
 
 def first_heading(body: str, limit: int = 90) -> str:

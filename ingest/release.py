@@ -8,7 +8,9 @@ The forms, in the order they are tried; the first that names a release wins, so 
    folder the file is in), `migrate-to-9.0.0.md`;
 3. front matter's `title:` naming a release, then the document's first heading: "What's New In Acme 2.3",
    "Acme 5.2 Release Notes", "Version 2.3", "2.3.0 (2024-01-05)", "Migrating to v9", "Migrate to v9.x",
-   "Migrating from v7 to v8" (a heading naming two releases is about the one it migrates to).
+   "Migrating from v7 to v8" (a heading naming two releases is about the one it migrates to);
+4. where none of those names one, the first paragraph of a guide that says what it migrates to ("> **Migrating
+   from Axios 0.x to 1.x**" under "# Axios Migration Guide").
 A year-like release (the first number 1900 or more: a `2024.1.md` or "Notes for 2024.1") is taken only where
 nothing else names one. A file holding many releases is a changelog: each of its entries gets the release of its
 own heading (`ingest.changelog`), not one for the file.
@@ -23,7 +25,7 @@ from assistant.text.untrusted import safe_version
 from assistant.text.words import fold
 from ingest.changelog import heading_version
 
-Where = Literal["file name", "title", "heading", ""]
+Where = Literal["file name", "title", "heading", "lead", ""]
 
 # A release number: possessive, so a long run of digits is read once whatever follows it.
 _NUMBER = r"v?(?P<version>\d++(?:\.\d++){%s}(?:(?:a|b|rc|\.post|\.dev)\d++)?)"
@@ -82,17 +84,24 @@ def _number(words: list[str], *, dotted: bool = False) -> str | None:
     return None
 
 
-def release_of(name: str, product: str, titles: tuple[str, ...]) -> tuple[str, Where]:
+def release_of(name: str, product: str, titles: tuple[str, ...], lead: str = "") -> tuple[str, Where]:
     """The release of a one-release document in `product`'s folder named `name`, and where it was read; `titles`
-    are its front matter's title (or '') and its first heading, in that order. ('', '') when none says one."""
+    are its front matter's title (or '') and its first heading, in that order; `lead` its first paragraph, read
+    only for what a guide migrates to ("> **Migrating from Axios 0.x to 1.x**" under "Axios Migration Guide").
+    ('', '') when none says one."""
     found: list[tuple[str, Where]] = []
     if (version := release_from_name(name, product)) is not None:
         found.append((version, "file name"))
     for title, where in zip(titles, ("title", "heading"), strict=True):
         if title and (version := release_from_title(title, product)) is not None:
             found.append((version, where))  # type: ignore[arg-type]
+    if not found and _MIGRATES.search(lead) and (version := release_from_title(lead, product)) is not None:
+        found.append((version, "lead"))
     plain = [f for f in found if not _year_like(f[0])]
     return (plain or found or [("", "")])[0]
+
+
+_MIGRATES = re.compile(r"\b(?:migrat|upgrad)\w*\b.{0,80}?\bto\b", re.IGNORECASE)
 
 
 def _year_like(version: str) -> bool:

@@ -172,3 +172,78 @@ def test_a_heading_stating_a_changed_default_is_the_change_its_prose_the_detail(
         version="2.0.0",
     )
     assert [c.summary for c in items.changes] == ["Support for GDAL 2.2 is removed."]
+
+
+# A guide in another common shape, written for this test: its release only in the lead's quote, its changes under
+# grouping sections ("Breaking Changes", "API Changes"), each topic in parts ("0.x Behavior", "1.x Behavior"), and
+# sections that are no changes (overview, strategies, troubleshooting).
+GROUPED = """# Acme Migration Guide
+
+> **Migrating from Acme 0.x to 1.x**
+
+## Table of Contents
+
+- [Overview](#overview)
+- [Breaking Changes](#breaking-changes)
+- [API Changes](#api-changes)
+- [Migration Strategies](#migration-strategies)
+- [Troubleshooting](#troubleshooting)
+
+## Overview
+
+Acme 1.x makes errors consistent. Plan a day for a medium application.
+
+## Breaking Changes
+
+### 1. Error Handling Changes
+
+#### 0.x Behavior
+
+Some failed requests resolved quietly.
+
+#### 1.x Behavior
+
+Every failed request rejects its promise.
+
+### 2. JSON Parsing Changes
+
+#### 0.x Behavior
+
+Invalid JSON came back as a string.
+
+#### 1.x Behavior
+
+Invalid JSON raises a parse error.
+
+## API Changes
+
+### Request Configuration
+
+The request options are read once, when the request starts.
+
+## Migration Strategies
+
+### Phase 1: Preparation
+
+Read your error handlers first.
+
+## Troubleshooting
+
+### Requests hang
+
+Check the proxy settings.
+"""
+
+
+def test_a_guide_grouping_its_topics_under_changes_sections_lists_each_topic_once(tmp_path: Path) -> None:
+    path = tmp_path / "acme" / "MIGRATION_GUIDE.md"
+    path.parent.mkdir()
+    path.write_text(GROUPED)
+    chunks = chunk_document(load_document(path, tmp_path))
+    assert {(c.version, c.release_from, c.kind) for c in chunks} == {("1", "lead", "migration-guide")}
+    plan = make_plan(chunks, Catalog.learn(chunks), "0", "1", "acme")
+    assert [c.summary for c in plan.changes] == [
+        "1. Error Handling Changes",
+        "2. JSON Parsing Changes",
+        "Request Configuration",
+    ]

@@ -26,7 +26,8 @@ class Chunk:
     language: str = "en"
     url: str = ""
     # Where its release was read: "folder", "front matter", "file name", "title", "heading" (a one-release
-    # document's first), "headings" (a changelog's release headings); "" when it has none.
+    # document's first), "lead" (a guide's first paragraph), "headings" (a changelog's release headings); "" when
+    # it has none.
     release_from: str = field(default="", kw_only=True)  # keyword only: callers pass `entries` by position
     entries: tuple[Entry, ...] = ()  # its paragraphs, list items and code as ingest parsed them
     changes: tuple[Change, ...] = ()  # the changes its entries announce (ingest.changes), for upgrade plans
