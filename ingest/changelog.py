@@ -43,8 +43,9 @@ _DATE = (
 # What opens a release heading: "Version", "Release" or the product's name, then the version ("[1.2.0]", "v1.2.0").
 # A pre-release may be spelled out after a space ("1.0 beta 1").
 _LEAD = (
-    # "Changes in Version 4.4.1", GNU's "Noteworthy changes in release 1.2", "What's new in psycopg 2.9.6"
-    r"(?:(?:(?:noteworthy\s+)?changes|what['’]?s\s+new)\s+in\s+)?"
+    # "Changes in Version 4.4.1", GNU's "Noteworthy changes in release 1.2", "What's new in psycopg 2.9.6", an
+    # upgrading guide's "Upgrading to version 2.0.0+"
+    r"(?:(?:(?:noteworthy\s+)?changes|what['’]?s\s+new)\s+in\s+|(?:upgrad|migrat)[a-z]{0,6}\s+to\s+)?"
     r"(?:(?:version|release|v(?=\d))\s*|(?P<name>[A-Za-z][\w.+-]*)\s+)?"
     r"\[?(?P<version>v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)(?:\s+(?P<pre>alpha|beta|rc)\s*(?P<n>\d+))?\]?"
 )
@@ -99,7 +100,7 @@ def heading_version(heading: str, product: str = "") -> str | None:
     if not match or (match.group("name") and not _names_product(match.group("name"), product)):
         return None
     pre = f"{_PRE[match.group('pre').lower()]}{match.group('n')}" if match.group("pre") else ""
-    return safe_version(match.group("version").rstrip(".") + pre)  # "## 2.2.0. (2007-07-31)"
+    return safe_version(match.group("version").rstrip(".+") + pre)  # "## 2.2.0. (2007-07-31)", "to version 2.0.0+"
 
 
 def _names_product(name: str, product: str) -> bool:

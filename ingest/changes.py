@@ -37,7 +37,7 @@ _SECTION_KINDS: tuple[tuple[ChangeKind | None, re.Pattern[str]], ...] = (
     (None, re.compile(r"bug ?fix|performance|documentation|developers|security|contributors|internal", re.I)),
     ("removed", re.compile(r"\bremov(?:al|als|ed|es|e)?\b|\bexpired\b|\bdropped\b", re.I)),  # not "RemovedIn20Warnings"
     ("deprecated", re.compile(r"deprecat", re.I)),
-    ("breaking", re.compile(r"incompatib|\bbreaking\b", re.I)),
+    ("breaking", re.compile(r"incompatib|(?<!non-)(?<!non )\bbreaking\b", re.I)),  # not "Non-Breaking Changes"
     ("behaviour", re.compile(r"\bbehaviou?r(?:al)? changes?\b|\bchanges? (?:in|of) behaviou?r\b", re.I)),
     ("new", re.compile(r"\bnew features?\b|\bwhat'?s new\b|\benhancements?\b|\bhighlights\b|^added$|\bnew in\b", re.I)),
 )
@@ -69,6 +69,10 @@ _HEADING_CHANGE = re.compile(
 )
 _GUIDE = re.compile(r"\b(?:migrat\w*+|upgrad\w*+|porting)\b", re.I)  # "Migrate to v9.x", "Migration Guide"
 # A code name in a heading whose marks are gone: dotted (`eslint.config.js`), called (`from_self()`), snake_case
+_NON_BREAKING = re.compile(r"\bnon[- ]breaking\b", re.I)
+_ADDS = re.compile(
+    r"^\W*(?:add|adds|added|introduc\w*)\b", re.I
+)  # a topic that adds ("Add `reply.trailers`"), not "New default …"
 _GROUPS = re.compile(r"\bchanges\b", re.I)  # a guide's section grouping its changes: "API Changes", "Changes to config"
 _CODE_LIKE = re.compile(r"[A-Za-z_]\.[A-Za-z_]|\w\(\)|\b[a-z]++_[a-z_]++\b|(?<![\w-])--?[a-z][\w-]++")
 _CODE = re.compile(r"`([^`\n]{1,120})`")
@@ -143,23 +147,34 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
     if not out and guide and (_HEADING_CHANGE.search(heading) or _CODE_LIKE.search(heading)):
         # A topic whose text announces nothing in release-note words ("New default config format
         # (`eslint.config.js`)", "Selecting from the query itself as a subquery, e.g. "from_self()"").
-        return (_heading_change(chunk, heading, section_kind or worded or "breaking", entry=TOPIC),)
-    if not out and guide and (topic := _topic(parts)):
+        group = parts[-2] if len(parts) > 1 else ""
+        return (_heading_change(chunk, heading, section_kind or _topic_kind(group, heading), entry=TOPIC),)
+    if not out and guide and (found := _topic(parts)):
         # "Breaking Changes › 2. JSON Parsing Changes › 0.x Behavior": the topic under a grouping section is the
         # change, whichever of its parts ("0.x Behavior", "1.x Behavior") this chunk is.
-        return (_heading_change(chunk, topic, section_kind or _wording_kind(topic) or "breaking", entry=TOPIC),)
+        group, topic = found
+        return (_heading_change(chunk, topic, section_kind or _topic_kind(group, topic), entry=TOPIC),)
     return out
 
 
-def _topic(parts: list[str]) -> str:
-    """In a guide, the heading right under one that groups changes ("Breaking Changes", "API Changes",
-    "Deprecations"), when the chunk is under it; '' when none groups."""
+def _topic_kind(group: str, topic: str) -> ChangeKind:
+    """A guide topic's kind when its section's name says none: its wording's, else what a guide's change is,
+    breaking, unless it adds something ("Add `reply.trailers` methods") or its group says its changes are not
+    ("Non-Breaking Changes")."""
+    if _ADDS.match(topic):
+        return "new"
+    return _wording_kind(topic) or ("behaviour" if _NON_BREAKING.search(group) else "breaking")
+
+
+def _topic(parts: list[str]) -> tuple[str, str] | None:
+    """In a guide, the heading that groups changes ("Breaking Changes", "API Changes", "Deprecations") and the one
+    right under it, when the chunk is under that; None when none groups."""
     for group, topic in pairwise(parts):
         # a heading that itself states a change ("… "Autocommit" removed from both Core and ORM") is a topic, its
         # subsections its detail
         if not _HEADING_CHANGE.search(group) and (_GROUPS.search(group) or _section_kind([group])[0]):
-            return topic
-    return ""
+            return group, topic
+    return None
 
 
 def _shows_old_forms(chunk: Chunk) -> bool:
@@ -194,6 +209,7 @@ def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None) 
     """The changes a chunk's own entries announce: items, rows and paragraphs in release-note words."""
     out: list[Change] = []
     intro = ""
+    said: set[str] = set()  # the names the changes so far are about
     for n, entry in enumerate(chunk.entries):
         label = entry.text.endswith(":") and (entry.kind == "paragraph" or len(entry.text) < LABEL_CHARS)
         if label and _shows(entry, chunk.entries[n + 1 : n + 2]):
@@ -210,6 +226,9 @@ def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None) 
             intro = entry.text  # introduces the items under it, and may announce a change of its own
         text = entry.text
         if entry.kind in ("item", "row") and len(text) <= SHORT_ITEM_CHARS and _bare(text):
+            names = {_clean(code) for code in _CODE.findall(text)}
+            if names and names <= said:
+                continue  # `fastify.listen(8000)` under "… `fastify.listen()` method is now deprecated": an example
             # "`const`" says nothing alone: "The following properties have been removed from `Field`: `const`",
             # "Removed in Pydantic V2: `pydantic.typing.is_finalvar`".
             text = f"{intro} {text}" if intro else f"{heading}: {text}" if heading else text
@@ -224,6 +243,7 @@ def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None) 
         member_of = "" if intro else _owner(heading, dotted=True)
         change = _change(kind, text, text, n, row=entry.kind == "row", owner=owner, member_of=member_of)
         out.append(replace(change, fix=fix((entry, *detail(chunk.entries, n)))))
+        said.update(change.symbols[:1])
     return tuple(out)
 
 

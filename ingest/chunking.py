@@ -68,7 +68,8 @@ if TYPE_CHECKING:
 # 42: a heading stating a change of code is the change when its entries are code-less prose; "the default of `x`
 #     in `f`"; "# … must be passed to get the old behavior" is a fix
 # 43: a guide's topic under a grouping section ("Breaking Changes › 2. JSON Parsing Changes › 0.x Behavior")
-CHUNKER_VERSION = 43
+# 44: "V5 Migration Guide", "Upgrading to version 2.0.0+" name releases; "Non-Breaking Changes" is not breaking
+CHUNKER_VERSION = 44
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -8,7 +8,8 @@ The forms, in the order they are tried; the first that names a release wins, so 
    folder the file is in), `migrate-to-9.0.0.md`;
 3. front matter's `title:` naming a release, then the document's first heading: "What's New In Acme 2.3",
    "Acme 5.2 Release Notes", "Version 2.3", "2.3.0 (2024-01-05)", "Migrating to v9", "Migrate to v9.x",
-   "Migrating from v7 to v8" (a heading naming two releases is about the one it migrates to);
+   "Migrating from v7 to v8" (a heading naming two releases is about the one it migrates to), "V5 Migration
+   Guide" (one release with a migration word);
 4. where none of those names one, the first paragraph of a guide that says what it migrates to ("> **Migrating
    from Axios 0.x to 1.x**" under "# Axios Migration Guide").
 A year-like release (the first number 1900 or more: a `2024.1.md` or "Notes for 2024.1") is taken only where
@@ -61,8 +62,12 @@ def release_from_title(title: str, product: str) -> str | None:
     found = heading_version(title, product)
     if found:
         return found
-    words = [w.strip(_WORD_EDGES) for w in title.split()]
+    words = [w.strip(_WORD_EDGES).rstrip(".") for w in title.split()]  # "… from Fastify v4 to v5."
     lower = [w.lower() for w in words]
+    migrates = [i for i, w in enumerate(lower) if w.startswith(("migrat", "upgrad"))]
+    tokens = [w for w in words if (m := _TOKEN.fullmatch(w)) and (w[:1] in "vV" or "." in m.group("version"))]
+    if migrates and not any(w == "to" for w in lower) and len(tokens) == 1:
+        return _number(tokens)  # "V5 Migration Guide", "Upgrade guide for v2.0"
     for i, word in enumerate(lower):
         if word == "to" and any(w.startswith(("migrat", "upgrad")) for w in lower[:i]):
             return _number(words[i + 1 : i + 3])  # "to v9", "to Acme 3"

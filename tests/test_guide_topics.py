@@ -247,3 +247,63 @@ def test_a_guide_grouping_its_topics_under_changes_sections_lists_each_topic_onc
         "2. JSON Parsing Changes",
         "Request Configuration",
     ]
+
+
+UPGRADING = """## Upgrading to new acme versions
+
+### Upgrading to version 2.0.0+
+
+* Node.js older than 14 is no longer supported.
+
+### Upgrading to version 1.0.0+
+
+* `acme.connect()` no longer accepts a callback.
+"""
+
+V5 = """# V5 Migration Guide
+
+This guide is intended to help with migration from Acme v4 to v5.
+
+## Breaking Changes
+
+### Removed `app.use()`
+
+Use a plugin instead.
+
+## Non-Breaking Changes
+
+### Deprecation of variadic `.listen()` signature
+
+The variadic signature of the `acme.listen()` method is now deprecated.
+
+* `acme.listen(8000)`
+* `acme.listen(8000, "127.0.0.1")`
+
+### Add `reply.trailers` methods
+
+Trailers can be sent with `reply.trailers`.
+"""
+
+
+def test_upgrading_guides_name_their_releases_in_their_titles_and_headings(tmp_path: Path) -> None:
+    (tmp_path / "acme").mkdir()
+    (tmp_path / "acme" / "UPGRADING.md").write_text(UPGRADING)
+    (tmp_path / "acme" / "Migration-Guide-V5.md").write_text(V5)
+    chunks = [c for p in sorted((tmp_path / "acme").iterdir()) for c in chunk_document(load_document(p, tmp_path))]
+    assert {(c.source.rsplit("/", 1)[-1], c.version) for c in chunks} >= {
+        ("UPGRADING.md", "2.0.0"),
+        ("UPGRADING.md", "1.0.0"),
+        ("Migration-Guide-V5.md", "5"),  # "V5 Migration Guide"
+    }
+    plan = make_plan(chunks, Catalog.learn(chunks), "4", "5", "acme")
+    lines = [(c.kind, c.summary) for c in plan.changes]
+    assert ("breaking", "Removed app.use()") in lines or ("removed", "Removed app.use()") in lines
+    # A non-breaking section is not breaking; examples of a deprecated call are not changes of their own.
+    assert [s for k, s in lines if "listen" in s] == [
+        "The variadic signature of the `acme.listen()` method is now deprecated."
+    ]
+    assert not [s for k, s in lines if k == "breaking" and "trailers" in s]
+    assert {c.version for c in make_plan(chunks, Catalog.learn(chunks), "0.9", "2.0", "acme").changes} == {
+        "1.0.0",
+        "2.0.0",
+    }
