@@ -374,3 +374,14 @@ def test_a_scan_set_manifest_is_data_never_a_path_to_write_through(tmp_path: Pat
     with mock.patch.object(fetch_scan_sets, "manifest", lambda name: rows):
         placed, problems = fetch_scan_sets.fetch("demo", tmp_path / "out", local=tmp_path)
     assert placed == 0 and "sha256 differs" in problems[0] and not (tmp_path / "out" / "demo" / "x.py").exists()
+
+
+def test_guide_plans_counts_the_topics_under_breaking_changes() -> None:
+    from bench.guide_plans import topics
+
+    guide = (
+        "# V5 Migration Guide\n\n## Long Term Support\n\n### Why Node 20?\n\n## Breaking Changes\n\n"
+        "### Removed `app.use()` ([#3506](https://example.com/3506))\n\n#### Before\n\n### `reply.res` moved\n\n"
+        "## New Features\n\n### Diagnostics\n"
+    )
+    assert topics(guide) == ["Removed app.use() (#3506)", "reply.res moved"]
