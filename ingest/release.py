@@ -64,9 +64,9 @@ def release_from_title(title: str, product: str) -> str | None:
         return found
     words = [w.strip(_WORD_EDGES).rstrip(".") for w in title.split()]  # "… from Fastify v4 to v5."
     lower = [w.lower() for w in words]
-    migrates = [i for i, w in enumerate(lower) if w.startswith(("migrat", "upgrad"))]
+    migrates = any(w.startswith(("migrat", "upgrad")) for w in lower)
     tokens = [w for w in words if (m := _TOKEN.fullmatch(w)) and (w[:1] in "vV" or "." in m.group("version"))]
-    if migrates and not any(w == "to" for w in lower) and len(tokens) == 1:
+    if migrates and "to" not in lower and len(tokens) == 1:
         return _number(tokens)  # "V5 Migration Guide", "Upgrade guide for v2.0"
     for i, word in enumerate(lower):
         if word == "to" and any(w.startswith(("migrat", "upgrad")) for w in lower[:i]):
