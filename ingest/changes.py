@@ -137,13 +137,11 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
     # the previous release default.") are its detail, not changes of their own.
     stated = len(heading.split()) >= 3 and bool(_CODE_LIKE.search(heading))
     detail_only = all(not c.symbols and not c.parameter and chunk.entries[c.entry].kind == "paragraph" for c in out)
-    if (
-        section_kind
-        and len(parts) > 1
-        and ((not out and (stated or _shows_old_forms(chunk))) or (out and detail_only and stated))
-    ):
-        # "Deprecations › Chained assignment": a notable change its text words as a story, its example as code
-        return (_heading_change(chunk, heading, section_kind, entry=TOPIC),)
+    if section_kind and len(parts) > 1 and (not out or (detail_only and stated)):
+        examples = _example_forms(chunk)
+        if stated or any(not f.startswith("~") for f in examples):
+            # "Deprecations › Chained assignment": a notable change its text words as a story, its example as code
+            return (_heading_change(chunk, heading, section_kind, entry=TOPIC, forms=examples),)
     if not out and guide and (_HEADING_CHANGE.search(heading) or _CODE_LIKE.search(heading)):
         # A topic whose text announces nothing in release-note words ("New default config format
         # (`eslint.config.js`)", "Selecting from the query itself as a subquery, e.g. "from_self()"").
@@ -177,9 +175,9 @@ def _topic(parts: list[str]) -> tuple[str, str] | None:
     return None
 
 
-def _shows_old_forms(chunk: Chunk) -> bool:
-    """Whether the chunk's examples show a call in a form they mark as old (`ingest.call_forms`)."""
-    return any(not f.startswith("~") for e in chunk.entries if e.kind == "code" for f in old_forms(e.text))
+def _example_forms(chunk: Chunk) -> tuple[str, ...]:
+    """The call forms a chunk's code examples mark as old, then new (`ingest.call_forms.old_forms`), once each."""
+    return tuple(dict.fromkeys(f for e in chunk.entries if e.kind == "code" for f in old_forms(e.text)))
 
 
 def settled(chunks: list[Chunk]) -> list[Chunk]:
@@ -192,8 +190,10 @@ def settled(chunks: list[Chunk]) -> list[Chunk]:
     ]
 
 
-def _heading_change(chunk: Chunk, heading: str, kind: ChangeKind, *, entry: int = -1) -> Change:
-    """The change a heading states, its entries the detail and the fix."""
+def _heading_change(
+    chunk: Chunk, heading: str, kind: ChangeKind, *, entry: int = -1, forms: tuple[str, ...] | None = None
+) -> Change:
+    """The change a heading states, its entries the detail and the fix; `forms` its examples', when read already."""
     body = " ".join(e.text for e in chunk.entries if e.kind != "code")
     # Headings are rarely marked up: their dotted names are code (`torch.ao.x is no longer public`).
     # Only those before its verb are its subject: "X ops now raise … under torch.compile" is about X.
@@ -201,8 +201,8 @@ def _heading_change(chunk: Chunk, heading: str, kind: ChangeKind, *, entry: int 
     dotted = " ".join(f"`{n}`" for n in _DOTTED.findall(subject))
     change = _change(kind, heading, f"{dotted} {heading} {body}", entry, default_summary=heading)
     # The call forms its examples mark as old ("select() no longer accepts …", "bound metadata removed").
-    forms = (f for e in chunk.entries if e.kind == "code" for f in old_forms(e.text))
-    return replace(change, forms=tuple(dict.fromkeys(forms)), fix=fix(chunk.entries, stated=False))
+    forms = _example_forms(chunk) if forms is None else forms
+    return replace(change, forms=forms, fix=fix(chunk.entries, stated=False))
 
 
 def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None) -> tuple[Change, ...]:

@@ -11,15 +11,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from assistant.upgrade.recover import MAX_SKIPPED, recovered
-from assistant.upgrade.scan import Target, scan
+from assistant.upgrade.scan import ScanReport, Target
+from tests.test_scan import scan_code
 
 OLD = Target("old", "acme.old")
 
 
-def scan_one(tmp_path: Path, code: str):
-    path = tmp_path / "m.py"
-    path.write_text(code)
-    return scan([path], [OLD])
+def scan_one(tmp_path: Path, code: str) -> ScanReport:
+    """Scan one module for `acme.old` (with and without the pre-pass, as `scan_code` does)."""
+    return scan_code(tmp_path, code, OLD)
 
 
 def test_a_statement_an_older_python_accepted_is_set_aside_and_the_rest_scanned(tmp_path: Path) -> None:

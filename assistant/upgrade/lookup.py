@@ -12,7 +12,7 @@ import ast
 import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from assistant.upgrade.target import Target
 
@@ -185,8 +185,8 @@ class TargetIndex:
             if target.parameter and not target.omitted and meets(target, call):
                 yield target
         for target in self.forms.get(member, ()):
-            keywords = tuple(f for f in target.forms if f.startswith("kw=") or "&kw=" in f)
-            if keywords and meets(replace(target, forms=keywords), call):
+            keywords = [f for f in target.forms if f.startswith("kw=") or "&kw=" in f]
+            if keywords and _forms_met(keywords, call):
                 yield target
 
     def possible(self, member: str, receiver: str | None, call: ast.Call | None = None) -> bool:
@@ -267,30 +267,36 @@ def meets(target: Target, call: ast.Call) -> bool:
     """Whether a call meets a target's qualifier: one of its old call forms (a list or tuple first, a keyword),
     more arguments by position than it keeps, or its parameter passed (omitted, for a changed default). The
     visitor and the pre-pass ask this of the same `ast` node, so the pre-pass never drops a call that hits."""
+    if target.forms:
+        return _forms_met(target.forms, call)
     keywords = {k.arg for k in call.keywords if k.arg is not None}
-    # `inplace=True` as "inplace=True", for a form that names the value its example passes
-    values = {f"{k.arg}={k.value.value!r}" for k in call.keywords if k.arg and isinstance(k.value, ast.Constant)}
     splat = any(k.arg is None for k in call.keywords)  # `**kwargs` may pass any parameter
     by_position = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
-    if target.forms:
-        first = by_position[0] if by_position else None
-        shape = (
-            "list" if isinstance(first, (ast.List, ast.ListComp)) else "tuple" if isinstance(first, ast.Tuple) else ""
-        )
-        selection = isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Subscript)
-
-        def met(part: str) -> bool:
-            if part == "on=subscript":
-                return selection
-            return part == shape or (part.startswith("kw=") and part[3:] in (values if "=" in part[3:] else keywords))
-
-        # a form of several parts ("on=subscript&kw=inplace") is met when each is
-        return any(all(map(met, form.split("&"))) for form in target.forms)
     if target.positional >= 0:
         spread = len(by_position) < len(call.args)  # `*args`: how many is unknown
         return not spread and len(by_position) > target.positional
     passed = target.parameter in keywords
     return not passed and not splat if target.omitted else passed
+
+
+def _forms_met(forms: Sequence[str], call: ast.Call) -> bool:
+    """Whether a call is in one of these old call forms: a list or tuple first, a keyword passed (with the value
+    its example passes, "kw=inplace=True"), on a selection ("on=subscript"); a form of several parts
+    ("on=subscript&kw=inplace=True") is met when each is."""
+    keywords = {k.arg for k in call.keywords if k.arg is not None}
+    # `inplace=True` as "inplace=True", for a form that names the value its example passes
+    values = {f"{k.arg}={k.value.value!r}" for k in call.keywords if k.arg and isinstance(k.value, ast.Constant)}
+    by_position = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
+    first = by_position[0] if by_position else None
+    shape = "list" if isinstance(first, (ast.List, ast.ListComp)) else "tuple" if isinstance(first, ast.Tuple) else ""
+    selection = isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Subscript)
+
+    def met(part: str) -> bool:
+        if part == "on=subscript":
+            return selection
+        return part == shape or (part.startswith("kw=") and part[3:] in (values if "=" in part[3:] else keywords))
+
+    return any(all(map(met, form.split("&"))) for form in forms)
 
 
 def _ends(qualified: str) -> str:

@@ -72,6 +72,13 @@ def dotted(node: ast.expr) -> list[ast.Name | ast.Attribute] | None:
     return parts
 
 
+def chain_base(node: ast.expr) -> ast.expr:
+    """What an expression's chain of calls, subscripts and attributes starts from (`df` in `df["a"].x().y`)."""
+    while isinstance(node, (ast.Subscript, ast.Call, ast.Attribute)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node
+
+
 def part_name(part: ast.Name | ast.Attribute) -> str:
     """A dotted chain part's own name: the base's, or the attribute's."""
     return part.id if isinstance(part, ast.Name) else part.attr

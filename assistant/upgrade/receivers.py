@@ -25,7 +25,7 @@ import ast
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from assistant.upgrade.names import Scopes, dotted, part_name
+from assistant.upgrade.names import Scopes, chain_base, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
 
 _SAME = "="  # a binding from a method of the name itself: it keeps whatever type the others give
@@ -177,9 +177,7 @@ def typed_names(
 def called_from(func: ast.expr, scopes: Scopes) -> str | None:
     """The top module of what a called expression is imported from (`requests.get` -> "requests", also
     `requests.get(url).json` and `requests.Session().get`), when its base is an import; None otherwise."""
-    node = func
-    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
-        node = node.func if isinstance(node, ast.Call) else node.value
+    node = chain_base(func)
     if not isinstance(node, ast.Name):
         return None
     found = scopes.imported(node)

@@ -35,6 +35,12 @@ class Target:
     setting: bool = False
 
     @property
+    def modules(self) -> tuple[str, ...]:
+        """The product's import names, what a module must import for a guess at the target: `family`, else the
+        symbol's first part (a target made by hand)."""
+        return self.family or tuple(self.symbol.split(".")[:1])
+
+    @property
     def qualified(self) -> bool:
         """Only calls that meet a qualifier are hit (a parameter passed or omitted, arguments by position)."""
         return bool(self.parameter) or self.positional >= 0 or bool(self.forms)

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from itertools import pairwise
 
 from assistant.upgrade.lookup import TargetIndex, meets
-from assistant.upgrade.names import Scopes, dotted, part_name
+from assistant.upgrade.names import Scopes, chain_base, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
 from assistant.upgrade.receivers import called_from, typed_names
 from assistant.upgrade.target import Target
@@ -205,10 +205,9 @@ class HitVisitor:
             receiver = part_name(parts[-2]) if parts is not None else None
             keyed = set()
             for target in self.index.by_keyword(func.attr, node):
-                product = target.family or tuple(target.symbol.split(".")[:1])
-                if derived and derived.split(".")[0] in product:
+                if derived and derived.split(".")[0] in target.modules:
                     continue  # got from an instance of the product: the classes its changes are about decide, below
-                if target not in keyed and self.products.intersection(product):
+                if target not in keyed and self.products.intersection(target.modules):
                     keyed.add(target)
                     self._hit(self.places.attr(func), f"{target.symbol}({_qualifier(target)})", target)
             for member in self.index.member_calls.get(func.attr, ()):
@@ -259,20 +258,18 @@ class HitVisitor:
         """Whether a guess at a target on a receiver of unknown type is worth making: not in a module that does not
         import its product, nor on what another library's call returned (`requests.get(url).json()`, or `r`
         after `r = requests.get(url)`)."""
-        product = target.family or tuple(target.symbol.split(".")[:1])
-        if not self.products.intersection(product):
+        if not self.products.intersection(target.modules):
             return False
         if isinstance(receiver, ast.Name):
             origin = self.origins.get(receiver)
         else:
             origin = called_from(receiver, self.scopes) if isinstance(receiver, (ast.Call, ast.Subscript)) else None
-        return origin is None or origin in product
+        return origin is None or origin in target.modules
 
     def _derived(self, node: ast.expr) -> str | None:
         """The class of the known instance an expression is got from (`df["a"]`, `df.x().y`), if any."""
-        while isinstance(node, (ast.Subscript, ast.Call, ast.Attribute)):
-            node = node.func if isinstance(node, ast.Call) else node.value
-        return self.types[node] if isinstance(node, ast.Name) and node in self.types else None
+        base = chain_base(node)
+        return self.types[base] if isinstance(base, ast.Name) and base in self.types else None
 
 
 def _qualifier(target: Target) -> str:
