@@ -161,3 +161,27 @@ def test_a_class_the_docs_write_bare_is_hit_wherever_the_product_keeps_it(tmp_pa
         "r = OtherQuantizer()\n"  # 4
     )
     assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, bare))] == [1, 3]
+
+
+def test_a_gone_member_whose_name_tells_its_class_is_exact_where_the_project_names_the_class(tmp_path: Path) -> None:
+    found = plan_targets(
+        Entry("item", "Removed `Frame.iteritems`, use `Frame.items` instead"),  # a compound name, gone
+        Entry("item", "`Frame.to_pyobjects` now returns a list"),  # behaves otherwise: not gone
+        Entry("item", "Removed `Frame.close`"),  # gone, but an everyday word
+        section="Removals",
+    )
+    assert {t.symbol: t.gone for t in found} == {
+        "acme.Frame.iteritems": True,
+        "acme.Frame.to_pyobjects": False,
+        "acme.Frame.close": True,
+    }
+    use = "import acme\nrows.iteritems()\nrows.to_pyobjects()\nrows.close()\n"
+    named = {"a.py": use, "b.py": "from acme import Frame\n"}  # another module of the project names `Frame`
+    assert seen(scan_files(tmp_path, named, *found)) == [("a.py", 2, True), ("a.py", 3, False), ("a.py", 4, False)]
+    # Where nothing in the project names the class, the name alone stays a guess.
+    (tmp_path / "b.py").unlink()
+    unnamed = seen(scan_files(tmp_path, {"a.py": use}, *found))
+    assert unnamed == [("a.py", 2, False), ("a.py", 3, False), ("a.py", 4, False)]
+    # The module itself naming it is enough: a file scanned alone.
+    alone = seen(scan_files(tmp_path, {"a.py": use.replace("import acme", "import acme  # a Frame")}, *found))
+    assert alone[0] == ("a.py", 2, True)

@@ -20,12 +20,13 @@ from assistant.upgrade.target import Target
 # (`items.append(1)`), so these names make a possible hit only on a receiver whose name suggests the class.
 BUILTIN_METHODS = frozenset(
     name
-    for kind in (str, bytes, bytearray, list, tuple, dict, set, frozenset)
+    for kind in (str, bytes, bytearray, list, tuple, dict, set, frozenset, int, float, complex)
     for name in dir(kind)
     if not name.startswith("_")
 )
 MODULE_DEPTH = 12  # the most parts a product's module path is read to for a class the docs write bare
 MIN_MEMBER = 4  # shorter member names (`.T`, `.abs`, `.all`) are too common to flag on an unknown receiver
+TELLING = 8  # a member name this long, or written in parts, is no everyday word (`iteritems`, `from_orm`)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z0-9]+|[A-Z]+")
 
 
@@ -51,6 +52,15 @@ class Member:
             return True
         # a name every class has (`__init__`) says nothing of the receiver
         return len(member) >= MIN_MEMBER and member not in BUILTIN_METHODS and not member.startswith("__")
+
+    def telling(self, member: str) -> bool:
+        """Whether the member's name alone tells its class, in a module importing the product: the change does away
+        with it (`Target.gone`), it is worth a guess (no other class of the plan has it), and it is no everyday
+        word (`close`, `save`) but a compound (`iteritems`, `from_self`, `assertQuerysetEqual`)."""
+        if not self.target.gone or not self.worth(member, None):
+            return False
+        inner = member.strip("_")
+        return len(inner) >= TELLING or "_" in inner or any(c.isupper() for c in inner[1:])
 
 
 def class_of(symbol: str, member_of: str = "") -> str | None:
@@ -91,6 +101,9 @@ class TargetIndex:
     depth: int  # the most parts a plain target's symbol has
     # plain targets that are a class the docs write bare, by top module and name ("torch.XNNPACKQuantizer")
     bare: dict[str, tuple[Target, ...]] = field(default_factory=dict)
+    # The classes (by bare name: "BaseModel") of members whose name tells their class (`Member.telling`): a project
+    # that names one anywhere makes such a member exact on a receiver of unknown type.
+    telling: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, targets: Sequence[Target]) -> TargetIndex:
@@ -136,6 +149,12 @@ class TargetIndex:
             _frozen(settings),
             max((s.count(".") + 1 for s in names), default=0),
             _frozen(bare),
+            frozenset(
+                class_of(m.target.symbol, m.target.member_of) or ""
+                for name, found in members.items()
+                for m in found
+                if m.telling(name)
+            ),
         )
 
     def in_forms(self, qualified: str) -> tuple[Target, ...]:

@@ -16,6 +16,7 @@ Written by hand: no library resolves a project's imports without importing it; t
 from __future__ import annotations
 
 import ast
+import re
 import warnings
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -34,6 +35,7 @@ class ProjectClasses:
     derived: dict[str, str]  # "app.schemas.base.AppModel" -> "pydantic.BaseModel"
     packages: dict[str, str] = field(default_factory=dict)  # a file, as scanned -> its package ("app.schemas")
     package: str | None = None  # the package of the file read from, when known
+    named: frozenset[str] = frozenset()  # the classes asked of (`project_classes`' `wanted`) some file names
 
     def in_file(self, file: str) -> ProjectClasses:
         return replace(self, package=self.packages.get(file))
@@ -61,13 +63,21 @@ class _Module:
     names: tuple[str, ...]  # the module's qualified names, longest first: "src.app.base", "app.base", "base"
     imports: dict[str, str]  # top-level name -> the qualified name its import binds
     classes: dict[str, tuple[str, ...]]  # top-level class -> its bases, dotted as written
+    named: frozenset[str]  # the classes asked of that its text names, as a word
 
 
-def project_classes(files: Iterable[tuple[Path, Path]], is_class: Callable[[str], bool]) -> ProjectClasses:
+def project_classes(
+    files: Iterable[tuple[Path, Path]], is_class: Callable[[str], bool], wanted: Iterable[str] = ()
+) -> ProjectClasses:
     """The classes of the project's Python files (each with the folder it was found under) derived from a
-    product's. A file that cannot be read or parsed is skipped: the scan itself reports it."""
+    product's, and which of the `wanted` class names (bare: "BaseModel") any file writes. A file that cannot be
+    read or parsed is skipped: the scan itself reports it."""
     packages: dict[Path, list[str]] = {}  # folder -> the packages it is in (`_packages`)
-    modules = [m for path, root in files if path.suffix == ".py" and (m := _read(path, root, packages)) is not None]
+    words = sorted(set(wanted) - {""})
+    pattern = re.compile(rb"\b(" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b") if words else None
+    modules = [
+        m for path, root in files if path.suffix == ".py" and (m := _read(path, root, packages, pattern)) is not None
+    ]
     # Every name a project module may be imported as -> the class definitions and re-exports under it.
     defined: dict[str, set[tuple[str, ...]]] = {}
     for module in modules:
@@ -92,7 +102,8 @@ def project_classes(files: Iterable[tuple[Path, Path]], is_class: Callable[[str]
                 derived[qualified] = derived[target]
         if len(derived) == before:
             break
-    return ProjectClasses(derived, {m.file: m.package for m in modules})
+    named = frozenset(name for m in modules for name in m.named)
+    return ProjectClasses(derived, {m.file: m.package for m in modules}, named=named)
 
 
 def _product_base(bases: tuple[str, ...], derived: dict[str, str], is_class: Callable[[str], bool]) -> str | None:
@@ -126,11 +137,14 @@ def _packages(folder: Path, known: dict[Path, list[str]]) -> list[str]:
     return found
 
 
-def _read(path: Path, root: Path, packages: dict[Path, list[str]]) -> _Module | None:
+def _read(
+    path: Path, root: Path, packages: dict[Path, list[str]], wanted: re.Pattern[bytes] | None = None
+) -> _Module | None:
     try:
+        data = path.read_bytes()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            tree = ast.parse(path.read_bytes())
+            tree = ast.parse(data)
     except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     # Its name as Python imports it: the packages above it (folders with an `__init__.py`), and its path under
@@ -161,7 +175,8 @@ def _read(path: Path, root: Path, packages: dict[Path, list[str]]) -> _Module | 
                     imports[alias.asname or alias.name] = f"{base}.{alias.name}" if base else alias.name
         elif isinstance(node, ast.ClassDef):
             classes[node.name] = tuple(d for b in node.bases if (d := dotted_name(b)))
-    return _Module(str(path), ".".join(package), names, imports, classes)
+    named = frozenset(m.decode() for m in wanted.findall(data)) if wanted else frozenset()
+    return _Module(str(path), ".".join(package), names, imports, classes, named)
 
 
 def _absolute(node: ast.ImportFrom, package: list[str]) -> str | None:

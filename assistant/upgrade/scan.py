@@ -99,7 +99,7 @@ def scan(
     found_files = list(_files(paths, errors, roots))
     shown = progress(found_files) if progress else found_files  # the bar is up while the project is read
     # The project's own classes, from every file found: a class imported from another module still types.
-    project = project_classes(((path, roots[path]) for path in found_files), index.is_class)
+    project = project_classes(((path, roots[path]) for path in found_files), index.is_class, index.telling)
     limits = (max_bytes, max_notebook_bytes)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if not parallel or len(found_files) < PARALLEL_FILES or workers < 2:

@@ -33,6 +33,10 @@ class Target:
     # A setting ("The `USE_L10N` setting is removed", "config settings renamed: `orm_mode` → …"): also hit where
     # the code sets it, at a module's top level or in the body of a class derived from the product's.
     setting: bool = False
+    # Whether the change says the name itself goes (removed, deprecated, renamed: "Removed `x`", a row from `x` to
+    # `y`), not that it behaves otherwise or that one of its arguments goes ("Copy keyword: `x`"): a name so gone
+    # that no everyday word spells tells its class on a receiver of unknown type (`lookup.Member.telling`).
+    gone: bool = False
 
     @property
     def modules(self) -> tuple[str, ...]:

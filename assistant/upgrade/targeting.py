@@ -41,6 +41,7 @@ def targets(plan: UpgradePlan) -> list[Target]:
         qualified = change.parameter or change.positional >= 0
         itself = _row_of(named[0], change) or _replaced(named[0], change) or names_itself(named[0], change.summary)
         setting = bool(_SETTING.search(change.summary))
+        gone = _row_of(named[0], change) or bool(_GONE.search(change.summary))
         for symbol in named:
             forms = _forms_of(symbol, change.forms)
             if symbol in plan.modules or (shown and not forms) or not (qualified or forms or itself):
@@ -58,6 +59,7 @@ def targets(plan: UpgradePlan) -> list[Target]:
                         forms=forms,
                         family=plan.modules,
                         setting=setting,
+                        gone=gone and not qualified,
                     )
                 )
     return _guesses(list(dict.fromkeys(out)), plan)
@@ -98,6 +100,8 @@ def _replaced(symbol: str, change: PlannedChange) -> bool:
     return ("." in symbol) == ("." in new) and last[:1].isupper() == other[:1].isupper()
 
 
+# The wording of a change that does away with a name: its summary says so, whatever section it is in.
+_GONE = re.compile(r"\b(?:remov|deprecat|renam|drop|replaced\b|no longer (?:available|exists|supported|public))", re.I)
 _SETTING = re.compile(r"\b(?:config(?:uration)? )?settings?\b", re.IGNORECASE)
 
 

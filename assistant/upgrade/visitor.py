@@ -6,8 +6,11 @@ Names are resolved by Python's scoping rules (`assistant.upgrade.names`: `np.flo
 types plainly are followed (`assistant.upgrade.receivers`); what stays unknown, the type of `arr` in
 `arr.newbyteorder()`, makes at most a possible hit, as `lookup.Member.worth` decides, unless the call passes a
 keyword the docs name for that member (`x.fillna(method=…)`, `tbl.select(whereclause=…)`) in a module that imports
-the product: that keyword is evidence of the class the bare name is not (`TargetIndex.by_keyword`). No guess is made
-in a module that does not import the product (on the five labelled sets no guess was lost so, and 71 of 72 guesses
+the product: that keyword is evidence of the class the bare name is not (`TargetIndex.by_keyword`). So is a gone
+member's name that no everyday object has (`x.iteritems()`, `m.from_orm(o)`: `Member.telling`) where the project
+names its class: over the five labelled sets' repositories, 49 new exact lines, 47 of them true on reading (the other
+two `Categorical.to_list` on an `Index`); where no file named the class, 10 of 10 such lines were false. No guess is
+made in a module that does not import the product (on the five labelled sets no guess was lost so, and 71 of 72 guesses
 at `BaseModel.json` on two repositories' `response.json()` went), nor on what another library's call returned (`r`
 after `r = requests.get(url)`). Hits are placed as the editor shows them: lines, and 1-based columns counted in
 characters (`ast` counts UTF-8 bytes).
@@ -20,7 +23,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from assistant.upgrade.lookup import TargetIndex, meets
+from assistant.upgrade.lookup import TargetIndex, class_of, meets
 from assistant.upgrade.names import Scopes, chain_base, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
 from assistant.upgrade.receivers import called_from, typed_names
@@ -97,10 +100,13 @@ class HitVisitor:
         self.scopes = Scopes({}, {})
         self.products: frozenset[str] = frozenset()  # the top modules the module imports
         self.places = _Places("")
+        self.source = ""
+        self.named: dict[str, bool] = {}  # class -> whether the project or module names it (`_names`)
 
     def hits(self, tree: ast.Module, source: str) -> list[Hit]:
         """The module's hits."""
         self.places = _Places(source)
+        self.source = source
         self.scopes = Scopes.of(tree)
         self.products = frozenset(name.split(".", 1)[0] for name in self.scopes.imports.values())
         self._module(tree)
@@ -252,7 +258,18 @@ class HitVisitor:
         # Placed at the member's name: the receiver may be a long expression, even spanning lines.
         for member in self.index.members.get(attr.attr, ()):
             if member.worth(attr.attr, receiver) and self._guessed(member.target, attr.value):
-                self._hit(self.places.attr(attr), member.target.symbol, member.target, exact=False)
+                exact = member.telling(attr.attr) and self._names(
+                    class_of(member.target.symbol, member.target.member_of)
+                )
+                self._hit(self.places.attr(attr), member.target.symbol, member.target, exact=exact)
+
+    def _names(self, cls: str | None) -> bool:
+        """Whether the project (any file of the scan) or this module names a class, as a word."""
+        if cls is None:
+            return False
+        if cls not in self.named:
+            self.named[cls] = cls in self.project.named or re.search(rf"\b{re.escape(cls)}\b", self.source) is not None
+        return self.named[cls]
 
     def _guessed(self, target: Target, receiver: ast.expr) -> bool:
         """Whether a guess at a target on a receiver of unknown type is worth making: not in a module that does not
