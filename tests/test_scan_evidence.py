@@ -185,3 +185,20 @@ def test_a_gone_member_whose_name_tells_its_class_is_exact_where_the_project_nam
     # The module itself naming it is enough: a file scanned alone.
     alone = seen(scan_files(tmp_path, {"a.py": use.replace("import acme", "import acme  # a Frame")}, *found))
     assert alone[0] == ("a.py", 2, True)
+
+
+def test_a_call_the_summary_writes_with_a_value_is_hit_only_with_that_value(tmp_path: Path) -> None:
+    found = plan_targets(
+        Entry("item", "`acme.load(where='meta')` no longer reads the file"),  # every such call
+        Entry("item", "`acme.build(strict=True)` now warns when a step runs nothing"),  # under a runtime condition
+        section="Behavior changes",
+    )
+    assert [(t.symbol, t.forms) for t in found] == [("acme.load", ("kw=where='meta'",))]
+    code = "import acme\nacme.load(p, where='meta')\nacme.load(p, where=w)\nacme.build(f, strict=True)\n"
+    assert seen(scan_files(tmp_path, {"m.py": code}, *found)) == [("m.py", 2, True)]
+
+
+def test_a_tuple_first_is_the_old_list_form(tmp_path: Path) -> None:
+    pick = Target("pick", "acme.pick", forms=("list",), family=("acme",))
+    code = "import acme\nacme.pick([a, b])\nacme.pick((a, b))\nacme.pick(a, b)\n"
+    assert seen(scan_files(tmp_path, {"m.py": code}, pick)) == [("m.py", 2, True), ("m.py", 3, True)]

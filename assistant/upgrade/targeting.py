@@ -5,6 +5,7 @@ parameter passed or omitted, arguments by position, a call form its examples mar
 
 from __future__ import annotations
 
+import ast
 import re
 from collections import defaultdict
 from dataclasses import replace
@@ -23,7 +24,8 @@ def targets(plan: UpgradePlan) -> list[Target]:
     omitted; more arguments by position than it keeps; a call form its examples mark as old, also of a class
     the examples call and the text does not name: `Table(…, autoload=True)` under "bound metadata removed").
     "Changed behavior of the `DataFrame` constructor given …" holds under a condition the code does not show: a
-    plan entry only."""
+    plan entry only, and so is "`torch.compile(fullgraph=True)` now warns when a call runs no compiled code". A
+    call the summary writes with a literal value (`torch.load(map_location='meta')`) is hit only with that value."""
     out = []
     for change in plan.changes:
         if change.kind == "new" or ADDS.match(change.summary):
@@ -39,11 +41,13 @@ def targets(plan: UpgradePlan) -> list[Target]:
         if not named:
             continue
         qualified = change.parameter or change.positional >= 0
+        if change.parameter and _conditional(named[0], change.summary):
+            continue  # "`f(x=True)` now warns when a call runs no compiled code": a plan entry, as for a name itself
         itself = _row_of(named[0], change) or _replaced(named[0], change) or names_itself(named[0], change.summary)
         setting = bool(_SETTING.search(change.summary))
         gone = _row_of(named[0], change) or bool(_GONE.search(change.summary))
         for symbol in named:
-            forms = _forms_of(symbol, change.forms)
+            forms = _forms_of(symbol, change.forms) or _valued(symbol, change.parameter, change.summary)
             if symbol in plan.modules or (shown and not forms) or not (qualified or forms or itself):
                 continue
             if all(part.isidentifier() for part in symbol.split(".")):  # `FindARM.cmake` is; `--flag=1` is not
@@ -98,6 +102,32 @@ def _replaced(symbol: str, change: PlannedChange) -> bool:
         return False  # the summary's subject is another ("strings `w`, `d` … in `Timedelta`", "variables of `x`")
     last, other = symbol.rsplit(".", 1)[-1], new.rsplit(".", 1)[-1]
     return ("." in symbol) == ("." in new) and last[:1].isupper() == other[:1].isupper()
+
+
+# "now warns when …", "no longer reads … when …": what a call now does holds under a condition the code does not show
+_CONDITIONAL = re.compile(r"^[^.;]*?\b(?:now|no longer)\b[^.;]{0,200}?\b(?:if|when|whenever|unless)\b", re.I)
+
+
+def _conditional(symbol: str, summary: str) -> bool:
+    """The change says what calls of `symbol` now do only under a condition the code does not show."""
+    span = spelled_at(symbol, summary)
+    return span is not None and bool(_CONDITIONAL.match(summary[span[1] :]))
+
+
+def _valued(symbol: str, parameter: str, summary: str) -> tuple[str, ...]:
+    """The call form "kw=<parameter>=<value>" where the summary writes the call with a literal value
+    (`torch.load(map_location='meta')`): only calls passing that value are about the change."""
+    if not parameter:
+        return ()
+    last = re.escape(symbol.rsplit(".", 1)[-1])
+    m = re.search(rf"`(?:[\w.]*\.)?{last}\(\s*{re.escape(parameter)}\s*=\s*([^`()]+?)\s*\)`", summary)
+    if m is None:
+        return ()
+    try:
+        value = ast.literal_eval(m.group(1))
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return ()
+    return (f"kw={parameter}={value!r}",) if isinstance(value, (str, int, float, bool)) or value is None else ()
 
 
 # The wording of a change that does away with a name: its summary says so, whatever section it is in.
