@@ -10,7 +10,7 @@ says what to use:
     stmt = select(1).select_from(table).order_by(table.c.id)
 
 A call of one of the change's names in a statement under an "old" comment gives its forms: `select:list` (its
-first argument is a list literal; `tuple` for a tuple) and `select:kw=order_by` (it passes that keyword), less what the
+first argument is a list literal, and `select:tuple` with it unless the list holds pairs; `tuple` for a tuple) and `select:kw=order_by` (it passes that keyword), less what the
 "new" calls of the same example do as well; a parameter the old comment names ("# whereclause parameter no
 longer supported", over `table.select(table.c.id == 5)`, which passes it by position) gives `select:kw=whereclause`
 too. A doctest or IPython session marks a statement old by what it prints (`FutureWarning: …`), and there a
@@ -83,6 +83,10 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
             forms = {f"{ON_SUBSCRIPT}&{f}" for f in forms}
         if node.args and isinstance(node.args[0], (ast.List, ast.ListComp)):
             forms.add("list")
+            if isinstance(node.args[0], ast.List) and not any(isinstance(e, ast.Tuple) for e in node.args[0].elts):
+                # `select((a, b))` is the same sequence as `select([a, b])`; a list of pairs (`case([(x, y)])`) is
+                # not, as one pair first may be its new form (`case((x, y), …)`)
+                forms.add("tuple")
         elif node.args and isinstance(node.args[0], ast.Tuple):
             forms.add("tuple")  # `case((x, y), …)` may be the new form of `case([(x, y)], …)`
         (old if mark == "old" else new).setdefault(name, set()).update(forms)

@@ -69,7 +69,8 @@ if TYPE_CHECKING:
 #     in `f`"; "# … must be passed to get the old behavior" is a fix
 # 43: a guide's topic under a grouping section ("Breaking Changes › 2. JSON Parsing Changes › 0.x Behavior")
 # 44: "V5 Migration Guide", "Upgrading to version 2.0.0+" name releases; "Non-Breaking Changes" is not breaking
-CHUNKER_VERSION = 44
+# 45: an old example's list first (not of pairs) gives the tuple form too
+CHUNKER_VERSION = 45
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

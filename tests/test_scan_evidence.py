@@ -198,7 +198,9 @@ def test_a_call_the_summary_writes_with_a_value_is_hit_only_with_that_value(tmp_
     assert seen(scan_files(tmp_path, {"m.py": code}, *found)) == [("m.py", 2, True)]
 
 
-def test_a_tuple_first_is_the_old_list_form(tmp_path: Path) -> None:
-    pick = Target("pick", "acme.pick", forms=("list",), family=("acme",))
+def test_a_list_first_in_an_old_example_makes_a_tuple_first_old_too_unless_it_holds_pairs(tmp_path: Path) -> None:
+    code = "# list no longer supported\nacme.pick([a, b])\n# no longer supported\nacme.case([(x, 1), (y, 2)])\n"
+    assert old_forms(code) == ("pick:list", "pick:tuple", "case:list")
+    pick = Target("pick", "acme.pick", forms=("list", "tuple"), family=("acme",))
     code = "import acme\nacme.pick([a, b])\nacme.pick((a, b))\nacme.pick(a, b)\n"
     assert seen(scan_files(tmp_path, {"m.py": code}, pick)) == [("m.py", 2, True), ("m.py", 3, True)]

@@ -139,6 +139,7 @@ def test_call_forms_are_read_from_the_docs_examples_under_old_and_new_comments()
         "select:kw=order_by",
         "select:kw=select_from",
         "select:list",
+        "select:tuple",
         "case:list",  # `else_` is passed by the new form too: no form of the old
         "MetaData:kw=bind",
         "Table:kw=autoload",

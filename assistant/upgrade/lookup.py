@@ -313,12 +313,7 @@ def _forms_met(forms: Sequence[str], call: ast.Call) -> bool:
     def met(part: str) -> bool:
         if part == "on=subscript":
             return selection
-        # a tuple literal is a sequence as a list literal is: `select((a, b))` is `select([a, b])`
-        return (
-            part == shape
-            or (part == "list" and shape == "tuple")
-            or (part.startswith("kw=") and part[3:] in (values if "=" in part[3:] else keywords))
-        )
+        return part == shape or (part.startswith("kw=") and part[3:] in (values if "=" in part[3:] else keywords))
 
     return any(all(map(met, form.split("&"))) for form in forms)
 
