@@ -14,6 +14,7 @@ from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
+from assistant.upgrade.literals import matched
 from assistant.upgrade.target import Target
 
 # Method names of the builtin containers and strings. A receiver of unknown type is most often one of those
@@ -104,6 +105,7 @@ class TargetIndex:
     # The classes (by bare name: "BaseModel") of members whose name tells their class (`Member.telling`): a project
     # that names one anywhere makes such a member exact on a receiver of unknown type.
     telling: frozenset[str] = frozenset()
+    valued: tuple[Target, ...] = ()  # targets of string values (`Target.values`), matched in any call's arguments
 
     @classmethod
     def of(cls, targets: Sequence[Target]) -> TargetIndex:
@@ -114,7 +116,11 @@ class TargetIndex:
         by_form: dict[str, list[Target]] = defaultdict(list)
         settings: dict[str, list[Target]] = defaultdict(list)
         bare: dict[str, list[Target]] = defaultdict(list)
+        valued: list[Target] = []
         for target in dict.fromkeys(targets):  # the same target twice would only repeat its hits
+            if target.values:
+                valued.append(target)
+                continue
             if target.setting:
                 settings[target.symbol.rsplit(".", 1)[-1]].append(target)
             if target.forms:
@@ -155,6 +161,7 @@ class TargetIndex:
                 for m in found
                 if m.telling(name)
             ),
+            tuple(valued),
         )
 
     def in_forms(self, qualified: str) -> tuple[Target, ...]:
@@ -218,6 +225,29 @@ class TargetIndex:
         return any(m.worth(member, receiver) and meets(m.target, call) for m in found)  # type: ignore[arg-type]
 
 
+def valued_hits(index: TargetIndex, call: ast.Call, callee: str | None) -> Iterator[tuple[Target, str]]:
+    """The value targets a call meets, each with the argument ("freq='M'", "unit='T'"): a value passed by one of
+    the keywords the docs pass such values to, or any argument of the function the change names (`callee`, the
+    call's qualified name when it resolves). A value by position to another call is no evidence: "1d" is as likely
+    a project's own timeframe (`exchange.ohlcv_candle_limit("1d")`) as a frequency (`df.resample("1d")`)."""
+    if not index.valued:
+        return
+    given = [(None, a) for a in call.args] + [(k.arg, k.value) for k in call.keywords if k.arg]
+    for keyword, node in given:
+        if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+            continue
+        for target in index.valued:
+            found = matched(node.value, target.values)
+            if found is None:
+                continue
+            # the function the change names, as the docs write it (`to_timedelta`) from wherever the product keeps it
+            last = target.symbol.rsplit(".", 1)[-1]
+            named = callee is not None and callee.rsplit(".", 1)[-1] == last and not last[:1].isupper()
+            named = named and callee.split(".", 1)[0] in target.modules  # type: ignore[union-attr]
+            if named or keyword in target.keywords:
+                yield target, f"{keyword}={node.value!r}" if keyword else repr(node.value)
+
+
 def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
     """Whether a module, as Python's `ast` parses it, may hit any target: a quick over-approximation of
     `HitVisitor` that ignores scopes (a name any import binds counts everywhere) and the arguments of calls but
@@ -229,9 +259,16 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
     chains: list[list[str]] = []
     calls: dict[int, ast.Call] = {}  # a called attribute's id -> its call (`ast.walk` reaches a call first)
     inner: set[int] = set()  # attributes inside a longer dotted chain
+    values = frozenset(v for t in index.valued for v in t.values)
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             calls[id(node.func)] = node
+        if values and isinstance(node, ast.Call):
+            given = [*node.args, *(k.value for k in node.keywords)]
+            if any(
+                isinstance(a, ast.Constant) and isinstance(a.value, str) and matched(a.value, values) for a in given
+            ):
+                return True  # a value a change does away with, as an argument: the visitor decides
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if any(index.named_by(alias.name)):

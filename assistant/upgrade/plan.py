@@ -18,6 +18,7 @@ from assistant.index.catalog import Catalog, Product, release_key
 from assistant.model.changes import Change, ChangeKind
 from assistant.model.errors import ReldocsError
 from assistant.model.records import Chunk, Citation
+from assistant.upgrade.literals import new_values, old_values, value_keywords
 from assistant.upgrade.subjects import subjects
 
 # Within a release: what breaks code first, then what will, then what merely changed or was added.
@@ -63,6 +64,8 @@ class UpgradePlan:
     versions: tuple[str, ...]  # the releases the plan covers: after `from_version`, up to `to_version`
     changes: tuple[PlannedChange, ...]
     modules: tuple[str, ...] = ()  # the product's import names, its main one first: a change about one names no code
+    # the keyword arguments the product's examples pass string values to that changes do away with ("freq")
+    value_keywords: tuple[str, ...] = ()
 
 
 def make_plan(
@@ -79,7 +82,11 @@ def make_plan(
     order = {v: i for i, v in enumerate(versions)}
     lines.sort(key=lambda c: (order[c.version], KIND_ORDER[c.kind]))
     modules = tuple(m for m in dict.fromkeys([chosen.main, *sorted(chosen.modules)]) if m)  # its main one first
-    return UpgradePlan(chosen.name, from_version, to_version, versions, tuple(lines), modules)
+    olds = [v for c in lines for v in old_values(c.summary)]
+    values = {*olds, *(v for c in lines for v in new_values(c.summary))} if olds else set()
+    codes = (e.text for c in chunks if c.product in chosen.spellings for e in c.entries if e.kind == "code")
+    keywords = value_keywords(codes, values) if values else ()
+    return UpgradePlan(chosen.name, from_version, to_version, versions, tuple(lines), modules, keywords)
 
 
 def _product(catalog: Catalog, product: str | None, start: tuple[int, ...], end: tuple[int, ...]) -> Product:
@@ -143,6 +150,14 @@ def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product) 
     return out
 
 
+def _values_agree(earlier: PlannedChange, later: PlannedChange) -> bool:
+    """Whether two announcements about the same names may be one change as to the string values they do away with:
+    neither names any, or they share one ("strings `T`, `S` … in `Minute`", later "strings `T` … in `Minute`");
+    "strings `T`, `L` denoting units in `to_timedelta`" and, later, "strings `H`, `S`" there are two changes."""
+    old, new = set(old_values(earlier.summary)), set(old_values(later.summary))
+    return old == new or bool(old & new)
+
+
 def _merged(announced: list[PlannedChange]) -> list[PlannedChange]:
     """One line per change. The same summary in one release (a heading over several chunks) is one line; a
     deprecation and a later removal (or change) of the same specific names and parameter are one line, at
@@ -174,7 +189,12 @@ def _merged(announced: list[PlannedChange]) -> list[PlannedChange]:
             for (n, q), i in deprecated.items()
             if names and line.kind != "new" and q == key[1] and said[0] in n and out[i] is not None
         ]
-        earlier = [i for i in earlier if release_key(out[i].version) < release_key(line.version)]  # type: ignore[union-attr]
+        earlier = [
+            i
+            for i in earlier
+            if release_key(out[i].version) < release_key(line.version)  # type: ignore[union-attr]
+            and _values_agree(out[i], line)  # type: ignore[arg-type]
+        ]
         if earlier:
             first = next((i for i in earlier if said[0] in out[i].symbols), earlier[0])  # type: ignore[union-attr]
             joined = _join(out[first], line)  # type: ignore[arg-type]

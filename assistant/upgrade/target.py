@@ -37,6 +37,11 @@ class Target:
     # `y`), not that it behaves otherwise or that one of its arguments goes ("Copy keyword: `x`"): a name so gone
     # that no everyday word spells tells its class on a receiver of unknown type (`lookup.Member.telling`).
     gone: bool = False
+    # String values the change does away with ("T", "A-DEC": `assistant.upgrade.literals`): only calls passing one
+    # are hit, by one of `keywords` (those the docs' examples pass such values to), or by position with a count
+    # ("30T"); `symbol` is then what the values denote (`pandas.Minute`), for the finding.
+    values: tuple[str, ...] = ()
+    keywords: tuple[str, ...] = ()
 
     @property
     def modules(self) -> tuple[str, ...]:

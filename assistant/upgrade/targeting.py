@@ -10,6 +10,7 @@ import re
 from collections import defaultdict
 from dataclasses import replace
 
+from assistant.upgrade.literals import old_values
 from assistant.upgrade.plan import PlannedChange, UpgradePlan
 from assistant.upgrade.subjects import ADDS, first_code, leads_to, names_itself, spelled_at, subjects
 from assistant.upgrade.target import Target
@@ -30,6 +31,12 @@ def targets(plan: UpgradePlan) -> list[Target]:
     for change in plan.changes:
         if change.kind == "new" or ADDS.match(change.summary):
             continue  # "Added a deprecation framework to the `torch.compile` config" breaks no `torch.compile` call
+        values = old_values(change.summary)
+        if values and change.kind in ("deprecated", "removed", "breaking"):  # "strings `T` … denoting units"
+            symbol = change.symbols[0] if change.symbols else plan.modules[0] if plan.modules else ""
+            if symbol and all(part.isidentifier() for part in symbol.split(".")):
+                out.append(Target(change.id, symbol, values=values, keywords=plan.value_keywords, family=plan.modules))
+            continue
         named = subjects(change.symbols, change.summary)
         shown = any(not f.startswith("~") for f in change.forms)  # its examples show an old form (not only new)
         if shown:  # "select() no longer accepts …": each name its old examples call

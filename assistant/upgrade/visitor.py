@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from assistant.upgrade.lookup import TargetIndex, class_of, meets
+from assistant.upgrade.lookup import TargetIndex, class_of, meets, valued_hits
 from assistant.upgrade.names import Scopes, chain_base, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
 from assistant.upgrade.receivers import called_from, typed_names
@@ -160,6 +160,19 @@ class HitVisitor:
             self._override(node)
         return list(ast.iter_child_nodes(node))
 
+    def _values(self, node: ast.Call, callees: list[str], known: bool) -> None:
+        """Hits of string values a change does away with (`freq="M"`, `unit="T"`, `"30T"`), in a module that imports
+        the product, in a call of the product or of an unknown receiver's method (not `np.datetime64(x, "M")`)."""
+        tops = {c.split(".", 1)[0] for c in callees}
+        found: dict[tuple[str, str], Target] = {}
+        for callee in callees or [None]:
+            for target, given in valued_hits(self.index, node, callee):
+                theirs = known and not tops.intersection(target.modules)
+                if self.products.intersection(target.modules) and not theirs:
+                    found.setdefault((target.change, given), target)
+        for (_, given), target in found.items():
+            self._hit(self.places.start(node), f"{target.symbol}({given})", target)
+
     def _override(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         # `def log_deletion(self, …)` in a `ModelAdmin` subclass overrides what the docs say changed: a use.
         base = self.methods.get(node)
@@ -193,14 +206,18 @@ class HitVisitor:
     def _call(self, node: ast.Call) -> None:
         parts = dotted(node.func)
         known = False
+        callees: list[str] = []
         if parts is not None:
             imported, known = self._resolve(parts[0])  # type: ignore[arg-type]
             rest = [part_name(part) for part in parts[1:]]
             for base in imported:
                 symbol = self.index.canonical(".".join([base, *rest]))
+                callees.append(symbol)
                 for target in self.index.calls.get(symbol, ()) + self.index.in_forms(symbol):
                     if meets(target, node):
                         self._hit(self.places.start(node), f"{symbol}({_qualifier(target)})", target)
+        if self.index.valued:
+            self._values(node, callees, known)
         func = node.func
         if not isinstance(func, ast.Attribute) or isinstance(func.value, _LITERALS):
             return
