@@ -99,6 +99,7 @@ def test_a_table_of_dependency_versions_is_one_entry_naming_them() -> None:
         ("acme.a", "Migrate calls from `acme.a(...)` to `acme.b(...)`.", True),
         ("acme.load", "`load()` now returns a list.", True),
         ("acme.f", "The Foo flow (`acme.f` and `acme.g`) has been removed.", True),
+        ("acme.Meta.order", "The model's `Meta.order` option is removed.", True),
         ("acme.Frame", "Changed behavior of the `Frame` constructor given floats", False),
         ("acme.Frame", "The `Series` and `Frame` constructors will now return a copy", False),
         ("acme.concat", "`concat` no longer ignores empty objects when determining dtypes", False),

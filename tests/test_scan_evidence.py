@@ -204,3 +204,19 @@ def test_a_list_first_in_an_old_example_makes_a_tuple_first_old_too_unless_it_ho
     pick = Target("pick", "acme.pick", forms=("list", "tuple"), family=("acme",))
     code = "import acme\nacme.pick([a, b])\nacme.pick((a, b))\nacme.pick(a, b)\n"
     assert seen(scan_files(tmp_path, {"m.py": code}, pick)) == [("m.py", 2, True), ("m.py", 3, True)]
+
+
+def test_a_gone_setting_whose_name_tells_it_is_hit_in_a_class_on_bases_not_in_view(tmp_path: Path) -> None:
+    orm = Target("orm", "acme.orm_mode", setting=True, gone=True)
+    extra = Target("extra", "acme.extra", setting=True, gone=True)  # an everyday word
+    code = (
+        "import acme\n"
+        "from app.base import AppModel\n"  # the project's, from a module the scan was not given
+        "class User(AppModel):\n"
+        "    class Config:\n"
+        "        orm_mode = True\n"  # 5
+        "        extra = 'forbid'\n"
+    )
+    assert seen(scan_files(tmp_path, {"m.py": code}, orm, extra)) == [("m.py", 5, True)]
+    # Without the product imported, `orm_mode` is some other library's.
+    assert seen(scan_files(tmp_path, {"m.py": code.replace("import acme\n", "\n")}, orm, extra)) == []

@@ -58,10 +58,13 @@ class Member:
         """Whether the member's name alone tells its class, in a module importing the product: the change does away
         with it (`Target.gone`), it is worth a guess (no other class of the plan has it), and it is no everyday
         word (`close`, `save`) but a compound (`iteritems`, `from_self`, `assertQuerysetEqual`)."""
-        if not self.target.gone or not self.worth(member, None):
-            return False
-        inner = member.strip("_")
-        return len(inner) >= TELLING or "_" in inner or any(c.isupper() for c in inner[1:])
+        return self.target.gone and self.worth(member, None) and telling_name(member)
+
+
+def telling_name(name: str) -> bool:
+    """A name no everyday word spells: long (`iteritems`) or written in parts (`from_orm`, `assertQuerysetEqual`)."""
+    inner = name.strip("_")
+    return len(inner) >= TELLING or "_" in inner or any(c.isupper() for c in inner[1:])
 
 
 def class_of(symbol: str, member_of: str = "") -> str | None:

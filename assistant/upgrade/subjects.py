@@ -30,7 +30,7 @@ _ITSELF_BEFORE = re.compile(
     r"(?:^(?:[^:`]{0,24}+:\s*+)?(?:[A-Za-z][\w -]{0,60}+\(\s*+)?|\b(?:removed|deprecated|renamed|moved|dropped|"
     r"removal of|deprecation of|deprecate|remove|stop using)"
     r"(?:\s++(?:in|from|since)\b[^:`]{0,40}+:)?)"  # "Removed in Pydantic V2: `x`"
-    rf"[\s`'\"@]{{0,8}}+(?:(?:{_NOUNS})\b[\s`'\"@]{{0,8}}+){{0,6}}+$",
+    rf"[\s`'\"@]{{0,8}}+(?:(?:[A-Za-z]++'s|{_NOUNS})\b[\s`'\"@]{{0,8}}+){{0,6}}+$",  # "The model's `x`"
     re.IGNORECASE,
 )
 _ITSELF_AFTER = re.compile(

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from assistant.upgrade.lookup import TargetIndex, class_of, meets, valued_hits
+from assistant.upgrade.lookup import TargetIndex, class_of, meets, telling_name, valued_hits
 from assistant.upgrade.names import Scopes, chain_base, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
 from assistant.upgrade.receivers import called_from, typed_names
@@ -131,7 +131,11 @@ class HitVisitor:
         self.types, self.methods, self.origins = known.types, known.methods, known.origins
         for name, owner in known.settings.items():  # `USE_L10N = True`; `orm_mode = True` in a model's Config
             for target in self.index.settings.get(name.id, ()):
-                if not owner or owner.split(".")[0] == target.symbol.split(".")[0]:
+                if not owner or owner.split(".")[0] in target.modules:
+                    self._hit(self.places.start(name), target.symbol, target)
+                elif target.gone and telling_name(name.id) and self.products.intersection(target.modules):
+                    # a class on bases not in view (`AppModel`, from a module of the project the scan was not
+                    # given): a gone setting whose name tells it, in a module importing the product
                     self._hit(self.places.start(name), target.symbol, target)
 
     def _visit(self, node: ast.AST) -> list[ast.AST]:
