@@ -9,14 +9,14 @@ says what to use:
     # use generative methods
     stmt = select(1).select_from(table).order_by(table.c.id)
 
-A call of one of the change's names in a statement under an "old" comment gives its forms: `select:list` (its
-first argument is a list literal, and `select:tuple` with it unless the list holds pairs; `tuple` for a tuple) and
-`select:kw=order_by` (it passes that keyword), less what the "new" calls of the same example do as well; a
-parameter the old comment names ("# whereclause parameter no longer supported", over
-`table.select(table.c.id == 5)`, which passes it by position) gives `select:kw=whereclause` too. A doctest or IPython session marks a statement old by what it prints (`FutureWarning: …`), and there a
-keyword's literal value is part of the form (`to_datetime:kw=utc=False`: `utc=True` is the fix); a method called
-on a selection (`df["foo"].fillna(0, inplace=True)`) gives forms that hold only there
-(`fillna:on=subscript&kw=inplace=True`). The scan hits a call only in one of those forms
+A call of one of the change's names in a statement under an "old" comment gives its forms: `select:list` (its first
+argument is a list literal, and `select:tuple` with it unless the list holds pairs; `tuple` for a tuple) and
+`select:kw=order_by` (it passes that keyword), less what the "new" calls of the same example do as well; a parameter
+the old comment names ("# whereclause parameter no longer supported", over `table.select(table.c.id == 5)`, which
+passes it by position) gives `select:kw=whereclause` too. A doctest or IPython session marks a statement old by what
+it prints (`FutureWarning: …`), and there a keyword's literal value is part of the form (`to_datetime:kw=utc=False`:
+`utc=True` is the fix); a method called on a selection (`df["foo"].fillna(0, inplace=True)`) gives forms that hold
+only there (`fillna:on=subscript&kw=inplace=True`). The scan hits a call only in one of those forms
 (`assistant.upgrade.targeting`). The code is parsed with `ast`, never run; an example that does not parse gives
 none.
 
