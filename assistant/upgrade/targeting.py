@@ -51,7 +51,8 @@ def targets(plan: UpgradePlan) -> list[Target]:
         if change.parameter and _conditional(named[0], change.summary):
             continue  # "`f(x=True)` now warns when a call runs no compiled code": a plan entry, as for a name itself
         itself = _row_of(named[0], change) or _replaced(named[0], change) or names_itself(named[0], change.summary)
-        setting = bool(_SETTING.search(change.summary)) and not change.parameter  # a parameter is no setting
+        # "the `USE_L10N` setting", "The model's `Meta.index_together` option": not a parameter's option
+        setting = bool(_SETTING.search(change.summary) or _OPTION.search(change.summary)) and not change.parameter
         gone = _row_of(named[0], change) or bool(_GONE.search(change.summary))
         for symbol in named:
             forms = _forms_of(symbol, change.forms) or _valued(symbol, change.parameter, change.summary)
@@ -139,7 +140,8 @@ def _valued(symbol: str, parameter: str, summary: str) -> tuple[str, ...]:
 
 # The wording of a change that does away with a name: its summary says so, whatever section it is in.
 _GONE = re.compile(r"\b(?:remov|deprecat|renam|drop|replaced\b|no longer (?:available|exists|supported|public))", re.I)
-_SETTING = re.compile(r"\b(?:config(?:uration)? )?(?:settings?|options?)\b", re.IGNORECASE)
+_SETTING = re.compile(r"\b(?:config(?:uration)? )?settings?\b", re.IGNORECASE)
+_OPTION = re.compile(r"`[^`]+`\s+options?\b")  # an option the docs name ("execution options" names none)
 
 
 def _example_names(change: PlannedChange, module: str) -> list[str]:
