@@ -220,3 +220,19 @@ def test_a_gone_setting_whose_name_tells_it_is_hit_in_a_class_on_bases_not_in_vi
     assert seen(scan_files(tmp_path, {"m.py": code}, orm, extra)) == [("m.py", 5, True)]
     # Without the product imported, `orm_mode` is some other library's.
     assert seen(scan_files(tmp_path, {"m.py": code.replace("import acme\n", "\n")}, orm, extra)) == []
+
+
+def test_a_telling_member_is_hit_on_a_class_of_the_project_whose_bases_are_not_in_view(tmp_path: Path) -> None:
+    found = [Target("log", "acme.Admin.log_deletion", gone=True), Target("close", "acme.Admin.close", gone=True)]
+    code = (
+        "import acme\n"
+        "from .permissions import AppAdmin\n"  # the project's, from a module the scan was not given
+        "class FolderAdmin(AppAdmin):\n"
+        "    def log_deletion(self, request):\n"  # 4: overrides it
+        "        self.log_deletion(request)\n"  # 5
+        "        self.close()\n"  # an everyday word: the project's own, as likely
+        "# an acme.Admin\n"
+    )
+    assert seen(scan_files(tmp_path, {"m.py": code}, *found)) == [("m.py", 4, True), ("m.py", 5, True)]
+    # No file names the class: nothing tells that `AppAdmin` is one.
+    assert seen(scan_files(tmp_path, {"m.py": code.replace("# an acme.Admin\n", "")}, *found)) == []

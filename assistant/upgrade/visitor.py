@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from assistant.upgrade.lookup import TargetIndex, class_of, meets, telling_name, valued_hits
+from assistant.upgrade.lookup import Member, TargetIndex, class_of, meets, telling_name, valued_hits
 from assistant.upgrade.names import Scopes, chain_base, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
 from assistant.upgrade.receivers import called_from, typed_names
@@ -184,6 +184,9 @@ class HitVisitor:
             symbol = self.index.canonical(f"{base}.{node.name}")
             for target in self.index.names.get(symbol, ()):
                 self._hit(self.places.after(node, _DEF), symbol, target)
+            for member in self.index.members.get(node.name, ()):  # in a class on bases not in view, as `_unseen`
+                if base.split(".")[0] not in member.target.modules and self._told(member, node.name):
+                    self._hit(self.places.after(node, _DEF), member.target.symbol, member.target)
 
     def _import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -269,8 +272,27 @@ class HitVisitor:
             for receiver, attr in pairwise(parts):
                 self._possible(attr, part_name(receiver))  # type: ignore[arg-type]
         elif typed:  # `df.col.append`: what an instance's attribute holds is of a type unknown
+            if rest:
+                self._unseen(self.types[base_name], parts[1])  # type: ignore[arg-type]
             for receiver, attr in pairwise(parts[1:]):
                 self._possible(attr, part_name(receiver))  # type: ignore[arg-type]
+
+    def _unseen(self, cls: str, attr: ast.Attribute) -> None:
+        """Exact hits of a gone member whose name tells its class (`Member.telling`) on an instance of a class of the
+        project whose bases are not in view (`self.log_deletion(…)` in `class FolderAdmin(AppModelAdmin)`, the base
+        from a module the scan was not given): it may derive from any of the product's classes."""
+        for member in self.index.members.get(attr.attr, ()):
+            # the product's own class is not unseen: its members resolve by name
+            if cls.split(".")[0] not in member.target.modules and self._told(member, attr.attr):
+                self._hit(self.places.attr(attr), member.target.symbol, member.target)
+
+    def _told(self, member: Member, name: str) -> bool:
+        """Whether a member's name alone tells its class here: a gone compound name (`Member.telling`), in a module
+        importing its product, of a project that names its class."""
+        target = member.target
+        if not (member.telling(name) and self.products.intersection(target.modules)):
+            return False
+        return self._names(class_of(target.symbol, target.member_of))
 
     def _possible(self, attr: ast.Attribute, receiver: str | None) -> None:
         """Possible hits of a class's member on a receiver of unknown type. Which of the product's classes a
@@ -279,9 +301,7 @@ class HitVisitor:
         # Placed at the member's name: the receiver may be a long expression, even spanning lines.
         for member in self.index.members.get(attr.attr, ()):
             if member.worth(attr.attr, receiver) and self._guessed(member.target, attr.value):
-                exact = member.telling(attr.attr) and self._names(
-                    class_of(member.target.symbol, member.target.member_of)
-                )
+                exact = self._told(member, attr.attr)
                 self._hit(self.places.attr(attr), member.target.symbol, member.target, exact=exact)
 
     def _names(self, cls: str | None) -> bool:
