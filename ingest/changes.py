@@ -16,6 +16,7 @@ conventions of release notes, never a product's names.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from itertools import pairwise
 from keyword import iskeyword
@@ -116,8 +117,19 @@ _LATIN = frozenset({"e.g", "i.e", "etc", "cf", "vs"})  # `e.g.` is no code name
 _NOT_NAMES = frozenset("true false none null nan self cls object int str float bool list dict".split())
 
 
-def changes_of(chunk: Chunk) -> tuple[Change, ...]:
-    """The changes a chunk announces, in document order."""
+def list_intro(entries: Sequence[Entry]) -> str:
+    """The paragraph introducing the list these entries end with ("The following properties have been removed:"),
+    for a chunk that goes on with the same list; "" when they end otherwise."""
+    for entry in reversed(entries):
+        if entry.kind == "paragraph" and not entry.continues:
+            return entry.text if entry.text.endswith(":") else ""
+        if entry.kind != "item":
+            return ""
+    return ""
+
+
+def changes_of(chunk: Chunk, intro: str = "") -> tuple[Change, ...]:
+    """The changes a chunk announces, in document order; `intro` introduces the list it opens with (`list_intro`)."""
     parts = chunk.section.split(" › ") if chunk.section else []
     section_kind, kinded = _section_kind(parts)
     if kinded and section_kind is None:
@@ -131,7 +143,7 @@ def changes_of(chunk: Chunk) -> tuple[Change, ...]:
         # The heading is the change; the entries say what to do about it.
         kind = section_kind or worded or ("breaking" if guide else None)
         return (_heading_change(chunk, heading, kind),) if kind else ()
-    out = _entry_changes(chunk, heading, section_kind)
+    out = _entry_changes(chunk, heading, section_kind, intro)
     # A heading that states a change of code ("Switched default to strict=False in torch.export.export"), not one
     # naming a module to group its items ("django.contrib.gis"); paragraphs that name no code ("This differs from
     # the previous release default.") are its detail, not changes of their own.
@@ -205,10 +217,10 @@ def _heading_change(
     return replace(change, forms=forms, fix=fix(chunk.entries, stated=False))
 
 
-def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None) -> tuple[Change, ...]:
-    """The changes a chunk's own entries announce: items, rows and paragraphs in release-note words."""
+def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None, intro: str = "") -> tuple[Change, ...]:
+    """The changes a chunk's own entries announce: items, rows and paragraphs in release-note words; `intro`
+    introduces the items it opens with."""
     out: list[Change] = []
-    intro = ""
     said: set[str] = set()  # the names the changes so far are about
     for n, entry in enumerate(chunk.entries):
         label = entry.text.endswith(":") and (entry.kind == "paragraph" or len(entry.text) < LABEL_CHARS)
@@ -454,9 +466,10 @@ def _clean(code: str) -> str:
     return code.split("(", 1)[0] if "(" in code and _NAME.fullmatch(code.split("(", 1)[0]) else code
 
 
-def with_changes(chunk: Chunk, roles: dict[str, str] | None = None) -> Chunk:
-    """The chunk with the changes it announces, each name's role kind from its document's `roles`."""
-    changes = changes_of(chunk)
+def with_changes(chunk: Chunk, roles: dict[str, str] | None = None, intro: str = "") -> Chunk:
+    """The chunk with the changes it announces, each name's role kind from its document's `roles`; `intro` is the
+    line that introduces the list the chunk opens with, when the chunk before ends with it (`list_intro`)."""
+    changes = changes_of(chunk, intro)
     if roles:
         changes = tuple(replace(c, kinds=tuple(roles.get(s.lstrip("@"), "") for s in c.symbols)) for c in changes)
     return replace(chunk, changes=changes)

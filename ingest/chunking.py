@@ -20,7 +20,7 @@ from assistant.model.records import Chunk
 from assistant.text.untrusted import field_limit, plain_text
 from assistant.text.words import sentences, strip_markup
 from ingest.changelog import releases
-from ingest.changes import settled, with_changes
+from ingest.changes import list_intro, settled, with_changes
 from ingest.entries import BOLD_LABEL, GLYPHS, entries_of, link_blocks
 from ingest.loader import Document
 
@@ -70,7 +70,8 @@ if TYPE_CHECKING:
 # 43: a guide's topic under a grouping section ("Breaking Changes › 2. JSON Parsing Changes › 0.x Behavior")
 # 44: "V5 Migration Guide", "Upgrading to version 2.0.0+" name releases; "Non-Breaking Changes" is not breaking
 # 45: an old example's list first (not of pairs) gives the tuple form too
-CHUNKER_VERSION = 45
+# 46: a list cut between chunks is read with the line that introduced it
+CHUNKER_VERSION = 46
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 
@@ -403,7 +404,14 @@ def chunk_document(doc: Document) -> list[Chunk]:
     seen: dict[str, int] = {}
     chunks = []
     for version, blocks in parts:
+        before: tuple[str, list[Entry], str] = ("", [], "")  # the section, entries and intro of the chunk before
         for section, text, entries in _pack(list(blocks), title):
+            # a list cut between chunks: its items here are read with the line that introduced them there (or
+            # further back, when the chunk before holds nothing but items of the same list)
+            opens = bool(entries) and entries[0].kind == "item" and section == before[0]
+            only_items = all(e.kind == "item" for e in before[1])
+            intro = (list_intro(before[1]) or (before[2] if only_items else "")) if opens else ""
+            before = (section, entries, intro)
             key = f"{section}\n{text}" if version is None else f"{version}\n{section}\n{text}"
             digest = hashlib.sha1(key.encode()).hexdigest()[:16]
             seen[digest] = seen.get(digest, 0) + 1
@@ -425,6 +433,7 @@ def chunk_document(doc: Document) -> list[Chunk]:
                         entries=tuple(entries),
                     ),
                     doc.roles,
+                    intro,
                 )
             )
     return settled(chunks)

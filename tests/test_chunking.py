@@ -171,3 +171,13 @@ def test_indented_code_is_code_not_entries() -> None:
         ("code", "```\ncd repo\n```"),
         ("item", "- item\n\n    more"),  # a list entry's own indented paragraph stays the entry's
     ]
+
+
+def test_a_list_cut_between_chunks_is_read_with_the_line_that_introduced_it() -> None:
+    names = [f"`option_{i}` (use `new_{i}` instead{' ' + 'and more words' * 6})" for i in range(8)]
+    text = "## Changes to config\n\nThe following settings have been removed:\n\n" + "".join(f"* {n}\n" for n in names)
+    chunks = chunk_document(_doc(text))
+    assert len(chunks) > 1  # the list is cut
+    changes = [c for chunk in chunks for c in chunk.changes]
+    assert [c.kind for c in changes] == ["removed"] * 8
+    assert all(c.summary.startswith("The following settings have been removed:") for c in changes)

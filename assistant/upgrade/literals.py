@@ -24,7 +24,7 @@ _OLD_ROW = re.compile(r"\b(?:deprecated|old|removed)\s+(?:aliases|strings|values
 _NEW = re.compile(rf"\b(?:in favou?r of|new (?:aliases|strings|values)\s*:)\s*{_LISTED}", re.IGNORECASE)
 _SPAN = re.compile(r"`([^`\s]+)`")
 _COUNTED = re.compile(r"(\d+)?([A-Za-z]+(?:-[A-Za-z]+)?)")  # "30T", "A-DEC", "1d"
-_PROMPT = re.compile(r"^(?:>>> ?|\.\.\. ?|In \[\d+\]: ?|\s+\.\.\.: ?)", re.MULTILINE)
+_PROMPT = re.compile(r"^(?:>>> ?|\.\.\. ?|In \[\d++\]: ?|[^\S\n]++\.\.\.: ?)", re.MULTILINE)
 
 
 def old_values(summary: str) -> tuple[str, ...]:

@@ -128,11 +128,11 @@ def _valued(symbol: str, parameter: str, summary: str) -> tuple[str, ...]:
     if not parameter:
         return ()
     last = re.escape(symbol.rsplit(".", 1)[-1])
-    m = re.search(rf"`(?:[\w.]*\.)?{last}\(\s*{re.escape(parameter)}\s*=\s*([^`()]+?)\s*\)`", summary)
+    m = re.search(rf"`(?:\w++\.)*+{last}\(\s*+{re.escape(parameter)}\s*+=([^`()]++)\)`", summary)
     if m is None:
         return ()
     try:
-        value = ast.literal_eval(m.group(1))
+        value = ast.literal_eval(m.group(1).strip())
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return ()
     return (f"kw={parameter}={value!r}",) if isinstance(value, (str, int, float, bool)) or value is None else ()

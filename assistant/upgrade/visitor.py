@@ -42,6 +42,7 @@ _LITERALS = (
     ast.DictComp,
 )
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+")
 _DEF = re.compile(r"(?:async\s+)?def\s+")  # before a function's name
 _FROM = re.compile(r"from(?:\s|\\\n)+")  # before an import's module
 
@@ -101,12 +102,12 @@ class HitVisitor:
         self.products: frozenset[str] = frozenset()  # the top modules the module imports
         self.places = _Places("")
         self.source = ""
-        self.named: dict[str, bool] = {}  # class -> whether the project or module names it (`_names`)
+        self.words: frozenset[str] | None = None  # the module's words, once a guess asks (`_names`)
 
     def hits(self, tree: ast.Module, source: str) -> list[Hit]:
         """The module's hits."""
         self.places = _Places(source)
-        self.source = source
+        self.source, self.words = source, None
         self.scopes = Scopes.of(tree)
         self.products = frozenset(name.split(".", 1)[0] for name in self.scopes.imports.values())
         self._module(tree)
@@ -308,9 +309,11 @@ class HitVisitor:
         """Whether the project (any file of the scan) or this module names a class, as a word."""
         if cls is None:
             return False
-        if cls not in self.named:
-            self.named[cls] = cls in self.project.named or re.search(rf"\b{re.escape(cls)}\b", self.source) is not None
-        return self.named[cls]
+        if cls in self.project.named:
+            return True
+        if self.words is None:  # read once a module, and only where a guess asks
+            self.words = frozenset(_WORD.findall(self.source))
+        return cls in self.words
 
     def _guessed(self, target: Target, receiver: ast.expr) -> bool:
         """Whether a guess at a target on a receiver of unknown type is worth making: not in a module that does not
