@@ -100,6 +100,9 @@ def test_a_table_of_dependency_versions_is_one_entry_naming_them() -> None:
         ("acme.load", "`load()` now returns a list.", True),
         ("acme.f", "The Foo flow (`acme.f` and `acme.g`) has been removed.", True),
         ("acme.Meta.order", "The model's `Meta.order` option is removed.", True),
+        ("acme.Gen", "The `acme.Gen` class is no longer necessary, and has been removed.", True),
+        ("acme.hook", "`hook` should be replaced with `new_hook`.", True),
+        ("acme.opt", "`opt` is no longer required", False),  # optional now: every use still works
         ("acme.Frame", "Changed behavior of the `Frame` constructor given floats", False),
         ("acme.Frame", "The `Series` and `Frame` constructors will now return a copy", False),
         ("acme.concat", "`concat` no longer ignores empty objects when determining dtypes", False),

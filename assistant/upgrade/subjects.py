@@ -40,9 +40,11 @@ _ITSELF_AFTER = re.compile(
     rf"[\s`'\")]*+(?:(?:{_NOUNS})\b[\s`'\"]*+)*+(?:\bof\b[^.;]{{0,80}}?)?"
     r"(?:$|[.;]|,\s*+(?:use|in favou?r of|see|please)\b|\(\s*+(?:#|GH\b|gh-|issue|see|use|\d)|"
     r"(?:\s*+[—:-]\s*+(?:this|it)\b)?\s*+(?:is|are|was|were|has been|have been|will be|is now|are now|"
-    r"(?:so )?has been|(?:so )?have been)\s++"
-    r"(?:(?:now|also|fully|being|officially)\s++)?(?:removed|deprecated|renamed|moved|dropped|gone|private|"
+    r"(?:so )?has been|(?:so )?have been|should be|must be)\s++"
+    r"(?:(?:now|also|fully|being|officially)\s++)?(?:removed|deprecated|renamed|replaced|moved|dropped|gone|private|"
     r"no longer (?:available|public|supported|exported|importable))|\b(?:use|in favou?r of|instead)\b|→|->|"
+    # "`X` is no longer necessary, and has been removed"
+    r"(?:is|are)\s++no longer\s++\w++,?\s++and\s++(?:has|have)\s++been\s++(?:removed|deprecated)\b|"
     # "`load()` now returns a list": every call; not "… now raises if …", which holds under a condition
     r"(?:will\s++)?(?:now|no longer)\s++(?:returns?|raises?|uses?|gives?|yields?)\b"
     r"(?![^.;]{0,200}?\b(?:if|when|whenever|unless|under|with|where|for)\b))",
