@@ -37,7 +37,7 @@ _ITSELF_AFTER = re.compile(
     # the names listed with it (each in code marks, or dotted), then what it is, then what happened to it
     r"^(?:\([^()]{0,20}+\))?`?+(?:\s*+(?:,|\band\b|\bor\b)(?:\s*+(?:and|or)\b)?\s*+"
     r"(?:`[^`]++`|@[\w.]++|[A-Za-z_][A-Za-z0-9]*+(?:[._][A-Za-z0-9]++)++(?:\(\))?+))*+"
-    rf"[\s`'\")]*+(?:(?:{_NOUNS})\b[\s`'\"]*+)*+(?:\bof\b[^.;]{{0,80}}?)?"
+    rf"[\s`'\")]*+(?:(?:{_NOUNS})\b[\s`'\"]*+)*+(?:\bof\b[^.;]{{0,80}}?|(?<=alias )(?:to|for)\b[^.;]{{0,80}}?)?"
     r"(?:$|[.;]|,\s*+(?:use|in favou?r of|see|please)\b|\(\s*+(?:#|GH\b|gh-|issue|see|use|\d)|"
     r"(?:\s*+[—:-]\s*+(?:this|it)\b)?\s*+(?:is|are|was|were|has been|have been|will be|is now|are now|"
     r"(?:so )?has been|(?:so )?have been|should be|must be)\s++"
