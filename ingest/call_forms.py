@@ -11,10 +11,11 @@ says what to use:
 
 A call of one of the change's names in a statement under an "old" comment gives its forms: `select:list` (its first
 argument is a list literal, and `select:tuple` with it unless the list holds pairs; `tuple` for a tuple) and
-`select:kw=order_by` (it passes that keyword), less what the "new" calls of the same example do as well; a parameter
-the old comment names ("# whereclause parameter no longer supported", over `table.select(table.c.id == 5)`, which
-passes it by position) gives `select:kw=whereclause` too. A doctest or IPython session marks a statement old by what
-it prints (`FutureWarning: …`), and there a keyword's literal value is part of the form (`to_datetime:kw=utc=False`:
+`select:kw=order_by` (it passes that keyword), or, when it has no other, the call its receiver is (`get:on=query()`
+for `session.query(User).get(5)`), less what the "new" calls of the same example do as well; a parameter the old
+comment names ("# whereclause parameter no longer supported", over `table.select(table.c.id == 5)`, which passes it
+by position) gives `select:kw=whereclause` too. A doctest or IPython session marks a statement old by what it prints
+(`FutureWarning: …`), and there a keyword's literal value is part of the form (`to_datetime:kw=utc=False`:
 `utc=True` is the fix); a method called on a selection (`df["foo"].fillna(0, inplace=True)`) gives forms that hold
 only there (`fillna:on=subscript&kw=inplace=True`). The scan hits a call only in one of those forms
 (`assistant.upgrade.targeting`). The code is parsed with `ast`, never run; an example that does not parse gives
@@ -40,6 +41,7 @@ _TRAILING_FIX = re.compile(r"\s*+(?:use|instead|requires?)\b", re.I)  # `Table(�
 # position (`table.select(table.c.id == 5)`); code passing it by keyword is in the old form too.
 _NAMED_PARAMETER = re.compile(r"\b([a-z_][a-z0-9_]*)\s+(?:parameter|argument|keyword)s?\b", re.I)
 ON_SUBSCRIPT = "on=subscript"  # a form's part: the method is called on a selection (`df["a"].fillna(…)`)
+ON_CALL = "on="  # "on=query()": the method is called on what a call of that name returned (`s.query(U).get(5)`)
 _PROMPT = re.compile(r"^(?:>>> ?|In \[\d+\]: ?)")
 _MORE = re.compile(r"^(?:\.\.\. ?|\s+\.\.\.: ?)")
 _WARNED = re.compile(r"^\s*\w*(?:Warning|Error)\b")  # what a statement printed: `FutureWarning: …`, `TypeError: …`
@@ -89,11 +91,23 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
                 forms.add("tuple")
         elif node.args and isinstance(node.args[0], ast.Tuple):
             forms.add("tuple")  # `case((x, y), …)` may be the new form of `case([(x, y)], …)`
+        chained = _called(func.value) if isinstance(func, ast.Attribute) else ""
+        if chained and not forms:
+            # `session.query(User).get(5)` as legacy: the method on what that call returns is the form
+            forms = {f"{ON_CALL}{chained}()"}
         (old if mark == "old" else new).setdefault(name, set()).update(forms)
     out = [f"{name}:{form}" for name, forms in old.items() for form in sorted(forms - new.get(name, set()))]
     # The new forms too, marked "~": another example of the same change (another chunk) may show the old one.
     out += [f"~{name}:{form}" for name, forms in new.items() for form in sorted(forms)]
     return tuple(dict.fromkeys(out))
+
+
+def _called(node: ast.expr) -> str:
+    """The name a receiver that is a call calls (`query` of `session.query(User)`); "" for any other receiver."""
+    if not isinstance(node, ast.Call):
+        return ""
+    func = node.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _value(node: ast.expr) -> str:

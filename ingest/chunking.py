@@ -71,7 +71,8 @@ if TYPE_CHECKING:
 # 44: "V5 Migration Guide", "Upgrading to version 2.0.0+" name releases; "Non-Breaking Changes" is not breaking
 # 45: an old example's list first (not of pairs) gives the tuple form too
 # 46: a list cut between chunks is read with the line that introduced it
-CHUNKER_VERSION = 46
+# 47: a method an old example calls on a call's result has that chain as its form ("get:on=query()")
+CHUNKER_VERSION = 47
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -236,3 +236,18 @@ def test_a_telling_member_is_hit_on_a_class_of_the_project_whose_bases_are_not_i
     assert seen(scan_files(tmp_path, {"m.py": code}, *found)) == [("m.py", 4, True), ("m.py", 5, True)]
     # No file names the class: nothing tells that `AppAdmin` is one.
     assert seen(scan_files(tmp_path, {"m.py": code.replace("# an acme.Admin\n", "")}, *found)) == []
+
+
+def test_a_method_the_change_writes_is_hit_on_what_the_call_its_old_example_chains_returned(tmp_path: Path) -> None:
+    old = "# legacy usage\nuser = session.query(User).get(5)\n# legacy\nsession.query(User).join('a', 'b').filter(x)\n"
+    assert set(old_forms(old)) == {"get:on=query()", "join:on=query()", "filter:on=join()"}
+    found = plan_targets(
+        Entry("paragraph", "The `Query.get` method remains for legacy purposes; use `Session.get`:"),
+        Entry("code", old),
+        section="Migration guide › ORM Query - get() method moves to Session",
+    )
+    # `join` and `filter` are the example's setting, not what its text writes: no form of theirs
+    assert {(t.symbol.rsplit(".", 1)[-1], t.forms) for t in found} >= {("get", ("on=query()",))}
+    assert not [t for t in found if t.symbol.rsplit(".", 1)[-1] in ("join", "filter")]
+    code = "import acme\nsession.query(User).get(5)\nsession.get(User, 5)\ncache.get(5)\n"
+    assert {(line, exact) for _, line, exact in seen(scan_files(tmp_path, {"m.py": code}, *found))} == {(2, True)}

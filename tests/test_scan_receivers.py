@@ -145,6 +145,7 @@ def test_call_forms_are_read_from_the_docs_examples_under_old_and_new_comments()
         "Table:kw=autoload",
         "~case:kw=else_",  # the new forms, for the plan to subtract what another example shows
         "~case:tuple",
+        "~select_from:on=select()",  # `select(1).select_from(table)`: the call it is chained on
     }
     assert old_forms("def (:\n", ["select"]) == ()  # an example that does not parse gives none
 

@@ -25,6 +25,7 @@ BUILTIN_METHODS = frozenset(
     for name in dir(kind)
     if not name.startswith("_")
 )
+_ON_CALL = re.compile(r"on=\w++\(\)")  # a form: on what a call of that name returned ("on=query()")
 MODULE_DEPTH = 12  # the most parts a product's module path is read to for a class the docs write bare
 MIN_MEMBER = 4  # shorter member names (`.T`, `.abs`, `.all`) are too common to flag on an unknown receiver
 TELLING = 8  # a member name this long, or written in parts, is no everyday word (`iteritems`, `from_orm`)
@@ -214,8 +215,9 @@ class TargetIndex:
             if target.parameter and not target.omitted and meets(target, call):
                 yield target
         for target in self.forms.get(member, ()):
-            keywords = [f for f in target.forms if f.startswith("kw=") or "&kw=" in f]
-            if keywords and _forms_met(keywords, call):
+            # a keyword, or the call whose result the old example calls it on ("on=query()"), tells the class
+            telling = [f for f in target.forms if f.startswith("kw=") or "&kw=" in f or _ON_CALL.fullmatch(f)]
+            if telling and _forms_met(telling, call):
                 yield target
 
     def possible(self, member: str, receiver: str | None, call: ast.Call | None = None) -> bool:
@@ -349,10 +351,18 @@ def _forms_met(forms: Sequence[str], call: ast.Call) -> bool:
     first = by_position[0] if by_position else None
     shape = "list" if isinstance(first, (ast.List, ast.ListComp)) else "tuple" if isinstance(first, ast.Tuple) else ""
     selection = isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Subscript)
+    inner = (
+        call.func.value.func if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call) else None
+    )
+    receiver_call = (
+        inner.attr if isinstance(inner, ast.Attribute) else inner.id if isinstance(inner, ast.Name) else None
+    )
 
     def met(part: str) -> bool:
         if part == "on=subscript":
             return selection
+        if part.startswith("on=") and part.endswith("()"):  # "on=query()": on what a call of `query` returned
+            return receiver_call == part[3:-2]
         return part == shape or (part.startswith("kw=") and part[3:] in (values if "=" in part[3:] else keywords))
 
     return any(all(map(met, form.split("&"))) for form in forms)

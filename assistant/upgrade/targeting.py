@@ -38,9 +38,10 @@ def targets(plan: UpgradePlan) -> list[Target]:
                 out.append(Target(change.id, symbol, values=values, keywords=plan.value_keywords, family=plan.modules))
             continue
         named = subjects(change.symbols, change.summary)
+        said = {last for s in change.symbols if _calls_it(last := s.rsplit(".", 1)[-1], change.summary)}
         shown = any(not f.startswith("~") for f in change.forms)  # its examples show an old form (not only new)
         if shown:  # "select() no longer accepts …": each name its old examples call
-            named = [s for s in change.symbols if _forms_of(s, change.forms)] or named
+            named = [s for s in change.symbols if _forms_of(s, change.forms, said)] or named
         if not named and change.parameter and change.symbols:  # "… removed from `Field`: `const`"
             named = [change.symbols[0]]
         if shown and plan.modules:  # what its old examples call that its text does not name
@@ -55,7 +56,7 @@ def targets(plan: UpgradePlan) -> list[Target]:
         setting = bool(_SETTING.search(change.summary) or _OPTION.search(change.summary)) and not change.parameter
         gone = _row_of(named[0], change) or bool(_GONE.search(change.summary))
         for symbol in named:
-            forms = _forms_of(symbol, change.forms) or _valued(symbol, change.parameter, change.summary)
+            forms = _forms_of(symbol, change.forms, said) or _valued(symbol, change.parameter, change.summary)
             if symbol in plan.modules or (shown and not forms) or not (qualified or forms or itself):
                 continue
             if all(part.isidentifier() for part in symbol.split(".")):  # `FindARM.cmake` is; `--flag=1` is not
@@ -154,8 +155,17 @@ def _example_names(change: PlannedChange, module: str) -> list[str]:
     return [f"{module}.{name}" for name in dict.fromkeys(called) if name not in named]
 
 
-def _forms_of(symbol: str, forms: tuple[str, ...]) -> tuple[str, ...]:
-    """The old call forms of `symbol`'s name ("list", "kw=values"), less those its new examples use too."""
+def _calls_it(name: str, summary: str) -> bool:
+    """The summary writes the name as a call or as code (`get()`, "`get`"), as what it is about."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}\(|`{re.escape(name)}`", summary) is not None
+
+
+def _forms_of(symbol: str, forms: tuple[str, ...], said: set[str] | frozenset[str] = frozenset()) -> tuple[str, ...]:
+    """The old call forms of `symbol`'s name ("list", "kw=values"), less those its new examples use too. A method
+    called on a call's result ("on=query()") is an old form only where the change's text writes that method
+    (`said`: "get() method moves to Session"); elsewhere the chain is only the example's setting
+    (`session.query(Node).join(…).filter(…)` under "join(…, aliased=True) removed")."""
     last = symbol.rsplit(".", 1)[-1]
     new = {f[1:] for f in forms if f.startswith("~")}
-    return tuple(f.partition(":")[2] for f in forms if f.partition(":")[0] == last and f not in new)
+    found = (f.partition(":")[2] for f in forms if f.partition(":")[0] == last and f not in new)
+    return tuple(f for f in found if not (f.startswith("on=") and f.endswith("()")) or last in said)
