@@ -85,7 +85,8 @@ _PARAM_OF = re.compile(
     # "the `method` and `limit` keywords on `X`": the first of those listed; "`is_dst` argument is removed from: `X`"
     r"`([A-Za-z_]\w*+)`(?:\s*+(?:,|and|or)(?:\s++(?:and|or))?\s*+`[A-Za-z_]\w*+`){0,6}+\s+(?:keyword\s+)?"
     r"(?:argument|parameter|keyword|kwarg|option|flag)s?\s+(?:(?:is|are|was|were|has been|have been)\s++\w++\s++)?"
-    r"(?:of|in|to|for|from|on)\s*+:?\s*+(?:the\s+)?`([^`]+)`",
+    # "… of the PostgreSQL specific aggregation functions `ArrayAgg`, …": after "of the", words naming what it is of
+    r"(?:of\s++the\s++(?:[A-Za-z-]++\s++){1,5}+|(?:of|in|to|for|from|on)\s*+:?\s*+(?:the\s+)?)`([^`]+)`",
     re.I,
 )
 _PARAM_OF_2 = re.compile(

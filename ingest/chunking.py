@@ -72,7 +72,8 @@ if TYPE_CHECKING:
 # 45: an old example's list first (not of pairs) gives the tuple form too
 # 46: a list cut between chunks is read with the line that introduced it
 # 47: a method an old example calls on a call's result has that chain as its form ("get:on=query()")
-CHUNKER_VERSION = 47
+# 48: "the `x` argument of the <words> functions `f`" is a parameter of `f`
+CHUNKER_VERSION = 48
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -104,6 +104,8 @@ def test_a_table_of_dependency_versions_is_one_entry_naming_them() -> None:
         ("acme.hook", "`hook` should be replaced with `new_hook`.", True),
         ("acme.opt", "`opt` is no longer required", False),  # optional now: every use still works
         ("acme.tz.utc", "The `acme.tz.utc` alias to `datetime.timezone.utc` is removed.", True),
+        ("acme.inline_mods", "The `inline_mods` Dynamo config is deprecated", True),
+        ("acme.NotFound", "The `acme.NotFound` exception class is removed.", True),
         ("acme.axis", "The `axis` keyword in `Frame.any` is removed", False),  # of a call, not a name
         ("acme.Frame", "Changed behavior of the `Frame` constructor given floats", False),
         ("acme.Frame", "The `Series` and `Frame` constructors will now return a copy", False),

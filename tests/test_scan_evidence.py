@@ -251,3 +251,34 @@ def test_a_method_the_change_writes_is_hit_on_what_the_call_its_old_example_chai
     assert not [t for t in found if t.symbol.rsplit(".", 1)[-1] in ("join", "filter")]
     code = "import acme\nsession.query(User).get(5)\nsession.get(User, 5)\ncache.get(5)\n"
     assert {(line, exact) for _, line, exact in seen(scan_files(tmp_path, {"m.py": code}, *found))} == {(2, True)}
+
+
+def test_a_member_the_docs_write_bare_is_hit_by_its_name_where_the_product_is_imported(tmp_path: Path) -> None:
+    found = plan_targets(
+        Entry("item", "Deprecate `export_timeline` method (#1)"),  # of no class the docs name
+        Entry("item", "The `inline_mods` Dynamo config is deprecated (#2)"),
+        Entry("item", "The `ordering` keyword argument of the aggregation functions `acme.Agg` is deprecated"),
+        section="Deprecations",
+    )
+    assert {(t.symbol, t.parameter, t.loose) for t in found} == {
+        ("acme.export_timeline", "", True),
+        ("acme.inline_mods", "", True),
+        ("acme.Agg", "ordering", False),
+    }
+    code = (
+        "import acme\n"
+        "prof.export_timeline('a.html')\n"  # 2: on an object of unknown type
+        "acme._dynamo.config.inline_mods = False\n"  # 3: under a module the docs do not name
+        "acme.Agg('x', ordering=['y'])\n"  # 4
+        "class P(acme.Profiler):\n"
+        "    def export_timeline(self):\n"  # 6: a method a class derived from the product's defines
+        "        pass\n"
+    )
+    assert seen(scan_files(tmp_path, {"m.py": code}, *found)) == [
+        ("m.py", 2, True),
+        ("m.py", 3, True),
+        ("m.py", 4, True),
+        ("m.py", 6, True),
+    ]
+    # Where the product is not imported, the name is another library's.
+    assert seen(scan_files(tmp_path, {"m.py": "prof.export_timeline('a.html')\n"}, *found)) == []

@@ -110,6 +110,10 @@ class TargetIndex:
     # that names one anywhere makes such a member exact on a receiver of unknown type.
     telling: frozenset[str] = frozenset()
     valued: tuple[Target, ...] = ()  # targets of string values (`Target.values`), matched in any call's arguments
+    # Gone names the docs write bare, of no module or class they say (`export_memory_timeline`, qualified only by
+    # the product: "torch.export_memory_timeline"), whose name tells them (`telling_name`): hit wherever a module
+    # that imports the product uses that name as an attribute or defines it as a method.
+    loose: dict[str, tuple[Target, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, targets: Sequence[Target]) -> TargetIndex:
@@ -121,6 +125,7 @@ class TargetIndex:
         settings: dict[str, list[Target]] = defaultdict(list)
         bare: dict[str, list[Target]] = defaultdict(list)
         valued: list[Target] = []
+        loose: dict[str, list[Target]] = defaultdict(list)
         for target in dict.fromkeys(targets):  # the same target twice would only repeat its hits
             if target.values:
                 valued.append(target)
@@ -134,6 +139,8 @@ class TargetIndex:
             parts = target.symbol.split(".")
             if not target.qualified and len(parts) == 2 and parts[1][:1].isupper():
                 bare[target.symbol].append(target)
+            elif target.loose and not target.qualified and target.gone and telling_name(parts[-1]):
+                loose[parts[-1]].append(target)
             owner = class_of(target.symbol, target.member_of)
             if owner:
                 member = Member(target, receiver_names(owner))
@@ -166,6 +173,7 @@ class TargetIndex:
                 if m.telling(name)
             ),
             tuple(valued),
+            _frozen(loose),
         )
 
     def in_forms(self, qualified: str) -> tuple[Target, ...]:
@@ -289,6 +297,8 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
                     return True
                 bound[alias.asname or alias.name].add(name)
         elif isinstance(node, ast.Attribute):
+            if node.attr in index.loose:
+                return True  # a gone name the docs write bare, used as an attribute: the visitor decides
             value = node.value
             receiver = (
                 value.id if isinstance(value, ast.Name) else value.attr if isinstance(value, ast.Attribute) else None
@@ -314,7 +324,9 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
             for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
         ):
             return True  # may set a setting a change names (`USE_L10N = True`)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in index.members:
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+            node.name in index.members or node.name in index.loose
+        ):
             return True  # may override a member a change names, in a class derived from the product's
     for base, *rest in chains:
         for qualified in bound.get(base, ()):

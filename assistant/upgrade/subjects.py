@@ -22,7 +22,8 @@ from assistant.model.changes import subject_part
 _NOUNS = (
     r"the|a|an|deprecated|legacy|unused|public|private|model|class|classes|type|types|alias|aliases|object|objects|"
     r"method|methods|function|functions|module|modules|package|setting|settings|option|options|attribute|"
-    r"attributes|property|properties|field|fields|argument|arguments|decorator|constant|constants|helper|helpers"
+    r"attributes|property|properties|field|fields|argument|arguments|decorator|constant|constants|helper|helpers|"
+    r"config|configs|variable|variables"
 )
 _ITSELF_BEFORE = re.compile(
     # at the start (after a label such as "Issue #4:", or a noun phrase opening a parenthesis: "The PT2E flow
@@ -37,7 +38,9 @@ _ITSELF_AFTER = re.compile(
     # the names listed with it (each in code marks, or dotted), then what it is, then what happened to it
     r"^(?:\([^()]{0,20}+\))?`?+(?:\s*+(?:,|\band\b|\bor\b)(?:\s*+(?:and|or)\b)?\s*+"
     r"(?:`[^`]++`|@[\w.]++|[A-Za-z_][A-Za-z0-9]*+(?:[._][A-Za-z0-9]++)++(?:\(\))?+))*+"
-    rf"[\s`'\")]*+(?:(?:{_NOUNS})\b[\s`'\"]*+)*+(?:\bof\b[^.;]{{0,80}}?|(?<=alias )(?:to|for)\b[^.;]{{0,80}}?)?"
+    # one word may say which kind ("`x` Dynamo config", "`X` transitional setting", "`Y` exception class")
+    rf"[\s`'\")]*+(?:[A-Za-z]++\s++(?=(?:{_NOUNS})\b))?(?:(?:{_NOUNS})\b[\s`'\"]*+)*+"
+    r"(?:\bof\b[^.;]{0,80}?|(?<=alias )(?:to|for)\b[^.;]{0,80}?)?"
     r"(?:$|[.;]|,\s*+(?:use|in favou?r of|see|please)\b|\(\s*+(?:#|GH\b|gh-|issue|see|use|\d)|"
     r"(?:\s*+[—:-]\s*+(?:this|it)\b)?\s*+(?:is|are|was|were|has been|have been|will be|is now|are now|"
     r"(?:so )?has been|(?:so )?have been|should be|must be)\s++"

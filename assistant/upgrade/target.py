@@ -42,6 +42,9 @@ class Target:
     # ("30T"); `symbol` is then what the values denote (`pandas.Minute`), for the finding.
     values: tuple[str, ...] = ()
     keywords: tuple[str, ...] = ()
+    # A member the docs write bare, of no class or module they name ("Deprecate `export_memory_timeline` method"):
+    # `symbol` is only the product's name and the member's; hit by its name as any attribute, when it tells it.
+    loose: bool = False
 
     @property
     def modules(self) -> tuple[str, ...]:

@@ -73,6 +73,7 @@ def targets(plan: UpgradePlan) -> list[Target]:
                         family=plan.modules,
                         setting=setting,
                         gone=gone and not qualified,
+                        loose=symbol.count(".") == 1 and _a_member(symbol.rsplit(".", 1)[-1], change.summary),
                     )
                 )
     return _guesses(list(dict.fromkeys(out)), plan)
@@ -153,6 +154,18 @@ def _example_names(change: PlannedChange, module: str) -> list[str]:
     named = {s.rsplit(".", 1)[-1] for s in change.symbols}
     called = (f.partition(":")[0] for f in change.forms if not f.startswith("~"))
     return [f"{module}.{name}" for name in dict.fromkeys(called) if name not in named]
+
+
+_MEMBER_NOUN = r"(?:method|attribute|property|config(?:uration)?|option)s?"
+
+
+def _a_member(name: str, summary: str) -> bool:
+    """The summary calls the name a member of something it does not name: "`x` method", "the `x()` method of
+    related managers", "`x` Dynamo config", "config variables `x`"."""
+    code = rf"`{re.escape(name)}(?:\(\))?`"
+    after = rf"{code}\s++(?:[A-Za-z]++\s++)?{_MEMBER_NOUN}\b"
+    before = rf"\b{_MEMBER_NOUN}\s++(?:[A-Za-z]++\s++)?{code}"
+    return re.search(after, summary) is not None or re.search(before, summary) is not None
 
 
 def _calls_it(name: str, summary: str) -> bool:

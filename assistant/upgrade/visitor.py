@@ -182,6 +182,7 @@ class HitVisitor:
         # `def log_deletion(self, …)` in a `ModelAdmin` subclass overrides what the docs say changed: a use.
         base = self.methods.get(node)
         if base is not None:
+            self._loose(node.name, self.places.after(node, _DEF))
             symbol = self.index.canonical(f"{base}.{node.name}")
             for target in self.index.names.get(symbol, ()):
                 self._hit(self.places.after(node, _DEF), symbol, target)
@@ -269,6 +270,9 @@ class HitVisitor:
                 # its members, not the class (or module) its constructor hit
                 if not typed or not (base == target.symbol or base.startswith(f"{target.symbol}.")):
                     self._hit(self.places.start(top), symbol, target)
+        if self.index.loose:
+            for attr in parts[1:]:
+                self._loose(attr.attr, self.places.attr(attr))  # type: ignore[union-attr]
         if not known:
             for receiver, attr in pairwise(parts):
                 self._possible(attr, part_name(receiver))  # type: ignore[arg-type]
@@ -277,6 +281,14 @@ class HitVisitor:
                 self._unseen(self.types[base_name], parts[1])  # type: ignore[arg-type]
             for receiver, attr in pairwise(parts[1:]):
                 self._possible(attr, part_name(receiver))  # type: ignore[arg-type]
+
+    def _loose(self, name: str, place: tuple[int, int]) -> None:
+        """Hits of a gone name the docs write bare (`TargetIndex.loose`), in a module that imports its product: as
+        any attribute (`torch._dynamo.config.inline_inbuilt_nn_modules`, `prof.export_memory_timeline(…)`) or a
+        method a class derived from the product's defines."""
+        for target in self.index.loose.get(name, ()):
+            if self.products.intersection(target.modules):
+                self._hit(place, target.symbol, target)
 
     def _unseen(self, cls: str, attr: ast.Attribute) -> None:
         """Exact hits of a gone member whose name tells its class (`Member.telling`) on an instance of a class of the
