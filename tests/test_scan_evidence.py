@@ -234,8 +234,11 @@ def test_a_telling_member_is_hit_on_a_class_of_the_project_whose_bases_are_not_i
         "# an acme.Admin\n"
     )
     assert seen(scan_files(tmp_path, {"m.py": code}, *found)) == [("m.py", 4, True), ("m.py", 5, True)]
-    # No file names the class: nothing tells that `AppAdmin` is one.
-    assert seen(scan_files(tmp_path, {"m.py": code.replace("# an acme.Admin\n", "")}, *found)) == []
+    # The class derives from something: the project need not name `Admin` (a file of a folder scanned alone)
+    alone = seen(scan_files(tmp_path, {"m.py": code.replace("# an acme.Admin\n", "")}, *found))
+    assert alone == [("m.py", 4, True), ("m.py", 5, True)]
+    # but in a module that does not import the product, `AppAdmin` is another library's
+    assert seen(scan_files(tmp_path, {"m.py": code.replace("import acme\n", "\n")}, *found)) == []
 
 
 def test_a_method_the_change_writes_is_hit_on_what_the_call_its_old_example_chains_returned(tmp_path: Path) -> None:

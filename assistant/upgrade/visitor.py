@@ -187,7 +187,7 @@ class HitVisitor:
             for target in self.index.names.get(symbol, ()):
                 self._hit(self.places.after(node, _DEF), symbol, target)
             for member in self.index.members.get(node.name, ()):  # in a class on bases not in view, as `_unseen`
-                if base.split(".")[0] not in member.target.modules and self._told(member, node.name):
+                if base.split(".")[0] not in member.target.modules and self._told(member, node.name, derived=True):
                     self._hit(self.places.after(node, _DEF), member.target.symbol, member.target)
 
     def _import(self, node: ast.Import) -> None:
@@ -296,16 +296,18 @@ class HitVisitor:
         from a module the scan was not given): it may derive from any of the product's classes."""
         for member in self.index.members.get(attr.attr, ()):
             # the product's own class is not unseen: its members resolve by name
-            if cls.split(".")[0] not in member.target.modules and self._told(member, attr.attr):
+            if cls.split(".")[0] not in member.target.modules and self._told(member, attr.attr, derived=True):
                 self._hit(self.places.attr(attr), member.target.symbol, member.target)
 
-    def _told(self, member: Member, name: str) -> bool:
+    def _told(self, member: Member, name: str, *, derived: bool = False) -> bool:
         """Whether a member's name alone tells its class here: a gone compound name (`Member.telling`), in a module
-        importing its product, of a project that names its class."""
+        importing its product, of a project that names its class; or, on a class of the project's own that derives
+        from some other class (`derived`: `self.log_deletion(…)` in `class FolderAdmin(AppAdmin)`), whatever the
+        project names."""
         target = member.target
         if not (member.telling(name) and self.products.intersection(target.modules)):
             return False
-        return self._names(class_of(target.symbol, target.member_of))
+        return derived or self._names(class_of(target.symbol, target.member_of))
 
     def _possible(self, attr: ast.Attribute, receiver: str | None) -> None:
         """Possible hits of a class's member on a receiver of unknown type. Which of the product's classes a
