@@ -41,6 +41,8 @@ _TRAILING_FIX = re.compile(r"\s*+(?:use|instead|requires?)\b", re.I)  # `Table(�
 # position (`table.select(table.c.id == 5)`); code passing it by keyword is in the old form too.
 _NAMED_PARAMETER = re.compile(r"\b([a-z_][a-z0-9_]*)\s+(?:parameter|argument|keyword)s?\b", re.I)
 ON_SUBSCRIPT = "on=subscript"  # a form's part: the method is called on a selection (`df["a"].fillna(…)`)
+STRING = "\x00str"  # an old comment's mark that a string first is what is old (`_marks`)
+_STRING = re.compile(r"\bstrings?\b", re.I)
 ON_CALL = "on="  # "on=query()": the method is called on what a call of that name returned (`s.query(U).get(5)`)
 _PROMPT = re.compile(r"^(?:>>> ?|In \[\d+\]: ?)")
 _MORE = re.compile(r"^(?:\.\.\. ?|\s+\.\.\.: ?)")
@@ -78,7 +80,7 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
         # What a session warns about may be a keyword's value (`utc=False` warns, `utc=True` is the fix): a
         # literal value is part of its form there.
         forms = {f"kw={k.arg}{_value(k.value) if session is not None else ''}" for k in node.keywords if k.arg}
-        if mark == "old" and node.lineno in named:
+        if mark == "old" and named.get(node.lineno, STRING) != STRING:
             forms.add(f"kw={named[node.lineno]}")
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Subscript):
             # `df["foo"].fillna(0, inplace=True)`: the keyword is old on a selection, not on `df` itself
@@ -91,6 +93,8 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
                 forms.add("tuple")
         elif node.args and isinstance(node.args[0], ast.Tuple):
             forms.add("tuple")  # `case((x, y), …)` may be the new form of `case([(x, y)], …)`
+        elif node.args and is_text(node.args[0]) and named.get(node.lineno) == STRING:
+            forms.add("str")  # "# direct string SQL not supported" over `connection.execute("select …")`
         chained = _called(func.value) if isinstance(func, ast.Attribute) else ""
         if chained and not forms:
             # `session.query(User).get(5)` as legacy: the method on what that call returns is the form
@@ -100,6 +104,15 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
     # The new forms too, marked "~": another example of the same change (another chunk) may show the old one.
     out += [f"~{name}:{form}" for name, forms in new.items() for form in sorted(forms)]
     return tuple(dict.fromkeys(out))
+
+
+def is_text(node: ast.expr) -> bool:
+    """A string the code writes: a literal, an f-string, or one built from a literal with `%` or `+`."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.JoinedStr):
+        return True
+    return isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)) and is_text(node.left)
 
 
 def _called(node: ast.expr) -> str:
@@ -153,7 +166,8 @@ def _comment_mark(comment: str) -> str | None:
 def _marks(code: str) -> tuple[dict[int, str], dict[int, str]]:
     """Each line's mark, "old" or "new": from the comment above its statement (until a blank line), or its own
     comment at the end of the line, which says what is wrong with it ("# no longer supported", "# use x="); and
-    the parameter an old line's comment names ("# whereclause parameter no longer supported")."""
+    the parameter an old line's comment names ("# whereclause parameter no longer supported"), or `STRING` where
+    it says a string is what is old ("# direct string SQL not supported")."""
     marks: dict[int, str] = {}
     named: dict[int, str] = {}
     mark, parameter = None, ""
@@ -165,6 +179,7 @@ def _marks(code: str) -> tuple[dict[int, str], dict[int, str]]:
             mark = _comment_mark(text)
             found = _NAMED_PARAMETER.search(text) if mark == "old" else None
             parameter = found.group(1) if found and found.group(1).lower() not in _KINDS else ""
+            parameter = STRING if mark == "old" and not parameter and _STRING.search(text) else parameter
         elif "  #" in line and (_OLD.search(end := line.rsplit("  #", 1)[1]) or _TRAILING_FIX.match(end)):
             marks[n] = "old"
         elif mark is not None:

@@ -285,3 +285,24 @@ def test_a_member_the_docs_write_bare_is_hit_by_its_name_where_the_product_is_im
     ]
     # Where the product is not imported, the name is another library's.
     assert seen(scan_files(tmp_path, {"m.py": "prof.export_timeline('a.html')\n"}, *found)) == []
+
+
+def test_a_raw_string_an_old_comment_speaks_of_is_hit_on_a_receiver_named_for_the_class(tmp_path: Path) -> None:
+    old = '# direct string SQL not supported\nresult = connection.execute("select * from t")\n'
+    assert old_forms(old) == ("execute:str",)
+    # a string first under an old comment that speaks of something else is no form: a table's name
+    assert old_forms('# autoload no longer supported\nTable("t", metadata_obj, autoload=True)\n') == (
+        "Table:kw=autoload",
+    )
+    run = Target("run", "acme.Connection.execute", forms=("str",), family=("acme",))
+    code = (
+        "import acme, sqlite3\n"
+        "conn.execute('ALTER TABLE t ADD COLUMN c')\n"  # 2: `conn`, short for the class's name
+        "connection.execute('delete from \"%s\"' % name)\n"  # 3
+        "cursor.execute('select 1')\n"  # another object's name: nothing
+        "conn.execute(acme.text('select 1'))\n"  # the new form
+        "db = sqlite3.connect(path)\n"
+        "db_conn = sqlite3.connect(path)\n"
+        "db_conn.execute('select 1')\n"  # another library's connection, named alike: nothing
+    )
+    assert seen(scan_files(tmp_path, {"m.py": code}, run)) == [("m.py", 2, True), ("m.py", 3, True)]

@@ -25,6 +25,7 @@ BUILTIN_METHODS = frozenset(
     for name in dir(kind)
     if not name.startswith("_")
 )
+_SHAPES = frozenset({"list", "tuple", "str"})  # forms of a call's first argument
 _ON_CALL = re.compile(r"on=\w++\(\)")  # a form: on what a call of that name returned ("on=query()")
 MODULE_DEPTH = 12  # the most parts a product's module path is read to for a class the docs write bare
 MIN_MEMBER = 4  # shorter member names (`.T`, `.abs`, `.all`) are too common to flag on an unknown receiver
@@ -43,8 +44,9 @@ class Member:
         """Whether a receiver named so (`df`, `train_df`, `self.df`) is likely an instance of the class."""
         if receiver is None:
             return False
-        name = receiver.lower()
-        return name in self.receivers or name.rsplit("_", 1)[-1] in self.receivers
+        name = receiver.lower().rsplit("_", 1)[-1]
+        # "conn" for Connection, "sess" for Session: a shortening of four letters or more
+        return name in self.receivers or any(len(name) >= 4 and r.startswith(name) for r in self.receivers)
 
     def worth(self, member: str, receiver: str | None) -> bool:
         """Whether `<receiver>.<member>` on an unknown receiver is reported as a possible hit."""
@@ -213,18 +215,26 @@ class TargetIndex:
             if n > 2 and part[:1].isupper() and self.bare:
                 yield from self.bare.get(_ends(prefix), ())
 
-    def by_keyword(self, member: str, call: ast.Call) -> Iterator[Target]:
+    def by_keyword(self, member: str, call: ast.Call, receiver: str | None = None) -> Iterator[Target]:
         """Targets a call of `member` meets, on a receiver of any type, by a keyword argument the docs name: the
         parameter a change is about (`fillna(method=…)`) or one an old example passes or its comment names
         (`select(whereclause=…)`). A keyword so named is evidence of the receiver's class that a bare member
-        name is not; the visitor still asks that the module import the target's product."""
+        name is not; so is the call an old example calls it on ("on=query()"), and an old form of its first
+        argument (a raw string: `conn.execute("…")`) on a receiver named after the class (`receiver`). The visitor
+        still asks that the module import the target's product."""
         for found in self.member_calls.get(member, ()):
             target = found.target
             if target.parameter and not target.omitted and meets(target, call):
                 yield target
         for target in self.forms.get(member, ()):
-            # a keyword, or the call whose result the old example calls it on ("on=query()"), tells the class
-            telling = [f for f in target.forms if f.startswith("kw=") or "&kw=" in f or _ON_CALL.fullmatch(f)]
+            named = Member(target, receiver_names(class_of(target.symbol, target.member_of) or "")).suggested_by(
+                receiver
+            )
+            telling = [
+                f
+                for f in target.forms
+                if f.startswith("kw=") or "&kw=" in f or _ON_CALL.fullmatch(f) or (named and f in _SHAPES)
+            ]
             if telling and _forms_met(telling, call):
                 yield target
 
@@ -305,7 +315,7 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
             )
             call = calls.get(id(node))
             if index.possible(node.attr, receiver, call) or (
-                call is not None and any(index.by_keyword(node.attr, call))
+                call is not None and any(index.by_keyword(node.attr, call, receiver))
             ):
                 return True
             if id(node) in inner:
@@ -361,7 +371,7 @@ def _forms_met(forms: Sequence[str], call: ast.Call) -> bool:
     values = {f"{k.arg}={k.value.value!r}" for k in call.keywords if k.arg and isinstance(k.value, ast.Constant)}
     by_position = [arg for arg in call.args if not isinstance(arg, ast.Starred)]
     first = by_position[0] if by_position else None
-    shape = "list" if isinstance(first, (ast.List, ast.ListComp)) else "tuple" if isinstance(first, ast.Tuple) else ""
+    shape = _shape(first)
     selection = isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Subscript)
     inner = (
         call.func.value.func if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Call) else None
@@ -378,6 +388,20 @@ def _forms_met(forms: Sequence[str], call: ast.Call) -> bool:
         return part == shape or (part.startswith("kw=") and part[3:] in (values if "=" in part[3:] else keywords))
 
     return any(all(map(met, form.split("&"))) for form in forms)
+
+
+def _shape(first: ast.expr | None) -> str:
+    """The shape of a call's first argument, as `ingest.call_forms` names old forms: "list", "tuple", "str" (a string
+    the code writes, also with `%` or `+`: `execute("select …" % t)`), or ""."""
+    if isinstance(first, (ast.List, ast.ListComp)):
+        return "list"
+    if isinstance(first, ast.Tuple):
+        return "tuple"
+    node = first
+    while isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Mod, ast.Add)):
+        node = node.left
+    text = isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str))
+    return "str" if text else ""
 
 
 def _ends(qualified: str) -> str:

@@ -236,7 +236,9 @@ class HitVisitor:
         if not known or derived:
             receiver = part_name(parts[-2]) if parts is not None else None
             keyed = set()
-            for target in self.index.by_keyword(func.attr, node):
+            # `conn = sqlite3.connect(p)`: another library's object, whatever its name says
+            named = receiver if self._origin(func.value) is None else None
+            for target in self.index.by_keyword(func.attr, node, named):
                 if derived and derived.split(".")[0] in target.modules:
                     continue  # got from an instance of the product: the classes its changes are about decide, below
                 if target not in keyed and self.products.intersection(target.modules):
@@ -329,16 +331,19 @@ class HitVisitor:
             self.words = frozenset(_WORD.findall(self.source))
         return cls in self.words
 
+    def _origin(self, receiver: ast.expr) -> str | None:
+        """The top module whose call returned the receiver (`sqlite3` for `conn` after `conn = sqlite3.connect(p)`)."""
+        if isinstance(receiver, ast.Name):
+            return self.origins.get(receiver)
+        return called_from(receiver, self.scopes) if isinstance(receiver, (ast.Call, ast.Subscript)) else None
+
     def _guessed(self, target: Target, receiver: ast.expr) -> bool:
         """Whether a guess at a target on a receiver of unknown type is worth making: not in a module that does not
         import its product, nor on what another library's call returned (`requests.get(url).json()`, or `r`
         after `r = requests.get(url)`)."""
         if not self.products.intersection(target.modules):
             return False
-        if isinstance(receiver, ast.Name):
-            origin = self.origins.get(receiver)
-        else:
-            origin = called_from(receiver, self.scopes) if isinstance(receiver, (ast.Call, ast.Subscript)) else None
+        origin = self._origin(receiver)
         return origin is None or origin in target.modules
 
     def _derived(self, node: ast.expr) -> str | None:
