@@ -42,6 +42,9 @@ _TRAILING_FIX = re.compile(r"\s*+(?:use|instead|requires?)\b", re.I)  # `Table(â
 _NAMED_PARAMETER = re.compile(r"\b([a-z_][a-z0-9_]*)\s+(?:parameter|argument|keyword)s?\b", re.I)
 ON_SUBSCRIPT = "on=subscript"  # a form's part: the method is called on a selection (`df["a"].fillna(â€¦)`)
 STRING = "\x00str"  # an old comment's mark that a string first is what is old (`_marks`)
+KWARGS = "\x00kwargs"  # an old comment's mark that passing keywords at all is what is old
+ANY_KEYWORD = "kw=**"  # the form: any keyword argument
+_KWARGS = re.compile(r"\*\*kwargs\b")
 _STRING = re.compile(r"\bstrings?\b", re.I)
 ON_CALL = "on="  # "on=query()": the method is called on what a call of that name returned (`s.query(U).get(5)`)
 _PROMPT = re.compile(r"^(?:>>> ?|In \[\d+\]: ?)")
@@ -80,7 +83,9 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
         # What a session warns about may be a keyword's value (`utc=False` warns, `utc=True` is the fix): a
         # literal value is part of its form there.
         forms = {f"kw={k.arg}{_value(k.value) if session is not None else ''}" for k in node.keywords if k.arg}
-        if mark == "old" and named.get(node.lineno, STRING) != STRING:
+        if mark == "old" and named.get(node.lineno) == KWARGS and node.keywords:
+            forms = {ANY_KEYWORD}  # "# **kwargs no longer accepted": any keyword, not the example's own names
+        elif mark == "old" and named.get(node.lineno, STRING) not in (STRING, KWARGS):
             forms.add(f"kw={named[node.lineno]}")
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Subscript):
             # `df["foo"].fillna(0, inplace=True)`: the keyword is old on a selection, not on `df` itself
@@ -180,6 +185,7 @@ def _marks(code: str) -> tuple[dict[int, str], dict[int, str]]:
             found = _NAMED_PARAMETER.search(text) if mark == "old" else None
             parameter = found.group(1) if found and found.group(1).lower() not in _KINDS else ""
             parameter = STRING if mark == "old" and not parameter and _STRING.search(text) else parameter
+            parameter = KWARGS if mark == "old" and _KWARGS.search(text) else parameter
         elif "  #" in line and (_OLD.search(end := line.rsplit("  #", 1)[1]) or _TRAILING_FIX.match(end)):
             marks[n] = "old"
         elif mark is not None:

@@ -74,7 +74,8 @@ if TYPE_CHECKING:
 # 47: a method an old example calls on a call's result has that chain as its form ("get:on=query()")
 # 48: "the `x` argument of the <words> functions `f`" is a parameter of `f`
 # 49: an old example's string first argument is a form ("execute:str")
-CHUNKER_VERSION = 49
+# 50: "# **kwargs no longer accepted" over an old call makes any keyword its form ("execute:kw=**")
+CHUNKER_VERSION = 50
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 

@@ -306,3 +306,13 @@ def test_a_raw_string_an_old_comment_speaks_of_is_hit_on_a_receiver_named_for_th
         "db_conn.execute('select 1')\n"  # another library's connection, named alike: nothing
     )
     assert seen(scan_files(tmp_path, {"m.py": code}, run)) == [("m.py", 2, True), ("m.py", 3, True)]
+
+
+def test_an_old_comment_on_keyword_arguments_makes_any_keyword_the_form(tmp_path: Path) -> None:
+    old = (
+        "# **kwargs no longer accepted, pass a single dictionary\nresult = connection.execute(t.insert(), x=10, y=5)\n"
+    )
+    assert old_forms(old) == ("execute:kw=**",)  # not the example's own data names, `x` and `y`
+    run = Target("run", "acme.Connection.execute", forms=("kw=**",), family=("acme",))
+    code = "import acme\nconn.execute(q, state=s)\nconn.execute(q, {'state': s})\ncursor.execute(q, timeout=1)\n"
+    assert seen(scan_files(tmp_path, {"m.py": code}, run)) == [("m.py", 2, True)]

@@ -25,7 +25,8 @@ BUILTIN_METHODS = frozenset(
     for name in dir(kind)
     if not name.startswith("_")
 )
-_SHAPES = frozenset({"list", "tuple", "str"})  # forms of a call's first argument
+# forms of a call's first argument, and "any keyword": evidence on a receiver named for the class only
+_SHAPES = frozenset({"list", "tuple", "str", "kw=**"})
 _ON_CALL = re.compile(r"on=\w++\(\)")  # a form: on what a call of that name returned ("on=query()")
 MODULE_DEPTH = 12  # the most parts a product's module path is read to for a class the docs write bare
 MIN_MEMBER = 4  # shorter member names (`.T`, `.abs`, `.all`) are too common to flag on an unknown receiver
@@ -233,7 +234,8 @@ class TargetIndex:
             telling = [
                 f
                 for f in target.forms
-                if f.startswith("kw=") or "&kw=" in f or _ON_CALL.fullmatch(f) or (named and f in _SHAPES)
+                if (f not in _SHAPES and (f.startswith("kw=") or "&kw=" in f or _ON_CALL.fullmatch(f)))
+                or (named and f in _SHAPES)
             ]
             if telling and _forms_met(telling, call):
                 yield target
@@ -385,6 +387,8 @@ def _forms_met(forms: Sequence[str], call: ast.Call) -> bool:
             return selection
         if part.startswith("on=") and part.endswith("()"):  # "on=query()": on what a call of `query` returned
             return receiver_call == part[3:-2]
+        if part == "kw=**":  # any keyword argument
+            return bool(keywords)
         return part == shape or (part.startswith("kw=") and part[3:] in (values if "=" in part[3:] else keywords))
 
     return any(all(map(met, form.split("&"))) for form in forms)
