@@ -9,7 +9,8 @@ The forms, in the order they are tried; the first that names a release wins, so 
 3. front matter's `title:` naming a release, then the document's first heading: "What's New In Acme 2.3",
    "Acme 5.2 Release Notes", "Version 2.3", "2.3.0 (2024-01-05)", "Migrating to v9", "Migrate to v9.x",
    "Migrating from v7 to v8" (a heading naming two releases is about the one it migrates to), "V5 Migration
-   Guide" (one release with a migration word);
+   Guide" (one release with a migration word), "Upgrading from v7" (from one release alone: to the next major, 8),
+   "From v29 to v30" (a title that is only the span);
 4. where none of those names one, the first paragraph of a guide that says what it migrates to ("> **Migrating
    from Axios 0.x to 1.x**" under "# Axios Migration Guide").
 A year-like release (the first number 1900 or more: a `2024.1.md` or "Notes for 2024.1") is taken only where
@@ -64,12 +65,16 @@ def release_from_title(title: str, product: str) -> str | None:
         return found
     words = [w.strip(_WORD_EDGES).rstrip(".") for w in title.split()]  # "… from Fastify v4 to v5."
     lower = [w.lower() for w in words]
-    migrates = any(w.startswith(("migrat", "upgrad")) for w in lower)
+    migrates = any(w.startswith(_MIGRATION_WORDS) for w in lower)
     tokens = [w for w in words if (m := _TOKEN.fullmatch(w)) and (w[:1] in "vV" or "." in m.group("version"))]
     if migrates and "to" not in lower and len(tokens) == 1:
+        at = words.index(tokens[0])
+        if lower[at - 1 : at] == ["from"]:  # "Upgrading from v7", "Migration from v7": to the next major, 8
+            return _next_major(tokens[0])
         return _number(tokens)  # "V5 Migration Guide", "Upgrade guide for v2.0"
     for i, word in enumerate(lower):
-        if word == "to" and any(w.startswith(("migrat", "upgrad")) for w in lower[:i]):
+        # "Migrating from v7 to v8", and a title that is only the span: "From v29 to v30"
+        if word == "to" and (any(w.startswith(_MIGRATION_WORDS) for w in lower[:i]) or lower[:1] == ["from"]):
             return _number(words[i + 1 : i + 3])  # "to v9", "to Acme 3"
         if word in ("for", "of") and lower[i - 1 : i] == ["notes"]:
             return _number(words[i + 1 : i + 3])
@@ -78,6 +83,15 @@ def release_from_title(title: str, product: str) -> str | None:
             named = not before or fold(before) == fold(product)
             return _number(words[i - 1 : i], dotted=True) if named else None
     return None
+
+
+_MIGRATION_WORDS = ("migrat", "upgrad", "updat")  # "Migrating", "Upgrade guide", "Updating from v7"
+
+
+def _next_major(word: str) -> str | None:
+    """The major release after the one a word names ("v7", "v7.x", "7.2" -> "8")."""
+    found = _number([word])
+    return safe_version(str(int(found.split(".", 1)[0]) + 1)) if found else None
 
 
 def _number(words: list[str], *, dotted: bool = False) -> str | None:

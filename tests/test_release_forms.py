@@ -48,6 +48,18 @@ FORMS = [
         "heading",
     ),
     (
+        "widget/v7.md",  # the file names the release it leaves; the heading says where to
+        "---\ntitle: Updating from v7\n---\n# Upgrading from v7\n\n## Removed\n\nThe `frobnicate` option was removed.\n",
+        "8",
+        "title",
+    ),
+    (
+        "runner/upgrading.md",
+        "---\ntitle: From v29 to v30\n---\n# Upgrade\n\nThe `frobnicate` option was removed.\n",
+        "30",
+        "title",
+    ),
+    (
         "widget/migrate-to-9.0.0.md",
         "---\ntitle: Migrate to v9.x\n---\n\n## Removed\n\nThe `frobnicate` option was removed.\n",
         "9.0.0",
