@@ -54,12 +54,13 @@ _WORDING_KINDS: tuple[tuple[ChangeKind, re.Pattern[str]], ...] = (
         ),
     ),
     ("removed", re.compile(r"\b(?:has|have) been removed\b", re.I)),
-    ("deprecated", re.compile(r"\bdeprecat|\bwill be removed\b", re.I)),
+    ("deprecated", re.compile(r"\bdeprecat|\bwill be removed\b|\bshould be replaced\b", re.I)),
     (
         "behaviour",
         re.compile(
             r"\b(?:now (?:defaults?|returns?|raises?|uses?|requires?|infers?)|"
-            r"default (?:value |dtype )?(?:of|for|is|will)|changed|no longer|renamed|moved|instead of|will now)\b",
+            r"default (?:value |dtype )?(?:of|for|is|will)|changed|no longer|renamed|moved|instead of|will now|"
+            r"(?<=` )becomes(?= `))\b",  # "`__modify_schema__` becomes `__get_pydantic_json_schema__`"
             re.I,
         ),
     ),
@@ -106,7 +107,7 @@ _PARAM_AFTER = re.compile(
 _DEFAULT = re.compile(r"\bdefaults?\b|\bdefault value\b", re.I)
 _REPLACEMENT = re.compile(
     r"(?<!no longer )(?<!not )(?<!n't )\b(?:use|call|pass|in fav(?:ou)?r of|replaced (?:by|with)|renamed to|"
-    r"moved to|superseded by|alias(?:es)? (?:of|for)|switch to|migrate to|"
+    r"(?<=` )becomes|moved to|superseded by|alias(?:es)? (?:of|for)|switch to|migrate to|"
     r"opt(?:-|\s)in(?:\s+\w+)?\s+(?:via|with|using|by setting)|"  # "opt in explicitly via `config.x = True`"
     # "Migrate calls from `a(...)` to `b(...)`", "switch from `a` to `b`"
     r"(?:migrate|switch|move)(?:\s++\w++)?\s++from\s++`[^`]++`\s++to)\s+(?:the\s+)?(?:new\s+)?`([^`]+)`",

@@ -49,7 +49,7 @@ FORMS = [
     ),
     (
         "widget/v7.md",  # the file names the release it leaves; the heading says where to
-        "---\ntitle: Updating from v7\n---\n# Upgrading from v7\n\n## Removed\n\nThe `frobnicate` option was removed.\n",
+        "---\ntitle: Updating from v7\n---\n# Upgrading from v7\n\n## Removed\n\nThe `knob` option was removed.\n",
         "8",
         "title",
     ),

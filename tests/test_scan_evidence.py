@@ -316,3 +316,27 @@ def test_an_old_comment_on_keyword_arguments_makes_any_keyword_the_form(tmp_path
     run = Target("run", "acme.Connection.execute", forms=("kw=**",), family=("acme",))
     code = "import acme\nconn.execute(q, state=s)\nconn.execute(q, {'state': s})\ncursor.execute(q, timeout=1)\n"
     assert seen(scan_files(tmp_path, {"m.py": code}, run)) == [("m.py", 2, True)]
+
+
+def test_a_hook_the_docs_name_is_used_where_a_class_defines_it(tmp_path: Path) -> None:
+    found = plan_targets(
+        Entry("item", "`__get_validators__` should be replaced with `__get_pydantic_core_schema__`."),
+        Entry("item", "`__modify_schema__` becomes `__get_pydantic_json_schema__`."),
+        Entry("item", "`__post_init__` is now called after validation."),  # Python's own hook: no use of the product's
+        section="Defining custom types",
+    )
+    code = (
+        "import acme\n"
+        "class Money(str):\n"  # any class: the product calls the hook on whatever defines it
+        "    @classmethod\n"
+        "    def __get_validators__(cls):\n"  # 4
+        "        yield cls.validate\n"
+        "    def __modify_schema__(cls, schema):\n"  # 6
+        "        pass\n"
+        "    def __post_init__(self):\n"
+        "        pass\n"
+        "def __get_validators__():\n"  # not a method: nothing calls it
+        "    pass\n"
+    )
+    assert seen(scan_files(tmp_path, {"m.py": code}, *found)) == [("m.py", 4, True), ("m.py", 6, True)]
+    assert seen(scan_files(tmp_path, {"m.py": code.replace("import acme\n", "\n")}, *found)) == []

@@ -65,6 +65,20 @@ class Member:
         return self.target.gone and self.worth(member, None) and telling_name(member)
 
 
+# Python's own hooks and protocol methods: a class defining one uses the language, not a product.
+_PYTHON_HOOKS = frozenset(
+    {name for kind in (object, type, int, list, dict) for name in dir(kind)}
+    | {"__post_init__", "__enter__", "__exit__", "__aenter__", "__aexit__", "__aiter__", "__anext__", "__next__"}
+    | {"__set_name__", "__class_getitem__", "__missing__", "__get__", "__set__", "__delete__", "__await__"}
+)
+
+
+def _hook(name: str) -> bool:
+    """A hook a product calls (`__get_validators__`): a dunder name of parts, none of Python's own."""
+    inner = name[2:-2]
+    return name.startswith("__") and name.endswith("__") and "_" in inner.strip("_") and name not in _PYTHON_HOOKS
+
+
 def telling_name(name: str) -> bool:
     """A name no everyday word spells: long (`iteritems`) or written in parts (`from_orm`, `assertQuerysetEqual`)."""
     inner = name.strip("_")
@@ -117,6 +131,9 @@ class TargetIndex:
     # the product: "torch.export_memory_timeline"), whose name tells them (`telling_name`): hit wherever a module
     # that imports the product uses that name as an attribute or defines it as a method.
     loose: dict[str, tuple[Target, ...]] = field(default_factory=dict)
+    # Hooks the docs name (`__get_validators__`): a product calls them on a class that defines them, so defining one
+    # in any class is the use; Python's own (`__init__`, `__post_init__`) are none.
+    hooks: dict[str, tuple[Target, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, targets: Sequence[Target]) -> TargetIndex:
@@ -129,6 +146,7 @@ class TargetIndex:
         bare: dict[str, list[Target]] = defaultdict(list)
         valued: list[Target] = []
         loose: dict[str, list[Target]] = defaultdict(list)
+        hooks: dict[str, list[Target]] = defaultdict(list)
         for target in dict.fromkeys(targets):  # the same target twice would only repeat its hits
             if target.values:
                 valued.append(target)
@@ -144,6 +162,8 @@ class TargetIndex:
                 bare[target.symbol].append(target)
             elif target.loose and not target.qualified and target.gone and telling_name(parts[-1]):
                 loose[parts[-1]].append(target)
+            if _hook(parts[-1]) and not target.qualified:
+                hooks[parts[-1]].append(target)
             owner = class_of(target.symbol, target.member_of)
             if owner:
                 member = Member(target, receiver_names(owner))
@@ -177,6 +197,7 @@ class TargetIndex:
             ),
             tuple(valued),
             _frozen(loose),
+            _frozen(hooks),
         )
 
     def in_forms(self, qualified: str) -> tuple[Target, ...]:
@@ -337,7 +358,7 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
         ):
             return True  # may set a setting a change names (`USE_L10N = True`)
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
-            node.name in index.members or node.name in index.loose
+            node.name in index.members or node.name in index.loose or node.name in index.hooks
         ):
             return True  # may override a member a change names, in a class derived from the product's
     for base, *rest in chains:

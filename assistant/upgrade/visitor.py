@@ -103,6 +103,7 @@ class HitVisitor:
         self.places = _Places("")
         self.source = ""
         self.words: frozenset[str] | None = None  # the module's words, once a guess asks (`_names`)
+        self.in_class: set[ast.AST] = set()  # functions defined in a class body, where targets have hooks
 
     def hits(self, tree: ast.Module, source: str) -> list[Hit]:
         """The module's hits."""
@@ -128,6 +129,10 @@ class HitVisitor:
         return self.scopes.imported(base), self.scopes.known(base)
 
     def _module(self, tree: ast.Module) -> None:
+        if self.index.hooks:  # the functions defined in a class body: the methods a hook may be
+            self.in_class = {
+                f for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for f in c.body if isinstance(f, _FUNCTIONS)
+            }
         known = typed_names(tree, self.scopes, self.index.is_class, self.project)
         self.types, self.methods, self.origins = known.types, known.methods, known.origins
         for name, owner in known.settings.items():  # `USE_L10N = True`; `orm_mode = True` in a model's Config
@@ -163,6 +168,8 @@ class HitVisitor:
             self._call(node)
         elif isinstance(node, _FUNCTIONS):
             self._override(node)
+            if self.index.hooks:
+                self._hook(node)
         return list(ast.iter_child_nodes(node))
 
     def _values(self, node: ast.Call, callees: list[str], known: bool) -> None:
@@ -177,6 +184,12 @@ class HitVisitor:
                     found.setdefault((target.change, given), target)
         for (_, given), target in found.items():
             self._hit(self.places.start(node), f"{target.symbol}({given})", target)
+
+    def _hook(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """A hook the docs name defined in a class (`def __get_validators__(cls)`), the product imported."""
+        for target in self.index.hooks.get(node.name, ()):
+            if node in self.in_class and self.products.intersection(target.modules):
+                self._hit(self.places.after(node, _DEF), target.symbol, target)
 
     def _override(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         # `def log_deletion(self, …)` in a `ModelAdmin` subclass overrides what the docs say changed: a use.
