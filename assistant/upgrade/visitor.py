@@ -23,9 +23,10 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
-from assistant.upgrade.lookup import Member, TargetIndex, class_of, meets, telling_name, valued_hits
+from assistant.upgrade.lookup import Member, TargetIndex, class_of, telling_name, valued_hits
 from assistant.upgrade.names import Scopes, chain_base, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
+from assistant.upgrade.qualifiers import meets
 from assistant.upgrade.receivers import called_from, typed_names
 from assistant.upgrade.target import Target
 
