@@ -174,8 +174,9 @@ class HitVisitor:
         return list(ast.iter_child_nodes(node))
 
     def _values(self, node: ast.Call, callees: list[str], known: bool) -> None:
-        """Hits of string values a change does away with (`freq="M"`, `unit="T"`, `"30T"`), in a module that imports
-        the product, in a call of the product or of an unknown receiver's method (not `np.datetime64(x, "M")`)."""
+        """Hits of string values a change does away with (`freq="M"`, `to_timedelta(x, unit="T")`), in a module that
+        imports the product, in a call of the product or of an unknown receiver's method (not `np.datetime64(x, "M")`,
+        another library's)."""
         tops = {c.split(".", 1)[0] for c in callees}
         found: dict[tuple[str, str], Target] = {}
         for callee in callees or [None]:
