@@ -83,10 +83,11 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
         # What a session warns about may be a keyword's value (`utc=False` warns, `utc=True` is the fix): a
         # literal value is part of its form there.
         forms = {f"kw={k.arg}{_value(k.value) if session is not None else ''}" for k in node.keywords if k.arg}
-        if mark == "old" and named.get(node.lineno) == KWARGS and node.keywords:
+        said = named.get(node.lineno, "") if mark == "old" else ""  # what the old comment names
+        if said == KWARGS and node.keywords:
             forms = {ANY_KEYWORD}  # "# **kwargs no longer accepted": any keyword, not the example's own names
-        elif mark == "old" and named.get(node.lineno, STRING) not in (STRING, KWARGS):
-            forms.add(f"kw={named[node.lineno]}")
+        elif said not in ("", STRING, KWARGS):
+            forms.add(f"kw={said}")
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Subscript):
             # `df["foo"].fillna(0, inplace=True)`: the keyword is old on a selection, not on `df` itself
             forms = {f"{ON_SUBSCRIPT}&{f}" for f in forms}
@@ -98,7 +99,7 @@ def old_forms(code: str, names: Iterable[str] | None = None) -> tuple[str, ...]:
                 forms.add("tuple")
         elif node.args and isinstance(node.args[0], ast.Tuple):
             forms.add("tuple")  # `case((x, y), …)` may be the new form of `case([(x, y)], …)`
-        elif node.args and is_text(node.args[0]) and named.get(node.lineno) == STRING:
+        elif node.args and is_text(node.args[0]) and said == STRING:
             forms.add("str")  # "# direct string SQL not supported" over `connection.execute("select …")`
         chained = _called(func.value) if isinstance(func, ast.Attribute) else ""
         if chained and not forms:

@@ -247,16 +247,18 @@ class TargetIndex:
             if target.parameter and not target.omitted and meets(target, call):
                 yield target
         for target in self.forms.get(member, ()):
-            named = Member(target, receiver_names(class_of(target.symbol, target.member_of) or "")).suggested_by(
-                receiver
-            )
             telling = [
                 f
                 for f in target.forms
-                if (f not in SHAPES and (f.startswith("kw=") or "&kw=" in f or ON_CALL.fullmatch(f)))
-                or (named and f in SHAPES)
+                if f not in SHAPES and (f.startswith("kw=") or "&kw=" in f or ON_CALL.fullmatch(f))
             ]
             if telling and forms_met(telling, call):
+                yield target
+                continue
+            shapes = [f for f in target.forms if f in SHAPES] if receiver is not None else []
+            owner = class_of(target.symbol, target.member_of) if shapes else None
+            # a shape is evidence only on a receiver named for the class: read so only where one is asked of
+            if owner and Member(target, receiver_names(owner)).suggested_by(receiver) and forms_met(shapes, call):
                 yield target
 
     def possible(self, member: str, receiver: str | None, call: ast.Call | None = None) -> bool:

@@ -107,6 +107,8 @@ class Receivers:
     # Names every binding of which is a call of what one module imports (`r = requests.get(url)`): that module's
     # top name. Their type is unknown, but a guess that they hold another library's object is not worth making.
     origins: dict[ast.Name, str] = field(default_factory=dict)
+    # Every function defined in a class body, whatever the class derives from (`def __get_validators__(cls)`)
+    in_class: frozenset[ast.AST] = frozenset()
 
 
 def typed_names(
@@ -171,7 +173,7 @@ def typed_names(
     settings = {
         node: derived.get(owner, "") for node, owner in collector.assigned.items() if not owner or owner in derived
     }
-    return Receivers(out, methods, settings, origins)
+    return Receivers(out, methods, settings, origins, frozenset(collector.methods))
 
 
 def called_from(func: ast.expr, scopes: Scopes) -> str | None:

@@ -104,7 +104,7 @@ class HitVisitor:
         self.places = _Places("")
         self.source = ""
         self.words: frozenset[str] | None = None  # the module's words, once a guess asks (`_names`)
-        self.in_class: set[ast.AST] = set()  # functions defined in a class body, where targets have hooks
+        self.in_class: frozenset[ast.AST] = frozenset()  # functions defined in a class body: where hooks are
 
     def hits(self, tree: ast.Module, source: str) -> list[Hit]:
         """The module's hits."""
@@ -130,12 +130,9 @@ class HitVisitor:
         return self.scopes.imported(base), self.scopes.known(base)
 
     def _module(self, tree: ast.Module) -> None:
-        if self.index.hooks:  # the functions defined in a class body: the methods a hook may be
-            self.in_class = {
-                f for c in ast.walk(tree) if isinstance(c, ast.ClassDef) for f in c.body if isinstance(f, _FUNCTIONS)
-            }
         known = typed_names(tree, self.scopes, self.index.is_class, self.project)
         self.types, self.methods, self.origins = known.types, known.methods, known.origins
+        self.in_class = known.in_class
         for name, owner in known.settings.items():  # `USE_L10N = True`; `orm_mode = True` in a model's Config
             for target in self.index.settings.get(name.id, ()):
                 if not owner or owner.split(".")[0] in target.modules:
@@ -201,9 +198,7 @@ class HitVisitor:
             symbol = self.index.canonical(f"{base}.{node.name}")
             for target in self.index.names.get(symbol, ()):
                 self._hit(self.places.after(node, _DEF), symbol, target)
-            for member in self.index.members.get(node.name, ()):  # in a class on bases not in view, as `_unseen`
-                if base.split(".")[0] not in member.target.modules and self._told(member, node.name, derived=True):
-                    self._hit(self.places.after(node, _DEF), member.target.symbol, member.target)
+            self._unseen(base, node.name, self.places.after(node, _DEF))
 
     def _import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -295,7 +290,7 @@ class HitVisitor:
                 self._possible(attr, part_name(receiver))  # type: ignore[arg-type]
         elif typed:  # `df.col.append`: what an instance's attribute holds is of a type unknown
             if rest:
-                self._unseen(self.types[base_name], parts[1])  # type: ignore[arg-type]
+                self._unseen(self.types[base_name], rest[0], self.places.attr(parts[1]))  # type: ignore[arg-type]
             for receiver, attr in pairwise(parts[1:]):
                 self._possible(attr, part_name(receiver))  # type: ignore[arg-type]
 
@@ -307,14 +302,15 @@ class HitVisitor:
             if self.products.intersection(target.modules):
                 self._hit(place, target.symbol, target)
 
-    def _unseen(self, cls: str, attr: ast.Attribute) -> None:
-        """Exact hits of a gone member whose name tells its class (`Member.telling`) on an instance of a class of the
-        project whose bases are not in view (`self.log_deletion(…)` in `class FolderAdmin(AppModelAdmin)`, the base
-        from a module the scan was not given): it may derive from any of the product's classes."""
-        for member in self.index.members.get(attr.attr, ()):
+    def _unseen(self, cls: str, name: str, place: tuple[int, int]) -> None:
+        """Exact hits of a gone member whose name tells its class (`Member.telling`) used on, or defined in, a class
+        of the project whose bases are not in view (`self.log_deletion(…)` or `def log_deletion` in `class
+        FolderAdmin(AppModelAdmin)`, the base from a module the scan was not given): it may derive from any of the
+        product's classes."""
+        for member in self.index.members.get(name, ()):
             # the product's own class is not unseen: its members resolve by name
-            if cls.split(".")[0] not in member.target.modules and self._told(member, attr.attr, derived=True):
-                self._hit(self.places.attr(attr), member.target.symbol, member.target)
+            if cls.split(".")[0] not in member.target.modules and self._told(member, name, derived=True):
+                self._hit(place, member.target.symbol, member.target)
 
     def _told(self, member: Member, name: str, *, derived: bool = False) -> bool:
         """Whether a member's name alone tells its class here: a gone compound name (`Member.telling`), in a module
