@@ -4,10 +4,10 @@ the parameter it concerns and what replaces it (`assistant.model.changes.Change`
 The documents' own structure decides first: a section named "Backwards incompatible changes", "Deprecations",
 "Removal of prior version deprecations", "Features removed in 5.0" or "What's new" says what its entries
 are. Where the section says nothing (a migration guide's topics, "Other API changes"), the entry's wording
-does ("… has been removed", "Deprecated …", "… now defaults to …"). A heading that itself states a change
-("`get_control_flow_submodules` is no longer public") is one change, its entries the detail; so is a subsection
-of a telling section whose entries announce nothing but whose heading names code or whose example shows an old
-call form ("Deprecations › Chained assignment"), as a migration guide's topic is.
+does ("… has been removed", "Deprecated …", "… now defaults to …"): `ingest.change_kinds`. A heading that itself
+states a change ("`get_control_flow_submodules` is no longer public") is one change, its entries the detail; so is
+a subsection of a telling section whose entries announce nothing but whose heading names code or whose example
+shows an old call form ("Deprecations › Chained assignment"), as a migration guide's topic is.
 
 Written by hand: no library reads release notes into changes. The patterns are English grammar and the
 conventions of release notes, never a product's names.
@@ -26,6 +26,7 @@ from assistant.model.document import Entry
 from assistant.model.records import Chunk
 from assistant.text.words import sentences
 from ingest.call_forms import old_forms
+from ingest.change_kinds import kind_of_section, later_statement, shows_change, topic_kind, wording_kind
 from ingest.fixes import detail, fix
 
 SUMMARY_CHARS = 240
@@ -33,51 +34,16 @@ TOPIC = -2  # `Change.entry` of a guide's topic, named by its heading alone (-1:
 SHORT_ITEM_CHARS = 60  # an item this short ("`pydantic.typing.is_finalvar`") is read with what introduces it
 LABEL_CHARS = 30  # an item this short ending in ":" ("Version 2.11:") labels the code after it
 
-# Section names, most specific first: "Removal of prior version deprecations" is about removals.
-_SECTION_KINDS: tuple[tuple[ChangeKind | None, re.Pattern[str]], ...] = (
-    (None, re.compile(r"bug ?fix|performance|documentation|developers|security|contributors|internal", re.I)),
-    ("removed", re.compile(r"\bremov(?:al|als|ed|es|e)?\b|\bexpired\b|\bdropped\b", re.I)),  # not "RemovedIn20Warnings"
-    ("deprecated", re.compile(r"deprecat", re.I)),
-    ("breaking", re.compile(r"incompatib|(?<!non-)(?<!non )\bbreaking\b", re.I)),  # not "Non-Breaking Changes"
-    ("behaviour", re.compile(r"\bbehaviou?r(?:al)? changes?\b|\bchanges? (?:in|of) behaviou?r\b", re.I)),
-    ("new", re.compile(r"\bnew features?\b|\bwhat'?s new\b|\benhancements?\b|\bhighlights\b|^added$|\bnew in\b", re.I)),
-)
-_WORDING_KINDS: tuple[tuple[ChangeKind, re.Pattern[str]], ...] = (
-    (
-        "removed",
-        re.compile(
-            # "can be removed" tells the reader what to do, "will be removed" is a deprecation.
-            r"(?<!be )(?<!been )\b(?:removed|removal of|has been dropped|dropped support|"
-            r"no longer (?:exists?|available|public|supported|accepts?|allowed)|disallow(?:ed|s)?|"
-            r"enforced deprecation)\b",
-            re.I,
-        ),
-    ),
-    ("removed", re.compile(r"\b(?:has|have) been removed\b", re.I)),
-    ("deprecated", re.compile(r"\bdeprecat|\bwill be removed\b|\bshould be replaced\b", re.I)),
-    (
-        "behaviour",
-        re.compile(
-            r"\b(?:now (?:defaults?|returns?|raises?|uses?|requires?|infers?)|"
-            r"default (?:value |dtype )?(?:of|for|is|will)|changed|no longer|renamed|moved|instead of|will now|"
-            r"(?<=` )becomes(?= `))\b",  # "`__modify_schema__` becomes `__get_pydantic_json_schema__`"
-            re.I,
-        ),
-    ),
-)
 _HEADING_CHANGE = re.compile(
     r"^(?=(?:\S+\s+){2,}).*\b(?:is|are|was|were|now|no longer|removed|deprecated|renamed|moved|changed|dropped)\b",
     re.I,
 )
 _GUIDE = re.compile(r"\b(?:migrat\w*+|upgrad\w*+|porting)\b", re.I)  # "Migrate to v9.x", "Migration Guide"
 # A code name in a heading whose marks are gone: dotted (`eslint.config.js`), called (`from_self()`), snake_case
-_NON_BREAKING = re.compile(r"\bnon[- ]breaking\b", re.I)
-_ADDS = re.compile(
-    r"^\W*(?:add|adds|added|introduc\w*)\b", re.I
-)  # a topic that adds ("Add `reply.trailers`"), not "New default …"
 _GROUPS = re.compile(r"\bchanges\b", re.I)  # a guide's section grouping its changes: "API Changes", "Changes to config"
 _CODE_LIKE = re.compile(r"[A-Za-z_]\.[A-Za-z_]|\w\(\)|\b[a-z]++_[a-z_]++\b|(?<![\w-])--?[a-z][\w-]++")
 _CODE = re.compile(r"`([^`\n]{1,120})`")
+_NAMED_ITEM = re.compile(r"`[^`\n]{1,120}`\s*+[—–]\s")  # "`getter_dict` — why it went"
 _DOTTED = re.compile(r"(?<![\w.`])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w`])")
 _NAME = re.compile(r"@?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 _CALL_KEYWORD = re.compile(r"^(@?[A-Za-z_][\w.]*)\((?:[^()]*,\s*)?([A-Za-z_]\w*)\s*=")
@@ -133,14 +99,14 @@ def list_intro(entries: Sequence[Entry]) -> str:
 def changes_of(chunk: Chunk, intro: str = "") -> tuple[Change, ...]:
     """The changes a chunk announces, in document order; `intro` introduces the list it opens with (`list_intro`)."""
     parts = chunk.section.split(" › ") if chunk.section else []
-    section_kind, kinded = _section_kind(parts)
+    section_kind, kinded = kind_of_section(parts)
     if kinded and section_kind is None:
         return ()  # bug fixes, performance, documentation: nothing to change in the reader's code
     heading = parts[-1] if parts else ""
     # A migration guide's topics are what to change, each named by its heading ("execute() method more strict").
     named = [t for t in (chunk.title, parts[0] if parts else "") if _GUIDE.search(t)]  # its title or top section
     guide = bool(named) and heading not in named
-    worded = _wording_kind(heading)
+    worded = wording_kind(heading)
     if len(parts) > 1 and _HEADING_CHANGE.search(heading):
         # The heading is the change; the entries say what to do about it.
         kind = section_kind or worded or ("breaking" if guide else None)
@@ -160,22 +126,13 @@ def changes_of(chunk: Chunk, intro: str = "") -> tuple[Change, ...]:
         # A topic whose text announces nothing in release-note words ("New default config format
         # (`eslint.config.js`)", "Selecting from the query itself as a subquery, e.g. "from_self()"").
         group = parts[-2] if len(parts) > 1 else ""
-        return (_heading_change(chunk, heading, section_kind or _topic_kind(group, heading), entry=TOPIC),)
+        return (_heading_change(chunk, heading, section_kind or topic_kind(group, heading), entry=TOPIC),)
     if not out and guide and (found := _topic(parts)):
         # "Breaking Changes › 2. JSON Parsing Changes › 0.x Behavior": the topic under a grouping section is the
         # change, whichever of its parts ("0.x Behavior", "1.x Behavior") this chunk is.
         group, topic = found
-        return (_heading_change(chunk, topic, section_kind or _topic_kind(group, topic), entry=TOPIC),)
+        return (_heading_change(chunk, topic, section_kind or topic_kind(group, topic), entry=TOPIC),)
     return out
-
-
-def _topic_kind(group: str, topic: str) -> ChangeKind:
-    """A guide topic's kind when its section's name says none: its wording's, else what a guide's change is,
-    breaking, unless it adds something ("Add `reply.trailers` methods") or its group says its changes are not
-    ("Non-Breaking Changes")."""
-    if _ADDS.match(topic):
-        return "new"
-    return _wording_kind(topic) or ("behaviour" if _NON_BREAKING.search(group) else "breaking")
 
 
 def _topic(parts: list[str]) -> tuple[str, str] | None:
@@ -184,7 +141,7 @@ def _topic(parts: list[str]) -> tuple[str, str] | None:
     for group, topic in pairwise(parts):
         # a heading that itself states a change ("… "Autocommit" removed from both Core and ORM") is a topic, its
         # subsections its detail
-        if not _HEADING_CHANGE.search(group) and (_GROUPS.search(group) or _section_kind([group])[0]):
+        if not _HEADING_CHANGE.search(group) and (_GROUPS.search(group) or kind_of_section([group])[0]):
             return group, topic
     return None
 
@@ -226,7 +183,7 @@ def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None, 
     said: set[str] = set()  # the names the changes so far are about
     for n, entry in enumerate(chunk.entries):
         label = entry.text.endswith(":") and (entry.kind == "paragraph" or len(entry.text) < LABEL_CHARS)
-        if label and _shows(entry, chunk.entries[n + 1 : n + 2]):
+        if label and shows_change(entry, chunk.entries[n + 1 : n + 2]):
             # "The `x()` method will be removed from `Y`::" states a change and shows it: no intro to a list
             entry, label = replace(entry, text=f"{entry.text[:-1].rstrip()}."), False
         if entry.kind == "code" or entry.continues or label:
@@ -247,33 +204,32 @@ def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None, 
             # "Removed in Pydantic V2: `pydantic.typing.is_finalvar`".
             text = f"{intro} {text}" if intro else f"{heading}: {text}" if heading else text
         kind = _kind_of(entry.kind, text, section_kind)
-        if kind is None and intro and entry.kind in ("item", "row") and _wording_kind(intro):
-            # "The following settings have been renamed:" says it of each item under it, long ones too
+        named = kind is not None and _NAMED_ITEM.match(text) is not None and not text.startswith(intro)
+        if (kind is None or named) and intro and entry.kind in ("item", "row") and wording_kind(intro):
+            # "The following settings have been renamed:" says it of each item under it, long ones too, and of
+            # the name an item opens with though the item's own words say more ("`getter_dict` — `orm_mode` has
+            # been removed, and …")
             text = f"{intro} {text}"
             kind = _kind_of(entry.kind, text, section_kind)
+        summary_text = text
+        if kind is None and entry.kind in ("item", "paragraph"):
+            # "In V2, set `model_config` …. The V1 behavior to create a class called `Config` … is now deprecated":
+            # a later sentence whose subject names code says what is removed or deprecated
+            summary_text, kind = later_statement(text)
         if kind is None:
             continue
         owner = _owner(intro) if intro else ""
         member_of = "" if intro else _owner(heading, dotted=True)
-        change = _change(kind, text, text, n, row=entry.kind == "row", owner=owner, member_of=member_of)
+        change = _change(kind, summary_text, summary_text, n, row=entry.kind == "row", owner=owner, member_of=member_of)
         out.append(replace(change, fix=fix((entry, *detail(chunk.entries, n)))))
         said.update(change.symbols[:1])
     return tuple(out)
 
 
-def _shows(entry: Entry, following: tuple[Entry, ...]) -> bool:
-    """Whether a paragraph ending with ":" states a removal or deprecation of the code its subject names and
-    shows it in the code block after it, rather than introducing a list."""
-    if entry.kind != "paragraph" or not following or following[0].kind != "code":
-        return False
-    first = next(iter(sentences(entry.text)), "")
-    return _wording_kind(first) in ("removed", "deprecated") and bool(_CODE.search(subject_part(first)))
-
-
 def _kind_of(entry_kind: str, text: str, section_kind: ChangeKind | None) -> ChangeKind | None:
     """An entry's kind: its section's, refined or supplied by its wording. A paragraph (prose, not a list of
     changes) counts only when its wording announces a change and it names code."""
-    worded = _wording_kind(text)
+    worded = wording_kind(text)
     if entry_kind == "paragraph":
         if not _CODE.search(text):
             return None
@@ -283,21 +239,6 @@ def _kind_of(entry_kind: str, text: str, section_kind: ChangeKind | None) -> Cha
     if section_kind or worded:
         return section_kind or worded
     return "breaking" if entry_kind == "row" and _renames(text) else None  # "V1: `construct()` — V2: `…`"
-
-
-def _section_kind(parts: list[str]) -> tuple[ChangeKind | None, bool]:
-    """The kind the innermost telling section name gives, and whether any section name told one."""
-    for part in reversed(parts):
-        for kind, pattern in _SECTION_KINDS:
-            if pattern.search(part):
-                return kind, True
-    return None, False
-
-
-def _wording_kind(text: str) -> ChangeKind | None:
-    said = sentences(text)
-    first = said[0] if said else ""
-    return next((kind for kind, pattern in _WORDING_KINDS if pattern.search(first)), None)
 
 
 def _change(
@@ -437,7 +378,7 @@ def _names(text: str, *, methods: bool = False) -> tuple[str, ...]:
 def _bare(text: str) -> bool:
     """The item is little more than code names ("`min_items` (use `min_length` instead)")."""
     words = _CODE.sub(" ", text)
-    telling = _wording_kind(words) or re.search(r"\b(?:added|new|introduc\w*|supports?)\b", words, re.I)
+    telling = wording_kind(words) or re.search(r"\b(?:added|new|introduc\w*|supports?)\b", words, re.I)
     return not telling and len(re.findall(r"[A-Za-z]{2,}", words)) <= 3
 
 

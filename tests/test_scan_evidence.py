@@ -161,6 +161,10 @@ def test_a_class_the_docs_write_bare_is_hit_wherever_the_product_keeps_it(tmp_pa
         "r = OtherQuantizer()\n"  # 4
     )
     assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, bare))] == [1, 3]
+    # with a qualifier ("The `check` keyword argument of `CheckConstraint` is deprecated"), its calls that meet it
+    check = Target("c", "acme.Constraint", "check")
+    code = "from acme.db import models\nmodels.Constraint(\n    check=x)\nmodels.Constraint(condition=x)\n"
+    assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, check))] == [2]
 
 
 def test_a_gone_member_whose_name_tells_its_class_is_exact_where_the_project_names_the_class(tmp_path: Path) -> None:

@@ -132,6 +132,7 @@ class TargetIndex:
     # Hooks the docs name (`__get_validators__`): a product calls them on a class that defines them, so defining one
     # in any class is the use; Python's own (`__init__`, `__post_init__`) are none.
     hooks: dict[str, tuple[Target, ...]] = field(default_factory=dict)
+    nested: dict[str, tuple[Target, ...]] = field(default_factory=dict)  # classes defined in a class's body, by name
 
     @classmethod
     def of(cls, targets: Sequence[Target]) -> TargetIndex:
@@ -145,7 +146,11 @@ class TargetIndex:
         valued: list[Target] = []
         loose: dict[str, list[Target]] = defaultdict(list)
         hooks: dict[str, list[Target]] = defaultdict(list)
+        nested: dict[str, list[Target]] = defaultdict(list)
         for target in dict.fromkeys(targets):  # the same target twice would only repeat its hits
+            if target.nested:
+                nested[target.symbol.rsplit(".", 1)[-1]].append(target)
+                continue
             if target.values:
                 valued.append(target)
                 continue
@@ -196,6 +201,7 @@ class TargetIndex:
             tuple(valued),
             _frozen(loose),
             _frozen(hooks),
+            _frozen(nested),
         )
 
     def in_forms(self, qualified: str) -> tuple[Target, ...]:
@@ -209,10 +215,14 @@ class TargetIndex:
         return qualified in self.classes or _ends(qualified) in self.class_ends
 
     def canonical(self, symbol: str) -> str:
-        """`symbol` as the targets spell it: a class's member by its top module, class and name."""
-        return (
-            self.short.get(_short(symbol), symbol) if symbol not in self.names and symbol not in self.calls else symbol
-        )
+        """`symbol` as the targets spell it: a class's member by its top module, class and name; a class the docs
+        write bare, with a qualifier (`CheckConstraint(check=…)`), by its top module and name."""
+        if symbol in self.names or symbol in self.calls:
+            return symbol
+        ends = _ends(symbol)
+        if ends in self.calls and ends.rsplit(".", 1)[-1][:1].isupper():
+            return ends
+        return self.short.get(_short(symbol), symbol)
 
     def is_class(self, name: str) -> bool:
         """Whether a qualified name is a class: targets are members of it, or it is named as one (PEP 8)."""
@@ -357,6 +367,8 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
             for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
         ):
             return True  # may set a setting a change names (`USE_L10N = True`)
+        elif isinstance(node, ast.ClassDef) and node.name in index.nested:
+            return True  # may define a class a change names in a class derived from the product's
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
             node.name in index.members or node.name in index.loose or node.name in index.hooks
         ):
@@ -364,7 +376,12 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
     for base, *rest in chains:
         for qualified in bound.get(base, ()):
             name = ".".join([qualified, *rest])
-            if name in index.calls or any(index.named_by(name)) or index.names_a_class(name) or index.in_forms(name):
+            if (
+                index.canonical(name) in index.calls
+                or any(index.named_by(name))
+                or index.names_a_class(name)
+                or index.in_forms(name)
+            ):
                 return True
     return False
 

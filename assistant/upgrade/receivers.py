@@ -4,12 +4,12 @@
 session`: the name holds an instance of the class called or written as its annotation, so `df.applymap(str)`
 is `pandas.DataFrame.applymap` and an exact hit, not a possible one. A class the module derives from a product
 class (`class User(BaseModel)`) stands for it: `User(...)`, `User.parse_obj(...)`, `self` in its methods, the
-methods it overrides and the names its body (or a class nested in it, `class Config`) sets. A rebinding from a
-method of itself (`df = df.dropna()`, `query = query.filter(...)`) keeps the type: fluent APIs return their own
-kind. A name every binding of which is a call of what one module imports (`r = requests.get(url)`) is
-known to come from that module, though its type is not (`Receivers.origins`). Every binding of the name in its
-scope must agree (the analysis is flow-insensitive, as Python's scopes
-are); anything else (`df = load()`, a loop variable, a parameter without annotation) leaves the name unknown,
+methods it overrides, the names its body (or a class nested in it, `class Config`) sets and the classes it
+nests. A rebinding from a method of itself (`df = df.dropna()`, `query = query.filter(...)`) keeps the type:
+fluent APIs return their own kind. A name every binding of which is a call of what one module imports
+(`r = requests.get(url)`) is known to come from that module, though its type is not (`Receivers.origins`).
+Every binding of the name in its scope must agree (the analysis is flow-insensitive, as Python's scopes are);
+anything else (`df = load()`, a loop variable, a parameter without annotation) leaves the name unknown,
 and the scan's receiver-name rules apply to it as before.
 
 Which callables are classes is read from the code's own naming (a `CamelCase` last part, PEP 8's) or from the
@@ -42,11 +42,14 @@ class _Bindings:
         self.own: dict[ast.arg, str] = {}  # a method's first parameter -> its class's name
         self.methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, str] = {}  # a method -> its class's name
         self.assigned: dict[ast.Name, str] = {}  # a name set at top level ("") or in a class body (its class)
+        self.inner: dict[ast.ClassDef, str] = {}  # a class defined in a class's body -> that class's name
         stack: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(tree, ())]  # a node, the classes and functions it is in
         while stack:
             node, frames = stack.pop()
             if isinstance(node, ast.ClassDef):
                 self.bases.setdefault(node.name, []).extend(node.bases)
+                if frames and isinstance(frames[-1], ast.ClassDef):
+                    self.inner[node] = frames[-1].name
                 frames = (*frames, node)
             elif isinstance(node, _FUNCTIONS):
                 self._function(node, frames)
@@ -109,6 +112,8 @@ class Receivers:
     origins: dict[ast.Name, str] = field(default_factory=dict)
     # Every function defined in a class body, whatever the class derives from (`def __get_validators__(cls)`)
     in_class: frozenset[ast.AST] = frozenset()
+    # Classes defined in the body of a class derived from a product's (`class Config` in a model): that class
+    nested: dict[ast.ClassDef, str] = field(default_factory=dict)
 
 
 def typed_names(
@@ -173,7 +178,8 @@ def typed_names(
     settings = {
         node: derived.get(owner, "") for node, owner in collector.assigned.items() if not owner or owner in derived
     }
-    return Receivers(out, methods, settings, origins, frozenset(collector.methods))
+    nested = {node: derived[outer] for node, outer in collector.inner.items() if outer in derived}
+    return Receivers(out, methods, settings, origins, frozenset(collector.methods), nested)
 
 
 def called_from(func: ast.expr, scopes: Scopes) -> str | None:

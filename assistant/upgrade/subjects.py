@@ -4,8 +4,9 @@ what the scan looks for (`assistant.upgrade.targeting` makes the targets; the pl
 A summary's subjects are the first code name its subject part writes and those listed with it ("`a()` and `b()`
 now raise …" is about `a` and `b`, not the `RuntimeError` it names). A change is about a name itself when it says
 the name is removed, deprecated, renamed or moved ("Removed `Int64Index`", "The `x()` method is deprecated",
-"Migrate calls from `x(...)` to `y(...)`"), or what every use of it now does ("`load()` now returns a list"); not
-when it holds under a condition the code does not show ("Changed behavior of `concat` when …").
+"Migrate calls from `x(...)` to `y(...)`", "Please use `y` instead of `x`", an item under "The following settings
+have been removed:"), or what every use of it now does ("`load()` now returns a list"); not when it holds under a
+condition the code does not show ("Changed behavior of `concat` when …").
 
 Written by hand: these are English patterns of release notes, which no library reads; they name no product.
 """
@@ -55,6 +56,17 @@ _ITSELF_AFTER = re.compile(
 )
 
 
+# An item under a list's intro that says what happened to each ("The following settings have been removed:"),
+# the item's name alone or followed by a dash and why.
+_LISTED_UNDER = re.compile(r"\b(?:removed|deprecated|renamed|dropped)\s*+:[\s`'\"]*+$", re.IGNORECASE)
+_EXPLAINED = re.compile(r"^`?+\s*+(?:$|[—–]\s|-\s)")
+
+
+def says_use_instead(summary: str) -> bool:
+    """The summary opens with what to use instead of a name ("Please use `x` instead of `y` …")."""
+    return _USE_INSTEAD.match(summary) is not None
+
+
 def first_code(summary: str) -> str:
     """The summary's first code span; for a heading written without code marks, its subject."""
     m = re.search(r"`([^`]++)`", summary)
@@ -64,6 +76,10 @@ def first_code(summary: str) -> str:
 # "Migrate calls from `x(...)` to `y(...)`", "Replace `x` with `y`": the name itself is to go.
 _MIGRATE_BEFORE = re.compile(r"\b(?:replace|migrate(?:\s++\w++)?\s++(?:from|off))[\s`'\"]*+$", re.IGNORECASE)
 _MIGRATE_AFTER = re.compile(r"^(?:\([^()]{0,20}+\))?`?+\s*+(?:to|with)\s++`", re.IGNORECASE)
+# "(Please) use `x` instead of `y`" as what the change says to do (a label may lead: "Export: "): `y` is to go.
+_USE_INSTEAD = re.compile(
+    r"^(?:[^:`]{0,24}+:\s*+)?(?:please\s++)?use\s++`?+[\w.]++(?:\(\))?+`?+\s++instead\s++of\s++", re.IGNORECASE
+)
 
 
 def is_class(symbol: str) -> bool:
@@ -79,6 +95,10 @@ def names_itself(symbol: str, summary: str) -> bool:
         return False
     before, after = summary[: span[0]], summary[span[1] :]
     if _MIGRATE_BEFORE.search(before) and _MIGRATE_AFTER.match(after):
+        return True
+    if (use := _USE_INSTEAD.match(before)) and not before[use.end() :].strip("`'\" "):
+        return True
+    if _LISTED_UNDER.search(before) and _EXPLAINED.match(after):  # "… removed: `x` — it was the source of bugs"
         return True
     return bool(_ITSELF_BEFORE.search(before)) and bool(_ITSELF_AFTER.match(after))
 
@@ -97,6 +117,8 @@ def subjects(symbols: Sequence[str], summary: str) -> list[str]:
     lead, colon, items = summary.partition(": ")
     if colon and "`" not in lead and "`" in items:  # "The following settings have been renamed: `a` → `b`"
         subject = subject_part(items) if not items.lstrip().startswith("`") else items
+    if use := _USE_INSTEAD.match(summary):  # "Please use `x` instead of `y` to …" is about `y`
+        subject = subject_part(summary[use.end() :])
     found = sorted((at, end, s) for s in symbols if (span := spelled_at(s, subject)) for at, end in [span])
     if not found:
         return []

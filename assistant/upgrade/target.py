@@ -45,6 +45,10 @@ class Target:
     # A member the docs write bare, of no class or module they name ("Deprecate `export_memory_timeline` method"):
     # `symbol` is only the product's name and the member's; hit by its name as any attribute, when it tells it.
     loose: bool = False
+    # A class the docs say a subclass of the product's class defines in its body ("a class called `Config` in the
+    # namespace of the parent `BaseModel` subclass is deprecated"): `symbol` is that class's and the nested name
+    # ("pydantic.BaseModel.Config"); hit where a class derived from the product's defines it.
+    nested: bool = False
 
     @property
     def modules(self) -> tuple[str, ...]:

@@ -12,7 +12,16 @@ from dataclasses import replace
 
 from assistant.upgrade.literals import old_values
 from assistant.upgrade.plan import PlannedChange, UpgradePlan
-from assistant.upgrade.subjects import ADDS, first_code, leads_to, names_itself, spelled_at, subjects
+from assistant.upgrade.subjects import (
+    ADDS,
+    first_code,
+    is_class,
+    leads_to,
+    names_itself,
+    says_use_instead,
+    spelled_at,
+    subjects,
+)
 from assistant.upgrade.target import Target
 
 
@@ -26,7 +35,9 @@ def targets(plan: UpgradePlan) -> list[Target]:
     the examples call and the text does not name: `Table(…, autoload=True)` under "bound metadata removed").
     "Changed behavior of the `DataFrame` constructor given …" holds under a condition the code does not show: a
     plan entry only, and so is "`torch.compile(fullgraph=True)` now warns when a call runs no compiled code". A
-    call the summary writes with a literal value (`torch.load(map_location='meta')`) is hit only with that value."""
+    call the summary writes with a literal value (`torch.load(map_location='meta')`) is hit only with that value.
+    A class the change says subclasses of a product class define in their body ("a class called `Config` in the
+    namespace of the parent `BaseModel` subclass is deprecated") is hit where such a class is defined."""
     out = []
     for change in plan.changes:
         if change.kind == "new" or ADDS.match(change.summary):
@@ -36,6 +47,9 @@ def targets(plan: UpgradePlan) -> list[Target]:
             symbol = change.symbols[0] if change.symbols else plan.modules[0] if plan.modules else ""
             if symbol and all(part.isidentifier() for part in symbol.split(".")):
                 out.append(Target(change.id, symbol, values=values, keywords=plan.value_keywords, family=plan.modules))
+            continue
+        if inner := _nested(change, plan.modules):
+            out.append(inner)
             continue
         named = subjects(change.symbols, change.summary)
         said = {last for s in change.symbols if _calls_it(last := s.rsplit(".", 1)[-1], change.summary)}
@@ -52,6 +66,8 @@ def targets(plan: UpgradePlan) -> list[Target]:
         if change.parameter and _conditional(named[0], change.summary):
             continue  # "`f(x=True)` now warns when a call runs no compiled code": a plan entry, as for a name itself
         itself = _row_of(named[0], change) or _replaced(named[0], change) or names_itself(named[0], change.summary)
+        if itself and change.kind == "behaviour" and says_use_instead(change.summary):
+            itself = False  # "ROCm: Use `amdsmi` instead of `rocmsmi` …" among improvements: what the product now does
         # "the `USE_L10N` setting", "The model's `Meta.index_together` option": not a parameter's option
         setting = bool(_SETTING.search(change.summary) or _OPTION.search(change.summary)) and not change.parameter
         gone = _row_of(named[0], change) or bool(_GONE.search(change.summary))
@@ -154,6 +170,31 @@ def _example_names(change: PlannedChange, module: str) -> list[str]:
     named = {s.rsplit(".", 1)[-1] for s in change.symbols}
     called = (f.partition(":")[0] for f in change.forms if not f.startswith("~"))
     return [f"{module}.{name}" for name in dict.fromkeys(called) if name not in named]
+
+
+# "a class called `Config`", "the inner `Meta` class", "`class Config`": a class defined in another's body
+_NESTED = re.compile(
+    r"\bclass\s++(?:called|named)\s++`([A-Za-z_]\w*+)`|\b(?:inner|nested)\s++`([A-Za-z_]\w*+)`\s++class\b|"
+    r"`class\s++([A-Za-z_]\w*+)`",
+    re.IGNORECASE,
+)
+
+
+def _nested(change: PlannedChange, family: tuple[str, ...]) -> Target | None:
+    """The target of a change doing away with a class defined in the body of subclasses of a product class, the
+    first class the summary names after it ("a class called `Config` in the namespace of the parent `BaseModel`
+    subclass is now deprecated"); None for any other change."""
+    m = _NESTED.search(change.summary) if change.kind in ("removed", "deprecated") else None
+    if m is None:
+        return None
+    name = next(g for g in m.groups() if g)
+    after = change.summary[m.end() :]
+    owners = sorted((at[0], s) for s in change.symbols if is_class(s) and (at := spelled_at(s, after)) is not None)
+    if not owners or name == owners[0][1].rsplit(".", 1)[-1]:
+        return None
+    owner = owners[0][1]
+    symbol, member_of = f"{owner}.{name}", owner.rsplit(".", 1)[-1]
+    return Target(change.id, symbol, member_of=member_of, family=family, nested=True, gone=True)
 
 
 _MEMBER_NOUN = r"(?:method|attribute|property|config(?:uration)?|option)s?"

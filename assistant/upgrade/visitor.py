@@ -46,6 +46,7 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+")
 _DEF = re.compile(r"(?:async\s+)?def\s+")  # before a function's name
 _FROM = re.compile(r"from(?:\s|\\\n)+")  # before an import's module
+_CLASS = re.compile(r"class\s+")  # before a class's name
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,7 @@ class HitVisitor:
         self.source = ""
         self.words: frozenset[str] | None = None  # the module's words, once a guess asks (`_names`)
         self.in_class: frozenset[ast.AST] = frozenset()  # functions defined in a class body: where hooks are
+        self.nested: dict[ast.ClassDef, str] = {}  # classes defined in a derived class's body: that class
 
     def hits(self, tree: ast.Module, source: str) -> list[Hit]:
         """The module's hits."""
@@ -132,7 +134,7 @@ class HitVisitor:
     def _module(self, tree: ast.Module) -> None:
         known = typed_names(tree, self.scopes, self.index.is_class, self.project)
         self.types, self.methods, self.origins = known.types, known.methods, known.origins
-        self.in_class = known.in_class
+        self.in_class, self.nested = known.in_class, known.nested
         for name, owner in known.settings.items():  # `USE_L10N = True`; `orm_mode = True` in a model's Config
             for target in self.index.settings.get(name.id, ()):
                 if not owner or owner.split(".")[0] in target.modules:
@@ -168,7 +170,17 @@ class HitVisitor:
             self._override(node)
             if self.index.hooks:
                 self._hook(node)
+        elif isinstance(node, ast.ClassDef) and node in self.nested:
+            self._nested(node, self.nested[node])
         return list(ast.iter_child_nodes(node))
+
+    def _nested(self, node: ast.ClassDef, outer: str) -> None:
+        """A class the docs name defined in the body of a class derived from the product's (`class Config` in a
+        model), or from a class of the project whose bases are not in view, in a module importing the product."""
+        for target in self.index.nested.get(node.name, ()):
+            ours = outer.split(".")[0] in target.modules
+            if ours or self.products.intersection(target.modules):
+                self._hit(self.places.after(node, _CLASS), target.symbol, target)
 
     def _values(self, node: ast.Call, callees: list[str], known: bool) -> None:
         """Hits of string values a change does away with (`freq="M"`, `to_timedelta(x, unit="T")`), in a module that

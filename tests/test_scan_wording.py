@@ -1,0 +1,79 @@
+"""Targets from how release notes word a change beyond its first sentence's subject: a later sentence that says
+what is deprecated, a class defined in a model's body, "use `x` instead of `y`", and a list's items under an intro
+that says what happened to each."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from assistant.model.document import Entry
+from tests.test_scan_evidence import plan_targets, scan_files, seen
+
+
+def test_a_later_sentence_deprecating_a_class_in_a_models_body_hits_each_such_class(tmp_path: Path) -> None:
+    found = plan_targets(
+        Entry(
+            "item",
+            "In V2, set a class attribute called `model_config`. The V1 behavior to create a class called "
+            "`Config` in the namespace of the parent `Model` subclass is now deprecated.",
+        ),
+        section="Changes to config",
+    )
+    assert [(t.symbol, t.nested) for t in found] == [("acme.Model.Config", True)]
+    code = (
+        "import acme\n"
+        "from app.base import AppModel\n"  # the project's, from a module the scan was not given
+        "class User(acme.Model):\n"
+        "    class Config:\n"  # 4
+        "        frozen = True\n"
+        "class Item(AppModel):\n"
+        "    class Config:\n"  # 7: on bases not in view, in a module importing the product
+        "        pass\n"
+        "class Plain:\n"
+        "    class Config:\n"  # derives from nothing: the project's own
+        "        pass\n"
+        "class Config:\n"  # in no class's body
+        "    pass\n"
+    )
+    assert seen(scan_files(tmp_path, {"m.py": code}, *found)) == [("m.py", 4, True), ("m.py", 7, True)]
+    assert seen(scan_files(tmp_path, {"m.py": code.replace("import acme\n", "from acme import Model\n")}, *found))
+    # `AppModel` is some other library's where the module does not import the product
+    elsewhere = code.replace("import acme\n", "\n").replace("acme.Model", "object")
+    assert seen(scan_files(tmp_path, {"m.py": elsewhere}, *found)) == []
+
+
+def test_a_first_sentence_that_states_nothing_and_a_later_one_about_no_name_make_no_change() -> None:
+    assert not plan_targets(
+        Entry(
+            "item",
+            "Concepts like a `.where()` method were not present previously. The `select()` construct used only "
+            "a style that's now deprecated.",  # its subject is a style, not `select()`
+        ),
+        section="History",
+    )
+
+
+def test_use_x_instead_of_y_is_about_y_where_it_breaks_or_deprecates(tmp_path: Path) -> None:
+    said = "Please use `acme.export.export` instead of `capture_graph` to export the model (#1)"
+    found = plan_targets(Entry("item", said), section="Backwards Incompatible Changes")
+    assert [t.symbol for t in found] == ["acme.capture_graph"]
+    code = "from acme import capture_graph\nfrom acme.export import export\ng = capture_graph(m)\ne = export(m)\n"
+    assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, *found))] == [1, 3]
+    # among improvements, it says what the product now does itself
+    improved = "ROCm: Use `acme.amdsmi` instead of `acme.rocmsmi` for intra-node communication (#2)"
+    assert not plan_targets(Entry("item", improved), section="Improvements")
+
+
+def test_each_item_under_an_intro_saying_they_were_removed_is_a_target_though_it_says_why() -> None:
+    found = plan_targets(
+        Entry("item", "The following config settings have been removed:"),
+        Entry("item", "`json_loads`"),
+        Entry("item", "`getter_dict` — `orm_mode` has been removed, and this detail is no longer necessary."),
+        Entry("item", "`smart_union` - the default `union_mode` is now `'smart'`."),
+        section="Changes to config",
+    )
+    assert sorted((t.symbol, t.setting) for t in found) == [
+        ("acme.getter_dict", True),
+        ("acme.json_loads", True),
+        ("acme.smart_union", True),
+    ]
