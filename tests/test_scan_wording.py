@@ -77,3 +77,17 @@ def test_each_item_under_an_intro_saying_they_were_removed_is_a_target_though_it
         ("acme.json_loads", True),
         ("acme.smart_union", True),
     ]
+
+
+def test_names_a_relative_clause_says_are_gone_are_targets() -> None:
+    found = plan_targets(
+        Entry(
+            "item",
+            "The `Adapter` class lets you validate any type. This serves as a complete replacement for `parse_as` "
+            "and `schema_of` (which are now deprecated), and also covers some uses of `Model`.",
+        ),
+        Entry("item", "Removed `acme.view.old_view`, which was deprecated in Acme 1.0."),
+        Entry("item", "Use `acme.fast`, which is quicker."),
+        section="Other changes",
+    )
+    assert sorted(t.symbol for t in found) == ["acme.parse_as", "acme.schema_of", "acme.view.old_view"]

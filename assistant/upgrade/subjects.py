@@ -5,8 +5,8 @@ A summary's subjects are the first code name its subject part writes and those l
 now raise …" is about `a` and `b`, not the `RuntimeError` it names). A change is about a name itself when it says
 the name is removed, deprecated, renamed or moved ("Removed `Int64Index`", "The `x()` method is deprecated",
 "Migrate calls from `x(...)` to `y(...)`", "Please use `y` instead of `x`", an item under "The following settings
-have been removed:"), or what every use of it now does ("`load()` now returns a list"); not when it holds under a
-condition the code does not show ("Changed behavior of `concat` when …").
+have been removed:", "`x` (which is now deprecated)"), or what every use of it now does ("`load()` now returns a
+list"); not when it holds under a condition the code does not show ("Changed behavior of `concat` when …").
 
 Written by hand: these are English patterns of release notes, which no library reads; they name no product.
 """
@@ -59,6 +59,13 @@ _ITSELF_AFTER = re.compile(
 # An item under a list's intro that says what happened to each ("The following settings have been removed:"),
 # the item's name alone or followed by a dash and why.
 _LISTED_UNDER = re.compile(r"\b(?:removed|deprecated|renamed|dropped)\s*+:[\s`'\"]*+$", re.IGNORECASE)
+# A relative clause saying the names just written are gone: "`x` and `y` (which are now deprecated)", "`x`, which was
+# removed in 1.0"
+_WHICH_GONE = re.compile(
+    r"^`?+(?:\s*+(?:,|\band\b|\bor\b)\s*+`[^`]++`)*+[\s,(]*+which\s++(?:is|are|was|were|has\s++been|have\s++been)\s++"
+    r"(?:now\s++)?(?:deprecated|removed)\b",
+    re.IGNORECASE,
+)
 _EXPLAINED = re.compile(r"^`?+\s*+(?:$|[—–]\s|-\s)")
 
 
@@ -99,6 +106,8 @@ def names_itself(symbol: str, summary: str) -> bool:
     if (use := _USE_INSTEAD.match(before)) and not before[use.end() :].strip("`'\" "):
         return True
     if _LISTED_UNDER.search(before) and _EXPLAINED.match(after):  # "… removed: `x` — it was the source of bugs"
+        return True
+    if _WHICH_GONE.match(after):  # "a replacement for `x` and `y` (which are now deprecated)"
         return True
     return bool(_ITSELF_BEFORE.search(before)) and bool(_ITSELF_AFTER.match(after))
 
