@@ -17,7 +17,13 @@ from assistant.text.words import sentences
 _CODE = re.compile(r"`([^`\n]{1,120})`")
 # Section names, most specific first: "Removal of prior version deprecations" is about removals.
 _SECTION_KINDS: tuple[tuple[ChangeKind | None, re.Pattern[str]], ...] = (
-    (None, re.compile(r"bug ?fix|performance|documentation|developers|security|contributors|internal", re.I)),
+    (
+        None,
+        re.compile(
+            r"bug ?fix|performance|documentation|developers|security|contributors|internal|maintenance|infrastructure",
+            re.I,
+        ),
+    ),
     ("removed", re.compile(r"\bremov(?:al|als|ed|es|e)?\b|\bexpired\b|\bdropped\b", re.I)),  # not "RemovedIn20Warnings"
     ("deprecated", re.compile(r"deprecat", re.I)),
     ("breaking", re.compile(r"incompatib|(?<!non-)(?<!non )\bbreaking\b", re.I)),  # not "Non-Breaking Changes"

@@ -59,6 +59,10 @@ def test_kind_from_the_section_first_and_the_wording_second(section: str, text: 
 def test_bug_fixes_and_performance_announce_no_change() -> None:
     assert chunk(item("Removed a crash in `acme.load()`."), section="Bug fixes").changes == ()
     assert chunk(item("`acme.load()` is faster."), section="Performance improvements").changes == ()
+    # the project's own upkeep: "Use `numpy.inf` instead of deprecated `numpy.infty`" is nothing of the reader's
+    upkeep = item("Use `numpy.inf` instead of deprecated `numpy.infty`.")
+    assert chunk(upkeep, section="Development related updates › Maintenance").changes == ()
+    assert chunk(upkeep, section="Infrastructure").changes == ()
 
 
 def test_symbols_parameter_default_and_replacement() -> None:

@@ -88,6 +88,7 @@ def test_names_a_relative_clause_says_are_gone_are_targets() -> None:
         ),
         Entry("item", "Removed `acme.view.old_view`, which was deprecated in Acme 1.0."),
         Entry("item", "Use `acme.fast`, which is quicker."),
+        Entry("item", "Removed Sun-associated functions in `acme.eph`, which were deprecated in 1.0."),  # not `eph`
         section="Other changes",
     )
     assert sorted(t.symbol for t in found) == ["acme.parse_as", "acme.schema_of", "acme.view.old_view"]

@@ -59,13 +59,14 @@ _ITSELF_AFTER = re.compile(
 # An item under a list's intro that says what happened to each ("The following settings have been removed:"),
 # the item's name alone or followed by a dash and why.
 _LISTED_UNDER = re.compile(r"\b(?:removed|deprecated|renamed|dropped)\s*+:[\s`'\"]*+$", re.IGNORECASE)
-# A relative clause saying the names just written are gone: "`x` and `y` (which are now deprecated)", "`x`, which was
-# removed in 1.0"
+# A relative clause saying the names just written are gone, its verb agreeing with them: "`x` and `y` (which are now
+# deprecated)", "`x`, which was removed in 1.0"; not "functions in `x`, which were deprecated".
 _WHICH_GONE = re.compile(
-    r"^`?+(?:\s*+(?:,|\band\b|\bor\b)\s*+`[^`]++`)*+[\s,(]*+which\s++(?:is|are|was|were|has\s++been|have\s++been)\s++"
-    r"(?:now\s++)?(?:deprecated|removed)\b",
+    r"^`?+(?:(?P<more>(?:\s*+(?:,|\band\b|\bor\b)\s*+`[^`]++`)++)|)[\s,(]*+which\s++"
+    r"(?:(?P<one>is|was|has\s++been)|are|were|have\s++been)\s++(?:now\s++)?(?:deprecated|removed)\b",
     re.IGNORECASE,
 )
+_LISTED_BEFORE = re.compile(r"`[^`]++`\s*+(?:,|\band\b|\bor\b)[\s,]*+(?:and\s++|or\s++)?`?+$", re.IGNORECASE)
 _EXPLAINED = re.compile(r"^`?+\s*+(?:$|[—–]\s|-\s)")
 
 
@@ -107,7 +108,8 @@ def names_itself(symbol: str, summary: str) -> bool:
         return True
     if _LISTED_UNDER.search(before) and _EXPLAINED.match(after):  # "… removed: `x` — it was the source of bugs"
         return True
-    if _WHICH_GONE.match(after):  # "a replacement for `x` and `y` (which are now deprecated)"
+    which = _WHICH_GONE.match(after)  # "a replacement for `x` and `y` (which are now deprecated)"
+    if which and bool(which.group("more") or _LISTED_BEFORE.search(before)) != bool(which.group("one")):
         return True
     return bool(_ITSELF_BEFORE.search(before)) and bool(_ITSELF_AFTER.match(after))
 
