@@ -92,3 +92,26 @@ def test_names_a_relative_clause_says_are_gone_are_targets() -> None:
         section="Other changes",
     )
     assert sorted(t.symbol for t in found) == ["acme.parse_as", "acme.schema_of", "acme.view.old_view"]
+
+
+def test_a_removal_in_changelog_words_is_about_its_name_whatever_the_entry_adds(tmp_path: Path) -> None:
+    found = plan_targets(
+        Entry("item", "Remove deprecated `acme.old_func` function in favor of `acme.new_func`."),  # imperative
+        Entry("item", "The deprecated `acme.data.fetch()` has been removed Use `acme.data.get` instead."),
+        Entry("item", "Removed legacy `acme.diff_rot` after its long deprecation period. (#8397)"),
+        Entry("item", "Removed the decorator `acme.util.since()` due to lack of continued use."),
+        Entry("item", "Removed `contour` method on `acme.map.Map` after its long deprecation period."),
+        Entry("item", "The `acme.with_variant` method, which applies per-backend behaviour, now copies."),  # no removal
+        section="Other changes",
+    )
+    assert sorted((t.symbol, t.member_of) for t in found) == [
+        ("acme.data.fetch", ""),
+        ("acme.diff_rot", ""),
+        ("acme.map.Map.contour", "Map"),
+        ("acme.old_func", ""),
+        ("acme.util.since", ""),
+    ]
+    # the method of the class its entry names: exact on what the code makes of that class, possible elsewhere
+    code = "import acme.map\nm = acme.map.Map(path)\nm.contour(1)\nother.contour(1)\n"
+    hits = [(line, exact) for _, line, exact in seen(scan_files(tmp_path, {"m.py": code}, *found))]
+    assert hits == [(3, True), (4, False)]

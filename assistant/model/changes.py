@@ -105,11 +105,13 @@ def _change(
 
 
 _LEADING_VERB = re.compile(
-    r"^\W*(?:removed|deprecated|enforced|disallow\w*|changed|renamed|moved|dropped|added|stopped|updated|made)\b",
+    r"^\W*(?:removed|deprecated|enforced|disallow\w*|changed|renamed|moved|dropped|added|stopped|updated|made|"
+    r"removes?|deprecates?|renames?|drops?)\b",  # changelogs' imperative: "Remove deprecated `x` method"
     re.IGNORECASE,
 )
 _VERB = re.compile(
-    r"\b(?:is|are|was|were|now|no longer|has|have|had|will|can|could|should|must|may|removed|deprecated|renamed|"
+    r"\b(?:is|are|was|were|now|no longer|has|have|had|will|can|could|should|must|may|"
+    r"(?<!\bthe )(?<!\ba )(?<!\ban )(?:removed|deprecated)|renamed|"  # not "The deprecated `x()` has been removed"
     r"moved|changed|raises?|returns?|accepts?)\b",
     re.IGNORECASE,
 )

@@ -5,8 +5,9 @@ A summary's subjects are the first code name its subject part writes and those l
 now raise …" is about `a` and `b`, not the `RuntimeError` it names). A change is about a name itself when it says
 the name is removed, deprecated, renamed or moved ("Removed `Int64Index`", "The `x()` method is deprecated",
 "Migrate calls from `x(...)` to `y(...)`", "Please use `y` instead of `x`", an item under "The following settings
-have been removed:", "`x` (which is now deprecated)"), or what every use of it now does ("`load()` now returns a
-list"); not when it holds under a condition the code does not show ("Changed behavior of `concat` when …").
+have been removed:", "`x` (which is now deprecated)", "Remove deprecated `x` method", "Removed legacy `x` after its
+long deprecation period"), or what every use of it now does ("`load()` now returns a list"); not when it holds
+under a condition the code does not show ("Changed behavior of `concat` when …").
 
 Written by hand: these are English patterns of release notes, which no library reads; they name no product.
 """
@@ -41,8 +42,8 @@ _ITSELF_AFTER = re.compile(
     r"(?:`[^`]++`|@[\w.]++|[A-Za-z_][A-Za-z0-9]*+(?:[._][A-Za-z0-9]++)++(?:\(\))?+))*+"
     # one word may say which kind ("`x` Dynamo config", "`X` transitional setting", "`Y` exception class")
     rf"[\s`'\")]*+(?:[A-Za-z]++\s++(?=(?:{_NOUNS})\b))?(?:(?:{_NOUNS})\b[\s`'\"]*+)*+"
-    r"(?:\bof\b[^.;]{0,80}?|(?<=alias )(?:to|for)\b[^.;]{0,80}?)?"
-    r"(?:$|[.;]|,\s*+(?:use|in favou?r of|see|please)\b|\(\s*+(?:#|GH\b|gh-|issue|see|use|\d)|"
+    r"(?:\bof\b(?:[^.;]|\.(?=\w)){0,80}?|(?<=alias )(?:to|for)\b(?:[^.;]|\.(?=\w)){0,80}?)?"
+    r"(?:$|\.(?!\w)|;|,\s*+(?:use|in favou?r of|see|please)\b|\(\s*+(?:#|GH\b|gh-|issue|see|use|\d)|"
     r"(?:\s*+[—:-]\s*+(?:this|it)\b)?\s*+(?:is|are|was|were|has been|have been|will be|is now|are now|"
     r"(?:so )?has been|(?:so )?have been|should be|must be)\s++"
     r"(?:(?:now|also|fully|being|officially)\s++)?(?:removed|deprecated|renamed|replaced|moved|dropped|gone|private|"
@@ -73,6 +74,20 @@ _EXPLAINED = re.compile(r"^`?+\s*+(?:$|[—–]\s|-\s)")
 def says_use_instead(summary: str) -> bool:
     """The summary opens with what to use instead of a name ("Please use `x` instead of `y` …")."""
     return _USE_INSTEAD.match(summary) is not None
+
+
+# After a name its removal or deprecation opens with ("Removed legacy `x` …", "Remove `x` method …"): why or when
+# ("after its long deprecation period", "due to lack of use"), or the class or module it was a member of ("`x`
+# method on `Map`", "`a` and `b` methods in `pkg.io`").
+_LISTED_NAMES = r"^(?:\([^()]{0,20}+\))?`?+(?:\s*+(?:,|\band\b|\bor\b)(?:\s*+(?:and|or)\b)?\s*+`[^`]++`)*+[\s`'\")]*+"
+_GONE_BEFORE = re.compile(r"\b(?:remov|deprecat|drop)\w*+", re.IGNORECASE)  # only after such a verb
+_WHY_OR_WHOSE = re.compile(
+    rf"{_LISTED_NAMES}(?:(?:(?:{_NOUNS}|submodules?|subpackages?)\b[\s`'\"]*+)*+"
+    r"(?:(?:after|due\s++to|because|since|as\s++part\s++of|without\s++(?:a\s++)?replacement)\b|,\s*+which\b)|"
+    r"(?:method|function|attribute|property|properties|class|module|submodule|subpackage)(?:s|es)?\s++"
+    r"(?:on|in|from|and\s++(?:the\s++)?)\s*+`)",  # "`x` method on `Map`", "`x` method and the `y`"
+    re.IGNORECASE,
+)
 
 
 def first_code(summary: str) -> str:
@@ -111,7 +126,9 @@ def names_itself(symbol: str, summary: str) -> bool:
     which = _WHICH_GONE.match(after)  # "a replacement for `x` and `y` (which are now deprecated)"
     if which and bool(which.group("more") or _LISTED_BEFORE.search(before)) != bool(which.group("one")):
         return True
-    return bool(_ITSELF_BEFORE.search(before)) and bool(_ITSELF_AFTER.match(after))
+    if not _ITSELF_BEFORE.search(before):
+        return False
+    return bool(_ITSELF_AFTER.match(after) or (_GONE_BEFORE.search(before) and _WHY_OR_WHOSE.match(after)))
 
 
 _LISTED = re.compile(r"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`@\s]*$")  # "`a` and `@b`"

@@ -37,7 +37,9 @@ def targets(plan: UpgradePlan) -> list[Target]:
     plan entry only, and so is "`torch.compile(fullgraph=True)` now warns when a call runs no compiled code". A
     call the summary writes with a literal value (`torch.load(map_location='meta')`) is hit only with that value.
     A class the change says subclasses of a product class define in their body ("a class called `Config` in the
-    namespace of the parent `BaseModel` subclass is deprecated") is hit where such a class is defined."""
+    namespace of the parent `BaseModel` subclass is deprecated") is hit where such a class is defined. A name the
+    docs write bare as a member of a class they name ("Removed `contour` method on `sunpy.map.Map`") is that
+    class's member."""
     out = []
     for change in plan.changes:
         if change.kind == "new" or ADDS.match(change.summary):
@@ -71,7 +73,14 @@ def targets(plan: UpgradePlan) -> list[Target]:
         # "the `USE_L10N` setting", "The model's `Meta.index_together` option": not a parameter's option
         setting = bool(_SETTING.search(change.summary) or _OPTION.search(change.summary)) and not change.parameter
         gone = _row_of(named[0], change) or bool(_GONE.search(change.summary))
+        owner = _owner_class(change) if itself else ""
         for symbol in named:
+            member_of = dict(change.members).get(symbol, "")
+            loose = symbol.count(".") == 1 and _a_member(symbol.rsplit(".", 1)[-1], change.summary)
+            # "`contour` method on `sunpy.map.Map`"; a member the docs write bare stays loose: hit on any class (the
+            # product's own subclasses too) where its name tells it
+            if owner and _bare(symbol, plan.modules) and symbol != owner and not loose:
+                symbol, member_of = f"{owner}.{symbol.rsplit('.', 1)[-1]}", owner.rsplit(".", 1)[-1]
             forms = _forms_of(symbol, change.forms, said) or _valued(symbol, change.parameter, change.summary)
             if symbol in plan.modules or (shown and not forms) or not (qualified or forms or itself):
                 continue
@@ -82,14 +91,14 @@ def targets(plan: UpgradePlan) -> list[Target]:
                         symbol,
                         change.parameter,
                         change.default_changed,
-                        member_of=dict(change.members).get(symbol, ""),
+                        member_of=member_of,
                         at_import=change.kind != "deprecated",  # a deprecated name still imports: its uses hit
                         positional=change.positional,
                         forms=forms,
                         family=plan.modules,
                         setting=setting,
                         gone=gone and not qualified,
-                        loose=symbol.count(".") == 1 and _a_member(symbol.rsplit(".", 1)[-1], change.summary),
+                        loose=loose,
                     )
                 )
     return _guesses(list(dict.fromkeys(out)), plan)
@@ -195,6 +204,27 @@ def _nested(change: PlannedChange, family: tuple[str, ...]) -> Target | None:
     owner = owners[0][1]
     symbol, member_of = f"{owner}.{name}", owner.rsplit(".", 1)[-1]
     return Target(change.id, symbol, member_of=member_of, family=family, nested=True, gone=True)
+
+
+# "`a` and `b` attributes from `DateOffset`", "`x` method on `Map`": the class the names were members of
+_MEMBERS_OF = re.compile(
+    r"`\s*+(?:method|function|attribute|property|properties)s?\s++(?:on|of|from|in)\s++(?:the\s++)?`~?+([\w.]++)`"
+)
+
+
+def _owner_class(change: PlannedChange) -> str:
+    """The class (as the plan qualifies it) whose members the change names, when it says so; else ''."""
+    m = _MEMBERS_OF.search(change.summary)
+    if m is None:
+        return ""
+    written = m.group(1).rsplit(".", 1)[-1]
+    return next((s for s in change.symbols if s.rsplit(".", 1)[-1] == written and is_class(s)), "")
+
+
+def _bare(symbol: str, modules: tuple[str, ...]) -> bool:
+    """A name the docs write without its class or module: alone, or only under the product's top module."""
+    parts = symbol.split(".")
+    return len(parts) == 1 or (len(parts) == 2 and parts[0] in modules)
 
 
 _MEMBER_NOUN = r"(?:method|attribute|property|config(?:uration)?|option)s?"
