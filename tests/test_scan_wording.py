@@ -115,3 +115,22 @@ def test_a_removal_in_changelog_words_is_about_its_name_whatever_the_entry_adds(
     code = "import acme.map\nm = acme.map.Map(path)\nm.contour(1)\nother.contour(1)\n"
     hits = [(line, exact) for _, line, exact in seen(scan_files(tmp_path, {"m.py": code}, *found))]
     assert hits == [(3, True), (4, False)]
+
+
+def test_renames_and_removals_of_internal_names_in_changelog_words_are_about_the_old_names() -> None:
+    found = plan_targets(
+        Entry("item", "#12643: Renamed `acme.ext.normalize_mapping` to `acme.ext.validate_mapping`."),
+        Entry("item", "Incompatible changes: Remove internal-only `acme.locale.setlocale`"),
+        Entry("item", "#12763: Remove unused internal class `acme.util.Tee`."),
+        Entry("item", "The undocumented `acme.utils.baseconv` module is removed."),
+        Entry("item", "#11360: Remove deprecated `make_old_id` functions in domain object description classes."),
+        Entry("item", "Renamed `object` argument in `acme.EArray.append()` to `sequence`."),  # a parameter's
+        section="Incompatible changes",
+    )
+    assert sorted(t.symbol for t in found if not t.parameter) == [
+        "acme.ext.normalize_mapping",
+        "acme.locale.setlocale",
+        "acme.make_old_id",
+        "acme.util.Tee",
+        "acme.utils.baseconv",
+    ]

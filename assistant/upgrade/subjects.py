@@ -22,7 +22,7 @@ from assistant.model.changes import subject_part
 # What comes before and after a name when a change is about the name itself: "Removed (the deprecated) `X`
 # (class)", "The `X()` method (of `Y`) is deprecated", "`X`, `Y` and `Z` were removed", "`X` (use `Y`)".
 _NOUNS = (
-    r"the|a|an|deprecated|legacy|unused|public|private|model|class|classes|type|types|alias|aliases|object|objects|"
+    r"the|a|an|deprecated|legacy|unused|internal-only|internal|obsolete|undocumented|public|private|model|class|classes|type|types|alias|aliases|object|objects|"
     r"method|methods|function|functions|module|modules|package|setting|settings|option|options|attribute|"
     r"attributes|property|properties|field|fields|argument|arguments|decorator|constant|constants|helper|helpers|"
     r"config|configs|variable|variables"
@@ -57,6 +57,9 @@ _ITSELF_AFTER = re.compile(
 )
 
 
+# "#12643: Renamed `x` to `y`", "Rename the `x` module to `y`": the old name is to go.
+_RENAMED_BEFORE = re.compile(rf"^(?:[^:`]{{0,24}}+:\s*+)?renamed?\s++(?:(?:{_NOUNS})\s++)*+[`'\"]*+$", re.IGNORECASE)
+_RENAMED_AFTER = re.compile(rf"^(?:\(\))?+`?+\s*+(?:(?:{_NOUNS})\s++)*+(?:to|as|into)\s++`", re.IGNORECASE)
 # An item under a list's intro that says what happened to each ("The following settings have been removed:"),
 # the item's name alone or followed by a dash and why.
 _LISTED_UNDER = re.compile(r"\b(?:removed|deprecated|renamed|dropped)\s*+:[\s`'\"]*+$", re.IGNORECASE)
@@ -85,7 +88,7 @@ _WHY_OR_WHOSE = re.compile(
     rf"{_LISTED_NAMES}(?:(?:(?:{_NOUNS}|submodules?|subpackages?)\b[\s`'\"]*+)*+"
     r"(?:(?:after|due\s++to|because|since|as\s++part\s++of|without\s++(?:a\s++)?replacement)\b|,\s*+which\b)|"
     r"(?:method|function|attribute|property|properties|class|module|submodule|subpackage)(?:s|es)?\s++"
-    r"(?:on|in|from|and\s++(?:the\s++)?)\s*+`)",  # "`x` method on `Map`", "`x` method and the `y`"
+    r"(?:(?:on|in|from)\b|and\s++(?:the\s++)?`))",  # "`x` method on `Map`", "`x` method and the `y`"
     re.IGNORECASE,
 )
 
@@ -120,6 +123,8 @@ def names_itself(symbol: str, summary: str) -> bool:
     if _MIGRATE_BEFORE.search(before) and _MIGRATE_AFTER.match(after):
         return True
     if (use := _USE_INSTEAD.match(before)) and not before[use.end() :].strip("`'\" "):
+        return True
+    if _RENAMED_BEFORE.search(before) and _RENAMED_AFTER.match(after):  # "Renamed `x` to `y`"
         return True
     if _LISTED_UNDER.search(before) and _EXPLAINED.match(after):  # "… removed: `x` — it was the source of bugs"
         return True
