@@ -134,3 +134,20 @@ def test_renames_and_removals_of_internal_names_in_changelog_words_are_about_the
         "acme.util.Tee",
         "acme.utils.baseconv",
     ]
+
+
+def test_names_removed_from_a_place_the_entry_names_are_that_places_members() -> None:
+    found = plan_targets(
+        Entry("item", "In `acme.morphology`, deprecate `binary_erosion` and `binary_dilation` in favor of `erosion`."),
+        Entry("item", "Remove deprecated functions `greycomatrix` and `greycoprops` from `acme.feature` (#6583)."),
+        Entry("item", "Removed the attribute `dtypes` from `acme.GroupBy` (GH 51997)"),
+        Entry("item", "In `acme.stack`, the default value of `future` is now `True`."),  # no removal: not a place
+        section="Other changes",
+    )
+    assert sorted((t.symbol, t.member_of) for t in found if not t.parameter) == [
+        ("acme.GroupBy.dtypes", "GroupBy"),
+        ("acme.feature.greycomatrix", ""),
+        ("acme.feature.greycoprops", ""),
+        ("acme.morphology.binary_dilation", ""),
+        ("acme.morphology.binary_erosion", ""),
+    ]

@@ -22,10 +22,10 @@ from assistant.model.changes import subject_part
 # What comes before and after a name when a change is about the name itself: "Removed (the deprecated) `X`
 # (class)", "The `X()` method (of `Y`) is deprecated", "`X`, `Y` and `Z` were removed", "`X` (use `Y`)".
 _NOUNS = (
-    r"the|a|an|deprecated|legacy|unused|internal-only|internal|obsolete|undocumented|public|private|model|class|classes|type|types|alias|aliases|object|objects|"
-    r"method|methods|function|functions|module|modules|package|setting|settings|option|options|attribute|"
-    r"attributes|property|properties|field|fields|argument|arguments|decorator|constant|constants|helper|helpers|"
-    r"config|configs|variable|variables"
+    r"the|a|an|deprecated|legacy|unused|internal-only|internal|obsolete|undocumented|public|private|model|class|"
+    r"classes|type|types|alias|aliases|object|objects|method|methods|function|functions|module|modules|submodules?|"
+    r"package|subpackages?|setting|settings|option|options|attribute|attributes|property|properties|field|fields|"
+    r"argument|arguments|decorator|constant|constants|helper|helpers|config|configs|variable|variables"
 )
 _ITSELF_BEFORE = re.compile(
     # at the start (after a label such as "Issue #4:", or a noun phrase opening a parenthesis: "The PT2E flow
@@ -46,7 +46,8 @@ _ITSELF_AFTER = re.compile(
     r"(?:$|\.(?!\w)|;|,\s*+(?:use|in favou?r of|see|please)\b|\(\s*+(?:#|GH\b|gh-|issue|see|use|\d)|"
     r"(?:\s*+[—:-]\s*+(?:this|it)\b)?\s*+(?:is|are|was|were|has been|have been|will be|is now|are now|"
     r"(?:so )?has been|(?:so )?have been|should be|must be)\s++"
-    r"(?:(?:now|also|fully|being|officially)\s++)?(?:removed|deprecated|renamed|replaced|moved|dropped|gone|private|"
+    r"(?:(?:now|also|fully|being|officially|completely|entirely|permanently|finally)\s++)?"
+    r"(?:removed|deprecated|renamed|replaced|moved|dropped|gone|private|"
     r"no longer (?:available|public|supported|exported|importable))|\b(?:use|in favou?r of|instead)\b|→|->|"
     # "`X` is no longer necessary, and has been removed"
     r"(?:is|are)\s++no longer\s++\w++,?\s++and\s++(?:has|have)\s++been\s++(?:removed|deprecated)\b|"
@@ -74,6 +75,12 @@ _LISTED_BEFORE = re.compile(r"`[^`]++`\s*+(?:,|\band\b|\bor\b)[\s,]*+(?:and\s++|
 _EXPLAINED = re.compile(r"^`?+\s*+(?:$|[—–]\s|-\s)")
 
 
+# Where the names the sentence then removes or deprecates live: "In `skimage.morphology`, deprecate `binary_erosion` …"
+PLACE = re.compile(
+    r"^(?:[^:`]{0,24}+:\s*+)?in\s++`~?+([\w.]++)`\s*+,\s*+(?=(?:deprecat|remov|drop|renam)\w*+\s)", re.IGNORECASE
+)
+
+
 def says_use_instead(summary: str) -> bool:
     """The summary opens with what to use instead of a name ("Please use `x` instead of `y` …")."""
     return _USE_INSTEAD.match(summary) is not None
@@ -83,10 +90,12 @@ def says_use_instead(summary: str) -> bool:
 # ("after its long deprecation period", "due to lack of use"), or the class or module it was a member of ("`x`
 # method on `Map`", "`a` and `b` methods in `pkg.io`").
 _LISTED_NAMES = r"^(?:\([^()]{0,20}+\))?`?+(?:\s*+(?:,|\band\b|\bor\b)(?:\s*+(?:and|or)\b)?\s*+`[^`]++`)*+[\s`'\")]*+"
+_MEMBER_NOUN_BEFORE = re.compile(r"\b(?:method|function|class|attribute|propert(?:y|ie))(?:s|es)?\s++`?+$", re.I)
+_FROM_PLACE = re.compile(rf"{_LISTED_NAMES}(?:from|in)\s++`", re.IGNORECASE)
 _GONE_BEFORE = re.compile(r"\b(?:remov|deprecat|drop)\w*+", re.IGNORECASE)  # only after such a verb
 _WHY_OR_WHOSE = re.compile(
-    rf"{_LISTED_NAMES}(?:(?:(?:{_NOUNS}|submodules?|subpackages?)\b[\s`'\"]*+)*+"
-    r"(?:(?:after|due\s++to|because|since|as\s++part\s++of|without\s++(?:a\s++)?replacement)\b|,\s*+which\b)|"
+    rf"{_LISTED_NAMES}(?:(?:(?:{_NOUNS})\b[\s`'\"]*+)*+"
+    r"(?:(?:after|due\s++to|because|since|as\s++part\s++of|without\s++(?:a\s++)?replacement)\b|,?\s*+which\b)|"
     r"(?:method|function|attribute|property|properties|class|module|submodule|subpackage)(?:s|es)?\s++"
     r"(?:(?:on|in|from)\b|and\s++(?:the\s++)?`))",  # "`x` method on `Map`", "`x` method and the `y`"
     re.IGNORECASE,
@@ -126,6 +135,8 @@ def names_itself(symbol: str, summary: str) -> bool:
         return True
     if _RENAMED_BEFORE.search(before) and _RENAMED_AFTER.match(after):  # "Renamed `x` to `y`"
         return True
+    if place := PLACE.match(before):  # "In `m`, deprecate `x` in favor of `y`"
+        before = before[place.end() :]
     if _LISTED_UNDER.search(before) and _EXPLAINED.match(after):  # "… removed: `x` — it was the source of bugs"
         return True
     which = _WHICH_GONE.match(after)  # "a replacement for `x` and `y` (which are now deprecated)"
@@ -133,7 +144,11 @@ def names_itself(symbol: str, summary: str) -> bool:
         return True
     if not _ITSELF_BEFORE.search(before):
         return False
-    return bool(_ITSELF_AFTER.match(after) or (_GONE_BEFORE.search(before) and _WHY_OR_WHOSE.match(after)))
+    if _ITSELF_AFTER.match(after):
+        return True
+    # "Remove deprecated functions `x` and `y` from `skimage.feature`": members of the place named after them
+    members = _MEMBER_NOUN_BEFORE.search(before) and _FROM_PLACE.match(after)
+    return bool(_GONE_BEFORE.search(before) and (_WHY_OR_WHOSE.match(after) or members))
 
 
 _LISTED = re.compile(r"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`@\s]*$")  # "`a` and `@b`"
@@ -152,6 +167,8 @@ def subjects(symbols: Sequence[str], summary: str) -> list[str]:
         subject = subject_part(items) if not items.lstrip().startswith("`") else items
     if use := _USE_INSTEAD.match(summary):  # "Please use `x` instead of `y` to …" is about `y`
         subject = subject_part(summary[use.end() :])
+    elif place := PLACE.match(summary):  # "In `skimage.measure`, deprecate `x` …" is about `x`
+        subject = subject_part(summary[place.end() :])
     found = sorted((at, end, s) for s in symbols if (span := spelled_at(s, subject)) for at, end in [span])
     if not found:
         return []

@@ -14,6 +14,7 @@ from assistant.upgrade.literals import old_values
 from assistant.upgrade.plan import PlannedChange, UpgradePlan
 from assistant.upgrade.subjects import (
     ADDS,
+    PLACE,
     first_code,
     is_class,
     leads_to,
@@ -69,18 +70,19 @@ def targets(plan: UpgradePlan) -> list[Target]:
             continue  # "`f(x=True)` now warns when a call runs no compiled code": a plan entry, as for a name itself
         itself = _row_of(named[0], change) or _replaced(named[0], change) or names_itself(named[0], change.summary)
         if itself and change.kind == "behaviour" and says_use_instead(change.summary):
-            itself = False  # "ROCm: Use `amdsmi` instead of `rocmsmi` …" among improvements: what the product now does
+            itself = False  # "ROCm: Use `amdsmi` instead of `rocmsmi`" among improvements: what the product now does
         # "the `USE_L10N` setting", "The model's `Meta.index_together` option": not a parameter's option
         setting = bool(_SETTING.search(change.summary) or _OPTION.search(change.summary)) and not change.parameter
         gone = _row_of(named[0], change) or bool(_GONE.search(change.summary))
-        owner = _owner_class(change) if itself else ""
+        owner = _owner(change) if itself else ""
         for symbol in named:
             member_of = dict(change.members).get(symbol, "")
             loose = symbol.count(".") == 1 and _a_member(symbol.rsplit(".", 1)[-1], change.summary)
             # "`contour` method on `sunpy.map.Map`"; a member the docs write bare stays loose: hit on any class (the
             # product's own subclasses too) where its name tells it
             if owner and _bare(symbol, plan.modules) and symbol != owner and not loose:
-                symbol, member_of = f"{owner}.{symbol.rsplit('.', 1)[-1]}", owner.rsplit(".", 1)[-1]
+                symbol = f"{owner}.{symbol.rsplit('.', 1)[-1]}"
+                member_of = owner.rsplit(".", 1)[-1] if is_class(owner) else ""
             forms = _forms_of(symbol, change.forms, said) or _valued(symbol, change.parameter, change.summary)
             if symbol in plan.modules or (shown and not forms) or not (qualified or forms or itself):
                 continue
@@ -212,13 +214,24 @@ _MEMBERS_OF = re.compile(
 )
 
 
-def _owner_class(change: PlannedChange) -> str:
-    """The class (as the plan qualifies it) whose members the change names, when it says so; else ''."""
-    m = _MEMBERS_OF.search(change.summary)
+# "functions `a` and `b` from `skimage.feature`", "the attribute `dtypes` from `DataFrameGroupBy`": the module or
+# class the names were members of
+_FROM_OWNER = re.compile(
+    r"\b(?:function|class|method|attribute|property|properties)(?:s|es)?\s++`[^`]++`(?:\s*+(?:,|and|or)\s*+`[^`]++`)*+"
+    r"\s++(?:from|in|of|on)\s++`~?+([\w.]++)`"
+)
+
+
+def _owner(change: PlannedChange) -> str:
+    """The class or module (as the plan qualifies it) whose members the change names, when it says so ("`x` method
+    on `Map`", "In `skimage.measure`, deprecate `x`", "functions `a` and `b` from `skimage.feature`"); else ''."""
+    if m := _MEMBERS_OF.search(change.summary):
+        written = m.group(1).rsplit(".", 1)[-1]
+        return next((s for s in change.symbols if s.rsplit(".", 1)[-1] == written and is_class(s)), "")
+    m = PLACE.match(change.summary) or _FROM_OWNER.search(change.summary)
     if m is None:
         return ""
-    written = m.group(1).rsplit(".", 1)[-1]
-    return next((s for s in change.symbols if s.rsplit(".", 1)[-1] == written and is_class(s)), "")
+    return next((s for s in change.symbols if s == m.group(1) or s.endswith(f".{m.group(1)}")), "")
 
 
 def _bare(symbol: str, modules: tuple[str, ...]) -> bool:
