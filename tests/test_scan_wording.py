@@ -151,3 +151,23 @@ def test_names_removed_from_a_place_the_entry_names_are_that_places_members() ->
         ("acme.morphology.binary_dilation", ""),
         ("acme.morphology.binary_erosion", ""),
     ]
+
+
+def test_a_few_words_describing_a_name_and_the_names_listed_with_it_leave_it_the_subject() -> None:
+    found = plan_targets(
+        Entry("item", "The stub image plugin `acme.FitsStub` has been removed."),
+        Entry(
+            "item",
+            "The functions `acme.Iptc.dump` and `acme.Iptc.i`, and the constant `acme.Iptc.PAD` have been removed.",
+        ),
+        Entry("item", "Removed the `acme.tests` subpackage that used to contain the test suite."),
+        Entry("item", "The behaviour of `acme.load` is deprecated."),  # what it does, not the name
+        section="Other changes",
+    )
+    assert sorted(t.symbol for t in found) == [
+        "acme.FitsStub",
+        "acme.Iptc.PAD",
+        "acme.Iptc.dump",
+        "acme.Iptc.i",
+        "acme.tests",
+    ]

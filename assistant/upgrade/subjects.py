@@ -30,7 +30,10 @@ _NOUNS = (
 _ITSELF_BEFORE = re.compile(
     # at the start (after a label such as "Issue #4:", or a noun phrase opening a parenthesis: "The PT2E flow
     # (`a` and `b`) has been removed"), or after the verb that says it
-    r"(?:^(?:[^:`]{0,24}+:\s*+)?(?:[A-Za-z][\w -]{0,60}+\(\s*+)?|\b(?:removed|deprecated|renamed|moved|dropped|"
+    r"(?:^(?:[^:`]{0,24}+:\s*+)?(?:[A-Za-z][\w -]{0,60}+\(\s*+|(?:the|a|an)\s++"
+    # "The stub image plugin `X` has been deprecated": words describing it, none relating it to another
+    r"(?:(?!(?:of|in|on|for|when|with|to|by|from|at|and|or)\b)[a-z][a-z-]*+\s++){1,4}+)?|"
+    r"\b(?:removed|deprecated|renamed|moved|dropped|"
     r"removal of|deprecation of|deprecate|remove|stop using)"
     r"(?:\s++(?:in|from|since)\b[^:`]{0,40}+:)?)"  # "Removed in Pydantic V2: `x`"
     rf"[\s`'\"@]{{0,8}}+(?:(?:[A-Za-z]++'s|{_NOUNS})\b[\s`'\"@]{{0,8}}+){{0,6}}+$",  # "The model's `x`"
@@ -39,6 +42,7 @@ _ITSELF_BEFORE = re.compile(
 _ITSELF_AFTER = re.compile(
     # the names listed with it (each in code marks, or dotted), then what it is, then what happened to it
     r"^(?:\([^()]{0,20}+\))?`?+(?:\s*+(?:,|\band\b|\bor\b)(?:\s*+(?:and|or)\b)?\s*+"
+    rf"(?:the\s++(?:{_NOUNS})\s++)?+"  # "`a` and `b`, and the constant `c` have been removed"
     r"(?:`[^`]++`|@[\w.]++|[A-Za-z_][A-Za-z0-9]*+(?:[._][A-Za-z0-9]++)++(?:\(\))?+))*+"
     # one word may say which kind ("`x` Dynamo config", "`X` transitional setting", "`Y` exception class")
     rf"[\s`'\")]*+(?:[A-Za-z]++\s++(?=(?:{_NOUNS})\b))?(?:(?:{_NOUNS})\b[\s`'\"]*+)*+"
@@ -46,7 +50,7 @@ _ITSELF_AFTER = re.compile(
     r"(?:$|\.(?!\w)|;|,\s*+(?:use|in favou?r of|see|please)\b|\(\s*+(?:#|GH\b|gh-|issue|see|use|\d)|"
     r"(?:\s*+[—:-]\s*+(?:this|it)\b)?\s*+(?:is|are|was|were|has been|have been|will be|is now|are now|"
     r"(?:so )?has been|(?:so )?have been|should be|must be)\s++"
-    r"(?:(?:now|also|fully|being|officially|completely|entirely|permanently|finally)\s++)?"
+    r"(?:(?:now|also|fully|being|officially|completely|entirely|permanently|finally|similarly)\s++)?"
     r"(?:removed|deprecated|renamed|replaced|moved|dropped|gone|private|"
     r"no longer (?:available|public|supported|exported|importable))|\b(?:use|in favou?r of|instead)\b|→|->|"
     # "`X` is no longer necessary, and has been removed"
@@ -95,7 +99,7 @@ _FROM_PLACE = re.compile(rf"{_LISTED_NAMES}(?:from|in)\s++`", re.IGNORECASE)
 _GONE_BEFORE = re.compile(r"\b(?:remov|deprecat|drop)\w*+", re.IGNORECASE)  # only after such a verb
 _WHY_OR_WHOSE = re.compile(
     rf"{_LISTED_NAMES}(?:(?:(?:{_NOUNS})\b[\s`'\"]*+)*+"
-    r"(?:(?:after|due\s++to|because|since|as\s++part\s++of|without\s++(?:a\s++)?replacement)\b|,?\s*+which\b)|"
+    r"(?:(?:after|due\s++to|because|since|as\s++part\s++of|without\s++(?:a\s++)?replacement)\b|,?\s*+(?:which|that)\b)|"
     r"(?:method|function|attribute|property|properties|class|module|submodule|subpackage)(?:s|es)?\s++"
     r"(?:(?:on|in|from)\b|and\s++(?:the\s++)?`))",  # "`x` method on `Map`", "`x` method and the `y`"
     re.IGNORECASE,
@@ -151,7 +155,8 @@ def names_itself(symbol: str, summary: str) -> bool:
     return bool(_GONE_BEFORE.search(before) and (_WHY_OR_WHOSE.match(after) or members))
 
 
-_LISTED = re.compile(r"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`@\s]*$")  # "`a` and `@b`"
+# "`a` and `@b`", "`a`, and the constant `b`"
+_LISTED = re.compile(rf"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`@\s]*(?:the\s++(?:{_NOUNS})\s++`?)?$")
 
 
 ADDS = re.compile(r"^\W*(?:added|adds|introduced|introduces)\b", re.IGNORECASE)
