@@ -102,6 +102,7 @@ def later_statement(text: str) -> tuple[str, ChangeKind | None]:
 
 
 def wording_kind(text: str) -> ChangeKind | None:
+    """The kind the first sentence's words give ("… has been removed", "Deprecated …", "… now defaults to …")."""
     said = sentences(text)
     first = said[0] if said else ""
     return next((kind for kind, pattern in _WORDING_KINDS if pattern.search(first)), None)
