@@ -45,10 +45,14 @@ _VERSION_WORDS = frozenset(
 )
 
 
+_DIGITS = re.compile(r"\d++")
+
+
 @lru_cache(maxsize=8192)  # asked for every release of the index at each version a question names
 def version_key(v: str) -> tuple[int, ...]:
-    """Numeric parts of a version, for ordering and for matching major.minor(.patch)."""
-    return tuple(int(p) if p.isdigit() else 0 for p in re.split(r"[.\-+_]", v))
+    """Numeric parts of a version, for ordering and for matching major.minor(.patch): each part's leading digits
+    ("3" of "3a2", so 0.3a2 is a 0.3 release, not 0.0), 0 for a part without."""
+    return tuple(int(m.group()) if (m := _DIGITS.match(p)) else 0 for p in re.split(r"[.\-+_]", v))
 
 
 def release_key(version: str) -> tuple[int, ...]:
@@ -57,7 +61,9 @@ def release_key(version: str) -> tuple[int, ...]:
 
 
 def sort_versions(versions: Iterable[str]) -> list[str]:
-    return sorted(set(versions), key=version_key)
+    """The versions, oldest first; those with the same numbers ("0.3a2", "0.3b1") by their text, so the order never
+    depends on the set's (hash-seeded) iteration."""
+    return sorted(set(versions), key=lambda v: (version_key(v), v))
 
 
 @dataclass(frozen=True)
