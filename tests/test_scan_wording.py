@@ -162,6 +162,9 @@ def test_a_few_words_describing_a_name_and_the_names_listed_with_it_leave_it_the
         ),
         Entry("item", "Removed the `acme.tests` subpackage that used to contain the test suite."),
         Entry("item", "The behaviour of `acme.load` is deprecated."),  # what it does, not the name
+        Entry("item", "The `acme.interfaces.IContextURL` interface has been deprecated."),
+        Entry("item", "`acme.base.HolderTuple`, used internally as the return type of tests, is now deprecated."),
+        Entry("item", "`acme.read`, when given a path, is now deprecated."),  # under a condition
         section="Other changes",
     )
     assert sorted(t.symbol for t in found) == [
@@ -169,5 +172,7 @@ def test_a_few_words_describing_a_name_and_the_names_listed_with_it_leave_it_the
         "acme.Iptc.PAD",
         "acme.Iptc.dump",
         "acme.Iptc.i",
+        "acme.base.HolderTuple",
+        "acme.interfaces.IContextURL",
         "acme.tests",
     ]

@@ -25,7 +25,7 @@ _NOUNS = (
     r"the|a|an|deprecated|legacy|unused|internal-only|internal|obsolete|undocumented|public|private|model|class|"
     r"classes|type|types|alias|aliases|object|objects|method|methods|function|functions|module|modules|submodules?|"
     r"package|subpackages?|setting|settings|option|options|attribute|attributes|property|properties|field|fields|"
-    r"argument|arguments|decorator|constant|constants|helper|helpers|config|configs|variable|variables"
+    r"argument|arguments|decorator|constant|constants|helper|helpers|config|configs|variable|variables|interfaces?"
 )
 _ITSELF_BEFORE = re.compile(
     # at the start (after a label such as "Issue #4:", or a noun phrase opening a parenthesis: "The PT2E flow
@@ -53,6 +53,10 @@ _ITSELF_AFTER = re.compile(
     r"(?:(?:now|also|fully|being|officially|completely|entirely|permanently|finally|similarly)\s++)?"
     r"(?:removed|deprecated|renamed|replaced|moved|dropped|gone|private|"
     r"no longer (?:available|public|supported|exported|importable))|\b(?:use|in favou?r of|instead)\b|→|->|"
+    # "`X`, used internally as the return type of tests, is now deprecated"
+    r",(?!\s*+(?:when|if|unless|where|with|without|for|in|on)\b)[^,.;]{1,120}+,\s*+"  # not "`x`, when given y,"
+    r"(?:is|are|was|were|has been|have been)\s++(?:now\s++|also\s++|similarly\s++)?"
+    r"(?:removed|deprecated)\b|"
     # "`X` is no longer necessary, and has been removed"
     r"(?:is|are)\s++no longer\s++\w++,?\s++and\s++(?:has|have)\s++been\s++(?:removed|deprecated)\b|"
     # "`load()` now returns a list": every call; not "… now raises if …", which holds under a condition
