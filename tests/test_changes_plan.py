@@ -232,8 +232,10 @@ def test_a_member_the_docs_write_on_its_type_is_a_possible_hit_on_any_receiver()
     assert (hit.line, hit.exact) == (3, False)  # reported apart, as possible: `arr`'s type is unknown
 
 
-@pytest.mark.parametrize("given", [["0.3b1", "0.3a2", "0.2"], ["0.3a2", "0.2", "0.3b1"], ["0.2", "0.3b1", "0.3a2"]])
+@pytest.mark.parametrize(
+    "given", [["0.3b1", "0.3", "0.3a2", "0.2"], ["0.3a2", "0.2", "0.3", "0.3b1"], ["0.3", "0.2", "0.3b1", "0.3a2"]]
+)
 def test_releases_with_the_same_numbers_sort_the_same_whatever_order_they_come_in(given: list[str]) -> None:
     from assistant.index.catalog import sort_versions
 
-    assert sort_versions(given) == ["0.2", "0.3a2", "0.3b1"]
+    assert sort_versions(given) == ["0.2", "0.3a2", "0.3b1", "0.3"]  # pre-releases before their release

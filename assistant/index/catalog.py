@@ -46,6 +46,7 @@ _VERSION_WORDS = frozenset(
 
 
 _DIGITS = re.compile(r"\d++")
+_FINAL = re.compile(r"\d++(?:[.\-+_]\d++)*+")  # a release of numbers only, no "rc4" or "a2"
 
 
 @lru_cache(maxsize=8192)  # asked for every release of the index at each version a question names
@@ -61,9 +62,9 @@ def release_key(version: str) -> tuple[int, ...]:
 
 
 def sort_versions(versions: Iterable[str]) -> list[str]:
-    """The versions, oldest first; those with the same numbers ("0.3a2", "0.3b1") by their text, so the order never
-    depends on the set's (hash-seeded) iteration."""
-    return sorted(set(versions), key=lambda v: (version_key(v), v))
+    """The versions, oldest first; of those with the same numbers, pre-releases ("2.1rc4", "0.3a2") before the
+    final one ("2.1"), then by their text, so the order never depends on the set's (hash-seeded) iteration."""
+    return sorted(set(versions), key=lambda v: (version_key(v), _FINAL.fullmatch(v) is not None, v))
 
 
 @dataclass(frozen=True)
