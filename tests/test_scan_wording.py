@@ -165,6 +165,8 @@ def test_a_few_words_describing_a_name_and_the_names_listed_with_it_leave_it_the
         Entry("item", "The `acme.interfaces.IContextURL` interface has been deprecated."),
         Entry("item", "`acme.base.HolderTuple`, used internally as the return type of tests, is now deprecated."),
         Entry("item", "`acme.read`, when given a path, is now deprecated."),  # under a condition
+        Entry("item", "Deprecated `acme.roi`, as it has no obvious use."),
+        Entry("item", "`acme.ext.mathbase` extension is deprecated"),
         section="Other changes",
     )
     assert sorted(t.symbol for t in found) == [
@@ -173,6 +175,8 @@ def test_a_few_words_describing_a_name_and_the_names_listed_with_it_leave_it_the
         "acme.Iptc.dump",
         "acme.Iptc.i",
         "acme.base.HolderTuple",
+        "acme.ext.mathbase",
         "acme.interfaces.IContextURL",
+        "acme.roi",
         "acme.tests",
     ]

@@ -25,7 +25,8 @@ _NOUNS = (
     r"the|a|an|deprecated|legacy|unused|internal-only|internal|obsolete|undocumented|public|private|model|class|"
     r"classes|type|types|alias|aliases|object|objects|method|methods|function|functions|module|modules|submodules?|"
     r"package|subpackages?|setting|settings|option|options|attribute|attributes|property|properties|field|fields|"
-    r"argument|arguments|decorator|constant|constants|helper|helpers|config|configs|variable|variables|interfaces?"
+    r"argument|arguments|decorator|constant|constants|helper|helpers|config|configs|variable|variables|interfaces?|"
+    r"extensions?"
 )
 _ITSELF_BEFORE = re.compile(
     # at the start (after a label such as "Issue #4:", or a noun phrase opening a parenthesis: "The PT2E flow
@@ -103,7 +104,8 @@ _FROM_PLACE = re.compile(rf"{_LISTED_NAMES}(?:from|in)\s++`", re.IGNORECASE)
 _GONE_BEFORE = re.compile(r"\b(?:remov|deprecat|drop)\w*+", re.IGNORECASE)  # only after such a verb
 _WHY_OR_WHOSE = re.compile(
     rf"{_LISTED_NAMES}(?:(?:(?:{_NOUNS})\b[\s`'\"]*+)*+"
-    r"(?:(?:after|due\s++to|because|since|as\s++part\s++of|without\s++(?:a\s++)?replacement)\b|,?\s*+(?:which|that)\b)|"
+    r"(?:(?:after|due\s++to|because|since|as\s++part\s++of|without\s++(?:a\s++)?replacement)\b|,?\s*+(?:which|that)\b|"
+    r",\s*+as\s++(?:it|they)\b)|"  # "Deprecated `x`, as it has no obvious use"
     r"(?:method|function|attribute|property|properties|class|module|submodule|subpackage)(?:s|es)?\s++"
     r"(?:(?:on|in|from)\b|and\s++(?:the\s++)?`))",  # "`x` method on `Map`", "`x` method and the `y`"
     re.IGNORECASE,
