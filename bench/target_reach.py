@@ -26,6 +26,7 @@ if str(REPO_ROOT) not in sys.path:
 
 from assistant.index.catalog import Catalog, sort_versions  # noqa: E402
 from assistant.upgrade.plan import UpgradePlan, make_plan  # noqa: E402
+from assistant.upgrade.target import Target  # noqa: E402
 from assistant.upgrade.targeting import targets  # noqa: E402
 from ingest.chunking import chunk_document  # noqa: E402
 from ingest.loader import DocumentError, load_document  # noqa: E402
@@ -45,15 +46,14 @@ def product_plan(folder: Path) -> UpgradePlan | None:
     return make_plan(chunks, Catalog.learn(chunks), versions[0], versions[-1], chunks[0].product)
 
 
-def reach(plan: UpgradePlan) -> tuple[list[str], list[str], int]:
-    """The summaries of the plan's removals and deprecations that name code, with and without a target, and the
-    number of targets."""
-    found = targets(plan)
+def reach(plan: UpgradePlan, found: list[Target]) -> tuple[list[str], list[str]]:
+    """The summaries of the plan's removals and deprecations that name code, with a target among `found` and
+    without one."""
     aimed = {t.change for t in found}
     named = [c for c in plan.changes if c.kind in ("removed", "deprecated") and c.symbols]
     hit = [c.summary for c in named if c.id in aimed]
     missed = [c.summary for c in named if c.id not in aimed]
-    return hit, missed, len(found)
+    return hit, missed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,15 +70,16 @@ def main(argv: list[str] | None = None) -> int:
             if plan is None:
                 print(f"| {folder.name} | fewer than two releases | | | |")
                 continue
-            hit, missed, count = reach(plan)
+            found = targets(plan)
+            hit, missed = reach(plan, found)
             total = len(hit) + len(missed)
             share = f"{len(hit)} ({len(hit) / total:.2f})" if total else "0"
-            print(f"| {folder.name} | {plan.from_version} → {plan.to_version} | {total} | {share} | {count} |")
+            print(f"| {folder.name} | {plan.from_version} → {plan.to_version} | {total} | {share} | {len(found)} |")
             for summary in random.Random(0).sample(missed, min(args.show, len(missed))):
                 print(f"    no target: {summary[:160]}")
             if args.targets:
                 summaries = {c.id: c.summary for c in plan.changes}
-                for t in targets(plan):
+                for t in found:
                     print(f"    {t.symbol} {t.parameter} {t.forms}: {summaries.get(t.change, '')[:120]}")
     return 0
 

@@ -14,7 +14,7 @@ from assistant.model.changes import ChangeKind, subject_part
 from assistant.model.document import Entry
 from assistant.text.words import sentences
 
-_CODE = re.compile(r"`([^`\n]{1,120})`")
+CODE = re.compile(r"`([^`\n]{1,120})`")  # a code span, its text the group
 # Section names, most specific first: "Removal of prior version deprecations" is about removals.
 _SECTION_KINDS: tuple[tuple[ChangeKind | None, re.Pattern[str]], ...] = (
     (
@@ -74,7 +74,7 @@ def shows_change(entry: Entry, following: tuple[Entry, ...]) -> bool:
     if entry.kind != "paragraph" or not following or following[0].kind != "code":
         return False
     first = next(iter(sentences(entry.text)), "")
-    return wording_kind(first) in ("removed", "deprecated") and bool(_CODE.search(subject_part(first)))
+    return wording_kind(first) in ("removed", "deprecated") and bool(CODE.search(subject_part(first)))
 
 
 def kind_of_section(parts: list[str]) -> tuple[ChangeKind | None, bool]:
@@ -96,7 +96,7 @@ def later_statement(text: str) -> tuple[str, ChangeKind | None]:
     said = sentences(text)
     for n, sentence in enumerate(said[1:], 1):
         subject = subject_part(sentence)
-        if _CODE.search(subject) and (stated := _STATED.match(sentence[len(subject) :])):
+        if CODE.search(subject) and (stated := _STATED.match(sentence[len(subject) :])):
             return " ".join(said[n:]), "removed" if stated.group(1).lower() == "removed" else "deprecated"
     return text, None
 

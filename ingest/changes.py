@@ -26,7 +26,7 @@ from assistant.model.document import Entry
 from assistant.model.records import Chunk
 from assistant.text.words import sentences
 from ingest.call_forms import old_forms
-from ingest.change_kinds import kind_of_section, later_statement, shows_change, topic_kind, wording_kind
+from ingest.change_kinds import CODE, kind_of_section, later_statement, shows_change, topic_kind, wording_kind
 from ingest.fixes import detail, fix
 
 SUMMARY_CHARS = 240
@@ -39,10 +39,9 @@ _HEADING_CHANGE = re.compile(
     re.I,
 )
 _GUIDE = re.compile(r"\b(?:migrat\w*+|upgrad\w*+|porting)\b", re.I)  # "Migrate to v9.x", "Migration Guide"
-# A code name in a heading whose marks are gone: dotted (`eslint.config.js`), called (`from_self()`), snake_case
 _GROUPS = re.compile(r"\bchanges\b", re.I)  # a guide's section grouping its changes: "API Changes", "Changes to config"
+# A code name in a heading whose marks are gone: dotted (`eslint.config.js`), called (`from_self()`), snake_case
 _CODE_LIKE = re.compile(r"[A-Za-z_]\.[A-Za-z_]|\w\(\)|\b[a-z]++_[a-z_]++\b|(?<![\w-])--?[a-z][\w-]++")
-_CODE = re.compile(r"`([^`\n]{1,120})`")
 _NAMED_ITEM = re.compile(r"`[^`\n]{1,120}`\s*+[—–]\s")  # "`getter_dict` — why it went"
 _DOTTED = re.compile(r"(?<![\w.`])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w`])")
 _NAME = re.compile(r"@?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
@@ -197,7 +196,7 @@ def _entry_changes(chunk: Chunk, heading: str, section_kind: ChangeKind | None, 
             intro = entry.text  # introduces the items under it, and may announce a change of its own
         text = entry.text
         if entry.kind in ("item", "row") and len(text) <= SHORT_ITEM_CHARS and _bare(text):
-            names = {_clean(code) for code in _CODE.findall(text)}
+            names = {_clean(code) for code in CODE.findall(text)}
             if names and names <= said:
                 continue  # `fastify.listen(8000)` under "… `fastify.listen()` method is now deprecated": an example
             # "`const`" says nothing alone: "The following properties have been removed from `Field`: `const`",
@@ -231,7 +230,7 @@ def _kind_of(entry_kind: str, text: str, section_kind: ChangeKind | None) -> Cha
     changes) counts only when its wording announces a change and it names code."""
     worded = wording_kind(text)
     if entry_kind == "paragraph":
-        if not _CODE.search(text):
+        if not CODE.search(text):
             return None
         return worded if section_kind in (None, "breaking", "behaviour") else (section_kind if worded else None)
     if section_kind in ("breaking", "behaviour") and worded in ("removed", "deprecated"):
@@ -274,7 +273,7 @@ def _change(
     if parameter and _KEYWORD_ONLY.search(text):
         parameter = ""  # "`tz` … is now keyword-only": passing it by keyword is the fix, not what breaks
     kept = _kept_by_position(text)
-    positional = -1 if kept is None else len(_CODE.findall(kept))
+    positional = -1 if kept is None else len(CODE.findall(kept))
     if kept is not None:
         parameter = ""  # "positional arguments `name` and `message` to `X`": a call form, not one parameter
         symbols = tuple(s for s in symbols if f"`{s}`" not in kept)  # `objs` of "except `objs`" is no subject
@@ -347,7 +346,7 @@ def _parameter(text: str) -> tuple[str, str]:
         function = _clean(m.group(1))
         if _NAME.fullmatch(function):
             return m.group(2), function
-    for code in _CODE.findall(text):
+    for code in CODE.findall(text):
         if m := _CALL_KEYWORD.match(code.strip()):
             return m.group(2), m.group(1)
     return "", ""
@@ -357,7 +356,7 @@ def _names(text: str, *, methods: bool = False) -> tuple[str, ...]:
     """Code spans that are names (`DataFrame.append`, `np.float_()`, `@validator`), in order, once each; with
     `methods`, also a builtin's name written as a call (`dict()`: a method of the class the text is about)."""
     out: list[str] = []
-    for code in _CODE.findall(text):
+    for code in CODE.findall(text):
         name = _clean(code)
         if methods and code.strip() == f"{name}()" and name in _NOT_NAMES:
             out.append(name)
@@ -377,7 +376,7 @@ def _names(text: str, *, methods: bool = False) -> tuple[str, ...]:
 
 def _bare(text: str) -> bool:
     """The item is little more than code names ("`min_items` (use `min_length` instead)")."""
-    words = _CODE.sub(" ", text)
+    words = CODE.sub(" ", text)
     telling = wording_kind(words) or re.search(r"\b(?:added|new|introduc\w*|supports?)\b", words, re.I)
     return not telling and len(re.findall(r"[A-Za-z]{2,}", words)) <= 3
 

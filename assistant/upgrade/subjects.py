@@ -90,16 +90,13 @@ PLACE = re.compile(
 )
 
 
-def says_use_instead(summary: str) -> bool:
-    """The summary opens with what to use instead of a name ("Please use `x` instead of `y` …")."""
-    return _USE_INSTEAD.match(summary) is not None
-
-
 # After a name its removal or deprecation opens with ("Removed legacy `x` …", "Remove `x` method …"): why or when
 # ("after its long deprecation period", "due to lack of use"), or the class or module it was a member of ("`x`
 # method on `Map`", "`a` and `b` methods in `pkg.io`").
 _LISTED_NAMES = r"^(?:\([^()]{0,20}+\))?`?+(?:\s*+(?:,|\band\b|\bor\b)(?:\s*+(?:and|or)\b)?\s*+`[^`]++`)*+[\s`'\")]*+"
-_MEMBER_NOUN_BEFORE = re.compile(r"\b(?:method|function|class|attribute|propert(?:y|ie))(?:s|es)?\s++`?+$", re.I)
+# What the names a change lists are members of a place as ("functions `a` and `b` from `m`"): their kind, before them
+MEMBER_KINDS = r"\b(?:method|function|class|attribute|propert(?:y|ie))(?:s|es)?"
+_MEMBER_NOUN_BEFORE = re.compile(rf"{MEMBER_KINDS}\s++`?+$", re.I)
 _FROM_PLACE = re.compile(rf"{_LISTED_NAMES}(?:from|in)\s++`", re.IGNORECASE)
 _GONE_BEFORE = re.compile(r"\b(?:remov|deprecat|drop)\w*+", re.IGNORECASE)  # only after such a verb
 _WHY_OR_WHOSE = re.compile(
@@ -125,6 +122,11 @@ _MIGRATE_AFTER = re.compile(r"^(?:\([^()]{0,20}+\))?`?+\s*+(?:to|with)\s++`", re
 _USE_INSTEAD = re.compile(
     r"^(?:[^:`]{0,24}+:\s*+)?(?:please\s++)?use\s++`?+[\w.]++(?:\(\))?+`?+\s++instead\s++of\s++", re.IGNORECASE
 )
+
+
+def says_use_instead(summary: str) -> bool:
+    """The summary opens with what to use instead of a name ("Please use `x` instead of `y` …")."""
+    return _USE_INSTEAD.match(summary) is not None
 
 
 def is_class(symbol: str) -> bool:

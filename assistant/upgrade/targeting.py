@@ -14,6 +14,7 @@ from assistant.upgrade.literals import old_values
 from assistant.upgrade.plan import PlannedChange, UpgradePlan
 from assistant.upgrade.subjects import (
     ADDS,
+    MEMBER_KINDS,
     PLACE,
     first_code,
     is_class,
@@ -217,8 +218,7 @@ _MEMBERS_OF = re.compile(
 # "functions `a` and `b` from `skimage.feature`", "the attribute `dtypes` from `DataFrameGroupBy`": the module or
 # class the names were members of
 _FROM_OWNER = re.compile(
-    r"\b(?:function|class|method|attribute|property|properties)(?:s|es)?\s++`[^`]++`(?:\s*+(?:,|and|or)\s*+`[^`]++`)*+"
-    r"\s++(?:from|in|of|on)\s++`~?+([\w.]++)`"
+    rf"{MEMBER_KINDS}\s++`[^`]++`(?:\s*+(?:,|and|or)\s*+`[^`]++`)*+\s++(?:from|in|of|on)\s++`~?+([\w.]++)`"
 )
 
 
