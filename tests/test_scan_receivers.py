@@ -97,6 +97,26 @@ def test_a_shortened_class_path_matches_where_the_code_imports_it_from(tmp_path:
     assert exact_lines(scan_code(tmp_path, code, LOG)) == [4]
 
 
+def test_a_gone_member_of_another_product_class_may_be_inherited_by_a_subclass_of_one(tmp_path: Path) -> None:
+    # The docs remove `TransactionCase.assertRowsEqual`; the code's class derives from another of the product's
+    # classes (`widget.test.Case`), whose bases the docs do not list.
+    rows = Target("rows", "widget.TransactionCase.assertRowsEqual", member_of="TransactionCase", gone=True)
+    code = (
+        "from widget.test import Case\n"
+        "class T(Case):\n"
+        "    def test_a(self):\n"
+        "        self.assertRowsEqual(a, b)\n"  # 4: inherited, whatever the chain of bases
+        "        self.check(a)\n"  # no target's member
+        "class U(Case):\n"
+        "    def assertRowsEqual(self, a, b):\n"  # 7: an override of it
+        "        return None\n"
+    )
+    assert exact_lines(scan_code(tmp_path, code, rows)) == [4, 7]
+    # a member whose name tells nothing (`save`) is no evidence of where it comes from
+    save = Target("save", "widget.TransactionCase.save", member_of="TransactionCase", gone=True)
+    assert exact_lines(scan_code(tmp_path, code.replace("assertRowsEqual", "save"), save)) == []
+
+
 def test_positional_arguments_past_those_kept_are_hit(tmp_path: Path) -> None:
     concat = Target("concat", "acme.concat", positional=1)  # "non-keyword arguments … except `objs`"
     code = "import acme\nacme.concat([a, b])\nacme.concat([a, b], 1)\nacme.concat([a], axis=1)\nacme.concat(*parts)\n"

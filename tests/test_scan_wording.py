@@ -180,3 +180,39 @@ def test_a_few_words_describing_a_name_and_the_names_listed_with_it_leave_it_the
         "acme.roi",
         "acme.tests",
     ]
+
+
+def test_a_name_a_relative_clause_or_its_verb_says_no_longer_exists_is_gone(tmp_path: Path) -> None:
+    found = plan_targets(
+        Entry(
+            "item",
+            "`field`: this argument used to be a `ModelField` object, which was a quasi-internal class that no "
+            "longer exists in Acme 2.",
+        ),
+        Entry("item", "The `acme.extVersion` variable does no longer exist."),
+        Entry("item", "`acme.keep` is a helper object, which still exists."),
+        Entry("code", "try:\n    from acme.v1.fields import ModelField\nexcept ImportError:\n    pass\n"),
+        section="Other changes",
+    )
+    # written bare, placed only by the docs' own imports (the 1.x compatibility module): under any module
+    assert sorted((t.symbol, t.gone) for t in found) == [("acme.ModelField", True), ("acme.extVersion", True)]
+    code = (
+        "from acme.fields import ModelField\n"  # 1
+        "def check(field: ModelField):\n"  # 2: the annotation names the gone class
+        "    return field.sub_fields\n"  # an instance's member is no use of its class
+    )
+    assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, *found))] == [1, 2]
+
+
+def test_the_import_of_a_deprecated_name_that_moved_to_another_module_is_the_line_to_change(tmp_path: Path) -> None:
+    found = plan_targets(
+        Entry("row", "Acme 1: `acme.json.ENCODERS` — Acme 2: `acme.deprecated.json.ENCODERS`"),
+        Entry("row", "Acme 1: `acme.tools.parse_as` — Acme 2: `acme.validate`"),  # replaced, not moved
+        section="Deprecated and moved",
+    )
+    assert sorted((t.symbol, t.at_import) for t in found) == [
+        ("acme.json.ENCODERS", True),
+        ("acme.tools.parse_as", False),
+    ]
+    code = "from acme.json import ENCODERS\nfrom acme.tools import parse_as\nx = ENCODERS[int]\ny = parse_as(int, 1)\n"
+    assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, *found))] == [1, 3, 4]

@@ -1,7 +1,7 @@
 """Whether a call meets a target's qualifier: its parameter passed (or omitted, for a changed default), more
 arguments by position than it keeps, or one of the old call forms its docs' examples show (`ingest.call_forms`:
 a list, tuple or string first, a keyword, on a selection or on what another call returned). The visitor and the
-pre-pass (`assistant.upgrade.lookup`) ask this of the same `ast` node.
+pre-pass (`assistant.upgrade.prepass`) ask this of the same `ast` node.
 
 Written by hand: the forms are this project's own reading of release notes' examples.
 """

@@ -4,7 +4,8 @@
 of findings, exact or "possible" (a member of a class used on a receiver of unknown type), and of the files
 that could not be read or parsed, which are skipped while everything else is still scanned (a module a few
 statements of which do not parse is read without them: `assistant.upgrade.recover`). Name resolution
-and matching live in `assistant.upgrade.visitor` and `assistant.upgrade.lookup`.
+and matching live in `assistant.upgrade.visitor` and `assistant.upgrade.lookup`; the pre-pass that skips a module
+hitting nothing, in `assistant.upgrade.prepass`.
 
 Notebooks are read by `assistant.upgrade.notebook`: IPython magics are left out, and a
 notebook's code cells are parsed as one module, as the kernel runs them in one namespace: an import in one cell
@@ -31,8 +32,9 @@ from assistant.runtime.bounded import BoundedWorker
 from assistant.runtime.settings import Settings
 from assistant.text.untrusted import one_line
 from assistant.upgrade.limits import read_at_most, size_text
-from assistant.upgrade.lookup import TargetIndex, might_hit
+from assistant.upgrade.lookup import TargetIndex
 from assistant.upgrade.notebook import code_cells, joined
+from assistant.upgrade.prepass import might_hit
 from assistant.upgrade.project import NONE, ProjectClasses, project_classes
 from assistant.upgrade.recover import Skipped, recovered
 from assistant.upgrade.target import Target

@@ -60,6 +60,7 @@ _ITSELF_AFTER = re.compile(
     r"(?:removed|deprecated)\b|"
     # "`X` is no longer necessary, and has been removed"
     r"(?:is|are)\s++no longer\s++\w++,?\s++and\s++(?:has|have)\s++been\s++(?:removed|deprecated)\b|"
+    r"(?:(?:does|do)\s++)?no\s++longer\s++exists?\b|"  # "The `extVersion` variable does no longer exist"
     # "`load()` now returns a list": every call; not "… now raises if …", which holds under a condition
     r"(?:will\s++)?(?:now|no longer)\s++(?:returns?|raises?|uses?|gives?|yields?)\b"
     r"(?![^.;]{0,200}?\b(?:if|when|whenever|unless|under|with|where|for)\b))",
@@ -74,10 +75,14 @@ _RENAMED_AFTER = re.compile(rf"^(?:\(\))?+`?+\s*+(?:(?:{_NOUNS})\s++)*+(?:to|as|
 # the item's name alone or followed by a dash and why.
 _LISTED_UNDER = re.compile(r"\b(?:removed|deprecated|renamed|dropped)\s*+:[\s`'\"]*+$", re.IGNORECASE)
 # A relative clause saying the names just written are gone, its verb agreeing with them: "`x` and `y` (which are now
-# deprecated)", "`x`, which was removed in 1.0"; not "functions in `x`, which were deprecated".
+# deprecated)", "`x`, which was removed in 1.0", "a `x` object, which was a quasi-internal class that no longer
+# exists"; not "functions in `x`, which were deprecated".
 _WHICH_GONE = re.compile(
-    r"^`?+(?:(?P<more>(?:\s*+(?:,|\band\b|\bor\b)\s*+`[^`]++`)++)|)[\s,(]*+which\s++"
-    r"(?:(?P<one>is|was|has\s++been)|are|were|have\s++been)\s++(?:now\s++)?(?:deprecated|removed)\b",
+    r"^`?+(?:\s++(?:object|class|function|module)s?+)?+(?:(?P<more>(?:\s*+(?:,|\band\b|\bor\b)\s*+`[^`]++`)++)|)"
+    r"[\s,(]*+which\s++(?:"
+    r"(?:(?P<one>is|was|has\s++been)|are|were|have\s++been)\s++(?:now\s++)?(?:deprecated|removed)\b|"
+    r"(?:(?P<single>(?:is|was)\s++an?\s++(?:[\w-]++\s++){1,4}?that\s++)?no\s++longer\s++exists|"
+    r"(?:are|were)\s++(?:[\w-]++\s++){1,4}?that\s++no\s++longer\s++exist|no\s++longer\s++exist)\b)",
     re.IGNORECASE,
 )
 _LISTED_BEFORE = re.compile(r"`[^`]++`\s*+(?:,|\band\b|\bor\b)[\s,]*+(?:and\s++|or\s++)?`?+$", re.IGNORECASE)
@@ -151,8 +156,7 @@ def names_itself(symbol: str, summary: str) -> bool:
         before = before[place.end() :]
     if _LISTED_UNDER.search(before) and _EXPLAINED.match(after):  # "… removed: `x` — it was the source of bugs"
         return True
-    which = _WHICH_GONE.match(after)  # "a replacement for `x` and `y` (which are now deprecated)"
-    if which and bool(which.group("more") or _LISTED_BEFORE.search(before)) != bool(which.group("one")):
+    if _which_gone(before, after):  # "a replacement for `x` and `y` (which are now deprecated)"
         return True
     if not _ITSELF_BEFORE.search(before):
         return False
@@ -172,6 +176,25 @@ ADDS = re.compile(r"^\W*(?:added|adds|introduced|introduces)\b", re.IGNORECASE)
 
 # A summary that opens with its verb ("Removed `x`", "Enforced deprecation of `y`") has its subject after it;
 # any other has it before its verb ("`x` is deprecated", "DeviceMesh now stores …, enabling `torch.compile`").
+def gone_by_clause(symbols: Sequence[str], summary: str) -> list[str]:
+    """The first of `symbols` a relative clause says is gone, wherever the sentence writes it: "`field`: this
+    argument used to be a `ModelField` object, which was a quasi-internal class that no longer exists"."""
+    for symbol in symbols:
+        span = spelled_at(symbol, summary)
+        if span is not None and _which_gone(summary[: span[0]], summary[span[1] :]):
+            return [symbol]
+    return []
+
+
+def _which_gone(before: str, after: str) -> bool:
+    """Whether a relative clause after a name says it is gone, its verb agreeing with the names listed."""
+    which = _WHICH_GONE.match(after)
+    if which is None:
+        return False
+    one = which.group("one") or which.group("single") or which.group(0).lower().endswith("exists")
+    return bool(which.group("more") or _LISTED_BEFORE.search(before)) != bool(one)
+
+
 def subjects(symbols: Sequence[str], summary: str) -> list[str]:
     """The first name the summary's subject writes, and those listed with it ("`a()` and `b()`", "`a` / `b`")."""
     subject = subject_part(summary)

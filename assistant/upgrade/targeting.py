@@ -17,6 +17,7 @@ from assistant.upgrade.subjects import (
     MEMBER_KINDS,
     PLACE,
     first_code,
+    gone_by_clause,
     is_class,
     leads_to,
     names_itself,
@@ -72,6 +73,13 @@ def targets(plan: UpgradePlan) -> list[Target]:
         itself = _row_of(named[0], change) or _replaced(named[0], change) or names_itself(named[0], change.summary)
         if itself and change.kind == "behaviour" and says_use_instead(change.summary):
             itself = False  # "ROCm: Use `amdsmi` instead of `rocmsmi`" among improvements: what the product now does
+        elif (
+            not itself
+            and not qualified
+            and change.kind != "behaviour"
+            and (clause := gone_by_clause(change.symbols, change.summary))
+        ):
+            named, itself = clause, True  # "… used to be a `ModelField` object, which … no longer exists"
         # "the `USE_L10N` setting", "The model's `Meta.index_together` option": not a parameter's option
         setting = bool(_SETTING.search(change.summary) or _OPTION.search(change.summary)) and not change.parameter
         gone = _row_of(named[0], change) or bool(_GONE.search(change.summary))
@@ -84,6 +92,10 @@ def targets(plan: UpgradePlan) -> list[Target]:
             if owner and _bare(symbol, plan.modules) and symbol != owner and not loose:
                 symbol = f"{owner}.{symbol.rsplit('.', 1)[-1]}"
                 member_of = owner.rsplit(".", 1)[-1] if is_class(owner) else ""
+            elif not qualified and _placed_by_examples(symbol, change.summary):
+                # "`ModelField`", placed only by where the docs' code imports it from (`pydantic.v1.fields` as
+                # well as `pydantic.fields`): a class of the product under whichever of its modules code takes it
+                symbol = f"{symbol.split('.', 1)[0]}.{symbol.rsplit('.', 1)[-1]}"
             forms = _forms_of(symbol, change.forms, said) or _valued(symbol, change.parameter, change.summary)
             if symbol in plan.modules or (shown and not forms) or not (qualified or forms or itself):
                 continue
@@ -95,7 +107,8 @@ def targets(plan: UpgradePlan) -> list[Target]:
                         change.parameter,
                         change.default_changed,
                         member_of=member_of,
-                        at_import=change.kind != "deprecated",  # a deprecated name still imports: its uses hit
+                        # a deprecated name still imports: its uses hit, unless its module is what changes
+                        at_import=change.kind != "deprecated" or _moved(symbol, change.replacement),
                         positional=change.positional,
                         forms=forms,
                         family=plan.modules,
@@ -169,7 +182,7 @@ def _valued(symbol: str, parameter: str, summary: str) -> tuple[str, ...]:
 
 
 # The wording of a change that does away with a name: its summary says so, whatever section it is in.
-_GONE = re.compile(r"\b(?:remov|deprecat|renam|drop|replaced\b|no longer (?:available|exists|supported|public))", re.I)
+_GONE = re.compile(r"\b(?:remov|deprecat|renam|drop|replaced\b|no longer (?:available|exists?|supported|public))", re.I)
 _SETTING = re.compile(r"\b(?:config(?:uration)? )?settings?\b", re.IGNORECASE)
 _OPTION = re.compile(r"`[^`]+`\s+options?\b")  # an option the docs name ("execution options" names none)
 
@@ -238,6 +251,21 @@ def _bare(symbol: str, modules: tuple[str, ...]) -> bool:
     """A name the docs write without its class or module: alone, or only under the product's top module."""
     parts = symbol.split(".")
     return len(parts) == 1 or (len(parts) == 2 and parts[0] in modules)
+
+
+def _moved(symbol: str, replacement: str) -> bool:
+    """Whether the replacement is the same name in another module (`pydantic.json.ENCODERS_BY_TYPE` ->
+    `pydantic.deprecated.json.ENCODERS_BY_TYPE`): the import from the old module is the line to change."""
+    old, new = symbol.rsplit(".", 1), replacement.strip("`").rsplit(".", 1)
+    return len(old) == len(new) == 2 and old[1] == new[1] and old[0] != new[0] and not is_class(old[0])
+
+
+def _placed_by_examples(symbol: str, summary: str) -> bool:
+    """A class below the product's top module that the summary writes bare (`ModelField` for
+    `pydantic.v1.fields.ModelField`): its module is only where the docs' code imports it from."""
+    parts = symbol.split(".")
+    span = spelled_at(symbol, summary)
+    return len(parts) > 2 and parts[-1][:1].isupper() and span is not None and "." not in summary[span[0] : span[1]]
 
 
 _MEMBER_NOUN = r"(?:method|attribute|property|config(?:uration)?|option)s?"
