@@ -159,6 +159,14 @@ class KnowledgeBase:
         timings["total"] = (time.perf_counter() - started) * 1e3
         yield finished(answer, query, timings, self.settings.max_question_chars)
 
+    def examples(self, limit: int = 4) -> list[str]:
+        """Up to `limit` questions the indexed docs answer, drawn from them and checked by asking each one
+        (`assistant.examples`): what an interface offers a user who does not know what to ask."""
+        from assistant.examples import example_questions
+
+        self.refresh()
+        return example_questions(self, limit)
+
     def plan(self, from_version: str, to_version: str, *, product: str | None = None) -> UpgradePlan:
         """Every change the docs announce after `from_version` up to `to_version`, in release order, cited."""
         from assistant.upgrade.plan import make_plan

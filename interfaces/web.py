@@ -46,12 +46,6 @@ TITLE = "reldocs — ask the release docs"
 ALL_VERSIONS = ""
 RELEASE_SEP = " @ "  # "pandas @ 3.0.0" in the Version menu's values when several products are indexed
 CONCURRENCY = 4  # questions answered at once; more wait in Gradio's queue (the work is CPU-bound)
-EXAMPLES = (
-    "What is the minimum CUDA version to build PyTorch 2.12 from source?",
-    "Which optimizer gained fused=True?",
-    "Why does torchrun no longer use port 29500?",
-    "Quel optimiseur supporte fused=True ?",
-)
 HEADER = f"""# {TITLE}
 Ask what changes when you upgrade. Answers quote the release notes and migration guides, with numbered
 sources you can unfold; when the docs don't say, the answer says so. Follow-up questions keep the conversation."""
@@ -181,6 +175,7 @@ def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
     log = FeedbackLog.from_settings(settings)
     products = kb.products()
     choices = release_choices(products)
+    examples = kb.examples()  # drawn from the indexed docs, each answered before it is offered
 
     # Typed wrappers: gradio derives the API schema and injects LikeData/Request from these signatures.
     def ask(question: str, version: str = "", history: list[str] | None = None, product: str = "") -> dict[str, Any]:
@@ -218,7 +213,7 @@ def build_ui(kb: KnowledgeBase, settings: Settings) -> gr.Blocks:
                 height="66vh",
                 min_height=420,
                 feedback_options=("Like", "Dislike"),
-                examples=[{"text": q} for q in EXAMPLES],
+                examples=[{"text": q} for q in examples] or None,
                 placeholder="Ask about a release, or pick an example.",
                 buttons=["copy"],  # copies the message's plain-text twin (COPY_JS), not its HTML
                 # Messages are HTML built from escaped parts (web_render); no Markdown, LaTeX or custom tags on top.

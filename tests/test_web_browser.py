@@ -193,8 +193,10 @@ def test_overlong_question_says_it_was_cut(page, web_settings: Settings):
 
 def test_examples_and_version_filter(page):
     clear(page)
-    page.get_by_text("Quel optimiseur supporte fused=True ?").click()  # an example, asked at once
-    bot_message(page, "Adagrad")
+    # examples drawn from the indexed docs (`KnowledgeBase.examples`), the French one asked at once when picked
+    page.get_by_text("What breaks in PyTorch 2.12.0?").wait_for()
+    page.get_by_text("Que remplace `torch.distributed.nn.functional` dans PyTorch 2.12.0 ?").click()
+    bot_message(page, "functional collectives")
     page.locator("#reldocs-version input").click()
     options = [o.replace("✓", "").strip() for o in page.get_by_role("option").all_inner_texts()]
     assert options[0] == "All versions" and "2.12.0" in options
