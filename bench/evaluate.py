@@ -323,6 +323,12 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
         default=None,
         help="evaluation set: its questions over its product's docs alone; 'all' = every set over one index",
     )
+    parser.add_argument(
+        "--system",
+        choices=("reldocs", "bm25", "dense"),
+        default="reldocs",
+        help="what retrieves: reldocs' hybrid search, or a BM25 or dense-only baseline (same gate and answerer)",
+    )
     parser.add_argument("--json", action="store_true", help="print the metrics as JSON")
     parser.add_argument(
         "--show-failures",
@@ -399,14 +405,22 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
 
+    if args.system != "reldocs":  # the same index, gate and answerer; only the retrieval differs
+        from bench.baselines import baseline_kb
+
+        kb = baseline_kb(kb, args.system, kb.retriever.embedder)  # type: ignore[attr-defined]
     report = evaluate_sets(kb, sets)
     if args.json:
         if not args.show_failures:
             report = {key: value for key, value in report.items() if key != "failures"}
-        print(json.dumps({"set": args.set or next(iter(sets)), **report}, indent=2, ensure_ascii=False))
+        print(
+            json.dumps(
+                {"set": args.set or next(iter(sets)), "system": args.system, **report}, indent=2, ensure_ascii=False
+            )
+        )
     else:
         questions = ", ".join(str(path) for path in files.values())
-        print(f"corpus: {corpus_dir}\nindex: {index_dir}\nquestions: {questions}")
+        print(f"corpus: {corpus_dir}\nindex: {index_dir}\nsystem: {args.system}\nquestions: {questions}")
         print(format_report(report, show_failures=args.show_failures))
     return 0
 

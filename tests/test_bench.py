@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 from unittest import mock
 
@@ -385,3 +386,47 @@ def test_guide_plans_counts_the_topics_under_breaking_changes() -> None:
         "## New Features\n\n### Diagnostics\n"
     )
     assert topics(guide) == ["Removed app.use() (#3506)", "reply.res moved"]
+
+
+def test_evaluate_scores_a_baseline_on_any_question_file(
+    tmp_path: Path, fake_kb, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bench import baselines, evaluate
+
+    questions = tmp_path / "q.jsonl"
+    rows = [
+        {
+            "id": "a1",
+            "question": "Why does torchrun no longer use port 29500?",
+            "answerable": True,
+            "lang": "en",
+            "must_contain": ["29500"],
+            "sources": ["pytorch/2.12.0/migration-guide.txt"],
+            "version": None,
+        },
+        {
+            "id": "a2",
+            "question": "What replaces the flux capacitor in PyTorch 2.12?",
+            "answerable": False,
+            "lang": "en",
+            "must_contain": [],
+            "sources": [],
+            "version": None,
+        },
+    ]
+    questions.write_text("\n".join(json.dumps(r) for r in rows) + "\n")
+    monkeypatch.setattr(evaluate, "_open_kb", lambda *args, **kwargs: fake_kb)
+    built: list[str] = []
+    real = baselines.baseline_kb
+    monkeypatch.setattr(
+        baselines, "baseline_kb", lambda kb, kind, embedder: built.append(kind) or real(kb, kind, embedder)
+    )
+    for system in ("reldocs", "bm25", "dense"):
+        args = ["--questions", str(questions), "--corpus", str(tmp_path), "--index", str(tmp_path / "i"), "--json"]
+        assert evaluate.main([*args, "--system", system]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["system"] == system and report["questions"] == 2
+    assert built == ["bm25", "dense"]  # the same index, gate and answerer; only retrieval is the baseline's
+    with pytest.raises(SystemExit):
+        evaluate.main(["--system", "grep"])
+    assert "invalid choice: 'grep'" in capsys.readouterr().err
