@@ -6,22 +6,31 @@ hand before any scan ran) and `LABELS.md` (how). This script puts each file unde
 (git-ignored), from the code host at its commit, or copied from a folder that already holds it (`--from`),
 and checks every file's sha256 against the manifest: a file that does not match is not written.
 
+A set whose docs are not in ../shared names them in its `set.json` ("sdist": the source distribution's registry
+URL with its `#sha256=`, "folder" inside it, "files": {file: release}); they go to
+`data/scan-docs/<product>/<release>/<file>` (`--docs`), read from the archive in memory, nothing extracted or run.
+
 Usage:
-    python bench/fetch_scan_sets.py [--set pandas] [--from DIR] [--out data/scan-sets]
+    python bench/fetch_scan_sets.py [--set pandas] [--from DIR] [--out data/scan-sets] [--docs data/scan-docs]
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import sys
+import tarfile
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
 SETS_DIR = BENCH_DIR / "scan_sets"
 DEFAULT_OUT = BENCH_DIR.parent / "data" / "scan-sets"
+DEFAULT_DOCS = BENCH_DIR.parent / "data" / "scan-docs"
+MAX_ARCHIVE = 50_000_000  # a source distribution of release docs larger than this is not read
 RAW = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 MAX_BYTES = 2_000_000
 
@@ -74,11 +83,61 @@ def fetch(name: str, out: Path, local: Path | None = None) -> tuple[int, list[st
     return placed, problems
 
 
+def spec(name: str) -> dict[str, Any]:
+    """The set's `set.json`."""
+    return json.loads((SETS_DIR / name / "set.json").read_text(encoding="utf-8"))
+
+
+def docs_folder(name: str, shared: Path, docs: Path = DEFAULT_DOCS) -> Path:
+    """Where the set's docs are: under `docs` for a set that fetches them, else in ../shared."""
+    about = spec(name)
+    return docs / _safe_name(str(about["product"])) if "sdist" in about else shared / str(about["docs"])
+
+
+def fetch_docs(name: str, docs: Path = DEFAULT_DOCS) -> tuple[int, list[str]]:
+    """The set's docs from the source distribution its `set.json` names, each file in its release's folder: how
+    many are in place, and one line per problem. The archive is read in memory; only the named regular files are
+    taken, and only when the archive's sha256 is the one named."""
+    about = spec(name)
+    if "sdist" not in about:
+        return 0, []
+    files = {_safe_name(f): _safe_name(v) for f, v in dict(about["files"]).items()}
+    folder = docs / _safe_name(str(about["product"]))
+    targets = {f: folder / v / f for f, v in files.items()}
+    if all(t.is_file() for t in targets.values()):
+        return len(targets), []
+    url, _, digest = str(about["sdist"]).partition("#sha256=")
+    if not url.startswith("https://"):
+        return 0, [f"{name}: the sdist is no https URL: {url!r}"]
+    try:
+        with urllib.request.urlopen(url, timeout=120) as response:  # the registry's file host
+            data = response.read(MAX_ARCHIVE + 1)
+    except OSError as e:
+        return 0, [f"{name}: cannot fetch {url}: {e}"]
+    if len(data) > MAX_ARCHIVE or hashlib.sha256(data).hexdigest() != digest:
+        return 0, [f"{name}: {url} is not the archive set.json names (size or sha256 differs); nothing written"]
+    placed, problems = 0, []
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        members = {m.name: m for m in archive.getmembers() if m.isfile()}
+        top = url.rsplit("/", 1)[-1].removesuffix(".tar.gz")
+        for file, target in targets.items():
+            member = members.get(f"{top}/{about['folder']}/{file}")
+            if member is None or member.size > MAX_BYTES:
+                problems.append(f"{name}: {file} is not a regular file of {about['folder']} in {top}")
+                continue
+            extracted = archive.extractfile(member)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(extracted.read() if extracted else b"")
+            placed += 1
+    return placed, problems
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--set", dest="only", choices=sets(), help="one set (default: all)")
     parser.add_argument("--from", dest="local", type=Path, help="a folder of <set>/<file> already fetched")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    parser.add_argument("--docs", type=Path, default=DEFAULT_DOCS, help="where a set's fetched docs go")
     args = parser.parse_args(argv)
     failed = False
     for name in [args.only] if args.only else sets():
@@ -86,10 +145,13 @@ def main(argv: list[str] | None = None) -> int:
         if local is not None and (local / "files").is_dir():
             local = local / "files"
         placed, problems = fetch(name, args.out, local)
-        for line in problems:
+        docs, unread = fetch_docs(name, args.docs)
+        for line in [*problems, *unread]:
             print(line, file=sys.stderr)
         print(f"{name}: {placed}/{len(manifest(name))} files in {args.out / name}", file=sys.stderr)
-        failed = failed or bool(problems)
+        if docs:
+            print(f"{name}: {docs} docs in {args.docs / spec(name)['product']}", file=sys.stderr)
+        failed = failed or bool(problems) or bool(unread)
     return 1 if failed else 0
 
 

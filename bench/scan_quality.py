@@ -39,7 +39,7 @@ from assistant.index.catalog import Catalog  # noqa: E402
 from assistant.upgrade.plan import make_plan  # noqa: E402
 from assistant.upgrade.scan import scan  # noqa: E402
 from assistant.upgrade.targeting import targets  # noqa: E402
-from bench.fetch_scan_sets import DEFAULT_OUT, SETS_DIR, manifest, sets  # noqa: E402
+from bench.fetch_scan_sets import DEFAULT_OUT, SETS_DIR, docs_folder, manifest, sets  # noqa: E402
 from ingest.chunking import chunk_document  # noqa: E402
 from ingest.loader import load_document  # noqa: E402
 
@@ -85,7 +85,7 @@ def score(name: str, files: Path, shared: Path, repos: Path | None = None) -> di
     """One set's row: labels, exact recall and precision, possible lines, the peer's row, seconds; with `repos`,
     of the labelled files in their whole repositories, scanned as projects."""
     spec = json.loads((SETS_DIR / name / "set.json").read_text(encoding="utf-8"))
-    docs = shared / spec["docs"]
+    docs = docs_folder(name, shared)
     folder = files / name
     if repos is None:
         missing = [r["file"] for r in manifest(name) if not (folder / str(r["file"])).is_file()]

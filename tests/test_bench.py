@@ -377,6 +377,46 @@ def test_a_scan_set_manifest_is_data_never_a_path_to_write_through(tmp_path: Pat
     assert placed == 0 and "sha256 differs" in problems[0] and not (tmp_path / "out" / "demo" / "x.py").exists()
 
 
+def test_a_scan_sets_docs_come_from_its_sdist_by_digest_and_only_as_regular_files(tmp_path: Path) -> None:
+    import hashlib
+    import io
+    import tarfile
+
+    from bench import fetch_scan_sets
+
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w:gz") as tar:
+        for name, data in (("acme-2.0/doc/release/release_2.0.rst", b"Removed `acme.old`.\n"),):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+        link = tarfile.TarInfo("acme-2.0/doc/release/release_2.1.rst")  # a link to elsewhere: never followed
+        link.type, link.linkname = tarfile.SYMTYPE, "/etc/passwd"
+        tar.addfile(link)
+    data = archive.getvalue()
+    url = "https://pypi.example/packages/acme-2.0.tar.gz"
+    about = {
+        "product": "acme",
+        "sdist": f"{url}#sha256={hashlib.sha256(data).hexdigest()}",
+        "folder": "doc/release",
+        "files": {"release_2.0.rst": "2.0", "release_2.1.rst": "2.1"},
+    }
+    response = mock.MagicMock()
+    response.__enter__.return_value.read.return_value = data
+    with (
+        mock.patch.object(fetch_scan_sets, "spec", lambda name: about),
+        mock.patch.object(fetch_scan_sets.urllib.request, "urlopen", return_value=response),
+    ):
+        placed, problems = fetch_scan_sets.fetch_docs("demo", tmp_path)
+        assert (placed, len(problems)) == (1, 1) and "release_2.1.rst is not a regular file" in problems[0]
+        assert (tmp_path / "acme" / "2.0" / "release_2.0.rst").read_text() == "Removed `acme.old`.\n"
+        assert not (tmp_path / "acme" / "2.1").exists()
+        about["sdist"] = f"{url}#sha256={'0' * 64}"  # another archive than the one named: nothing written
+        (tmp_path / "acme" / "2.0" / "release_2.0.rst").unlink()
+        placed, problems = fetch_scan_sets.fetch_docs("demo", tmp_path)
+    assert placed == 0 and "sha256 differs" in problems[0] and not list((tmp_path / "acme").rglob("*.rst"))
+
+
 def test_guide_plans_counts_the_topics_under_breaking_changes() -> None:
     from bench.guide_plans import topics
 
