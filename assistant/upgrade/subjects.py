@@ -174,8 +174,6 @@ _LISTED = re.compile(rf"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`@\s]
 ADDS = re.compile(r"^\W*(?:added|adds|introduced|introduces)\b", re.IGNORECASE)
 
 
-# A summary that opens with its verb ("Removed `x`", "Enforced deprecation of `y`") has its subject after it;
-# any other has it before its verb ("`x` is deprecated", "DeviceMesh now stores …, enabling `torch.compile`").
 def gone_by_clause(symbols: Sequence[str], summary: str) -> list[str]:
     """The first of `symbols` a relative clause says is gone, wherever the sentence writes it: "`field`: this
     argument used to be a `ModelField` object, which was a quasi-internal class that no longer exists"."""
@@ -195,6 +193,8 @@ def _which_gone(before: str, after: str) -> bool:
     return bool(which.group("more") or _LISTED_BEFORE.search(before)) != bool(one)
 
 
+# A summary that opens with its verb ("Removed `x`", "Enforced deprecation of `y`") has its subject after it;
+# any other has it before its verb ("`x` is deprecated", "DeviceMesh now stores …, enabling `torch.compile`").
 def subjects(symbols: Sequence[str], summary: str) -> list[str]:
     """The first name the summary's subject writes, and those listed with it ("`a()` and `b()`", "`a` / `b`")."""
     subject = subject_part(summary)
