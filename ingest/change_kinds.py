@@ -31,6 +31,21 @@ _SECTION_KINDS: tuple[tuple[ChangeKind | None, re.Pattern[str]], ...] = (
     ("new", re.compile(r"\bnew features?\b|\bwhat'?s new\b|\benhancements?\b|\bhighlights\b|^added$|\bnew in\b", re.I)),
 )
 _WORDING_KINDS: tuple[tuple[ChangeKind, re.Pattern[str]], ...] = (
+    # a changelog's imperative says what it does first: "Remove deprecated function `x`" removes `x`
+    # when what it removes is code or support for something ("Remove deprecated function nx.info", "Drop support
+    # for …"; not "Remove reference cycle in `torch.save`"), not its docs ("Remove `offset` from `f` docstring")
+    (
+        "removed",
+        re.compile(
+            r"^\W*+(?:[\w .-]{0,24}+:\s*+)?(?:removes?|drops?|expires?)\s++"  # "ONNX: Remove `x`"
+            r"(?:(?:the|a|an|deprecated|unused|old|outdated|legacy|obsolete|undocumented|internal|private)\s++)*+"
+            r"(?:(?:functions?|methods?|class(?:es)?|modules?|attributes?|arguments?|parameters?|options?|"
+            r"decorators?|aliases|alias|env var|settings?)\s++)?+"
+            r"(?:`|[A-Za-z_][A-Za-z0-9]*+(?:[._][A-Za-z0-9]++)++|support\b)"
+            r"(?![^\n]*?\b(?:docstrings?|documentation|docs|comments?|typos?|tests?|test suite|CI)\b)",
+            re.I,
+        ),
+    ),
     (
         "removed",
         re.compile(

@@ -45,6 +45,11 @@ _CODE_LIKE = re.compile(r"[A-Za-z_]\.[A-Za-z_]|\w\(\)|\b[a-z]++_[a-z_]++\b|(?<![
 _NAMED_ITEM = re.compile(r"`[^`\n]{1,120}`\s*+[—–]\s")  # "`getter_dict` — why it went"
 _DOTTED = re.compile(r"(?<![\w.`])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w`])")
 _NAME = re.compile(r"@?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
+# A code name a changelog line writes without marks, where it marks none ("Remove to_numpy_matrix &
+# from_numpy_matrix (#5746)", "Remove deprecated function nx.info"): dotted or snake_case, not a file or a link.
+_UNMARKED = re.compile(r"(?<![\w.`/@-])(?:[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++|[A-Za-z]\w*?_\w++)(?![\w`/-]|\.\w)")
+_FILE = re.compile(r"\.(?:py[ixd]?|rst|txt|md|cfg|toml|ini|json|ya?ml|[ch]|cpp|js|html?|in|com|org|io|net)$", re.I)
+_LINK = re.compile(r"\S*+://\S*+|<[^<>\s]++>")
 _CALL_KEYWORD = re.compile(r"^(@?[A-Za-z_][\w.]*)\((?:[^()]*,\s*)?([A-Za-z_]\w*)\s*=")
 # "the `verbose` parameter of `ReduceLROnPlateau`", "`strict` argument to `torch.export.export`"
 _PARAM_OF = re.compile(
@@ -229,6 +234,8 @@ def _kind_of(entry_kind: str, text: str, section_kind: ChangeKind | None) -> Cha
     """An entry's kind: its section's, refined or supplied by its wording. A paragraph (prose, not a list of
     changes) counts only when its wording announces a change and it names code."""
     worded = wording_kind(text)
+    if section_kind == "deprecated" and worded == "removed":
+        section_kind = worded  # under "Deprecated code": "The functions `x` and `y` were removed in 3.0"
     if entry_kind == "paragraph":
         if not CODE.search(text):
             return None
@@ -325,7 +332,16 @@ def _symbols_and_replacement(text: str, *, row: bool, methods: bool = False) -> 
     if m := _REPLACEMENT.search(text) or _ARROW.search(text):
         replacement = _clean(m.group(1))
     names = tuple(n for n in _names(text, methods=methods) if n != replacement)
+    if not names and not CODE.search(text):  # a changelog line that marks no code: its names as it writes them
+        names = unmarked_names(text)
     return names, replacement
+
+
+def unmarked_names(text: str) -> tuple[str, ...]:
+    """The code names a text writes without marks (dotted or snake_case), in order, once each; no file name
+    (`setup.py`), link or Latin abbreviation."""
+    found = _UNMARKED.findall(_LINK.sub(" ", text))
+    return tuple(dict.fromkeys(n for n in found if not _FILE.search(n) and n.lower() not in _LATIN))
 
 
 def _renames(row: str) -> bool:

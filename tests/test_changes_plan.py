@@ -4,6 +4,7 @@ for a change announced twice, and plans between releases that are not indexed (n
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -49,11 +50,35 @@ def item(text: str) -> Entry:
         ("Other API changes", "Removed `acme.old()`.", "removed"),  # the section says nothing: the wording does
         ("Other API changes", "Deprecated `acme.old()`.", "deprecated"),
         ("Other API changes", "`acme.load()` now defaults to `lazy=True`.", "behaviour"),
+        # a changelog's imperative, of code or support: what it does comes first ("Remove deprecated …")
+        ("Merged PRs", "Remove deprecated function acme.info (#5759)", "removed"),
+        ("ONNX", "Remove `LegacyStrategy` (#145442)", "removed"),  # read as "ONNX: Remove …"
+        ("Merged PRs", "Expire d_separated and minimum_d_separator functions (#7830)", "removed"),
+        ("Deprecated code", "The functions `read_pickle` and `write_pickle` were removed in 3.0.", "removed"),
     ],
 )
 def test_kind_from_the_section_first_and_the_wording_second(section: str, text: str, kind: str) -> None:
     (change,) = chunk(item(text), section=section).changes
     assert change.kind == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Remove reference cycle in `acme.save` to improve memory usage (#165204)",  # no code removed
+        "Remove `offset` parameter from `filters.threshold` docstring (#2566)",  # its docs
+        "Remove gdal dependency (#5766)",
+    ],
+)
+def test_an_imperative_that_removes_no_code_is_no_removal(text: str) -> None:
+    assert [c.kind for c in chunk(item(text), section="Merged PRs").changes] in ([], ["behaviour"])
+
+
+def test_a_changelog_line_that_marks_no_code_names_it_as_it_writes_it() -> None:
+    (change,) = chunk(item("Remove to_numpy_matrix & from_numpy_matrix (#5746)"), section="Merged PRs").changes
+    assert change.symbols == ("to_numpy_matrix", "from_numpy_matrix")
+    (change,) = chunk(item("Removed acme.templates, not setup.py (see https://x.org/a_b)"), section="Other").changes
+    assert change.symbols == ("acme.templates",)  # no file name, no link
 
 
 def test_bug_fixes_and_performance_announce_no_change() -> None:
@@ -191,6 +216,19 @@ def test_symbols_are_qualified_through_the_docs_aliases() -> None:
     assert qualify("arr.view", catalog, product, frozenset({"ndarray"})) == "arr.view"
     assert qualify("DataFrame.append", catalog, product) == "numpy.DataFrame.append"  # a class: the product's
     assert qualify("numpy.trapz", catalog, product) == "numpy.trapz"
+
+
+def test_a_short_name_the_docs_write_dotted_and_never_import_is_the_products_alias() -> None:
+    text = "Remove deprecated function nx.info. Use nx.Graph and nx.write_graph; see graphkit.sql.x and sql.y."
+    chunks = [Chunk(f"c{n}", text, "graphkit/3.0/n.rst", "", "graphkit", "3.0", "", "") for n in range(3)]
+    catalog = Catalog.learn(chunks)
+    assert catalog.aliases.get("nx") is None  # "nx" is no abbreviation of "graphkit"
+    named = [replace(c, product="networkx", text=c.text.replace("graphkit", "networkx")) for c in chunks]
+    catalog = Catalog.learn(named)
+    assert catalog.aliases["nx"] == "networkx"
+    assert "sql" not in catalog.aliases  # `networkx.sql` is a module of its own, written short
+    product = catalog.product("networkx")
+    assert product is not None and qualify("nx.info", catalog, product) == "networkx.info"
 
 
 @pytest.mark.skipif(not SHARED_MORE.is_dir(), reason="../shared/corpus-more is not present")

@@ -216,3 +216,26 @@ def test_the_import_of_a_deprecated_name_that_moved_to_another_module_is_the_lin
     ]
     code = "from acme.json import ENCODERS\nfrom acme.tools import parse_as\nx = ENCODERS[int]\ny = parse_as(int, 1)\n"
     assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, *found))] == [1, 3, 4]
+
+
+def test_a_gone_function_the_docs_write_bare_is_hit_from_whichever_module_code_imports_it(tmp_path: Path) -> None:
+    found = plan_targets(
+        Entry("item", "The functions `read_pickle` and `write_pickle` were removed in 2.0."),
+        Entry("item", "Removed `load`."),  # an everyday name: only where the docs put it
+        Entry("item", "Fix DeprecationWarning: datetime.datetime.utcnow() (#8726)"),  # Python's, not the product's
+        section="Deprecated code",
+    )
+    assert sorted((t.symbol, t.at_import) for t in found) == [
+        ("acme.read_pickle", True),
+        ("acme.write_pickle", True),
+        ("load", True),
+    ]
+    code = (
+        "import datetime\n"
+        "from acme.readwrite.pickling import read_pickle\n"  # 2: imported from where the code found it
+        "from acme.hub import load\n"  # another `load`
+        "g = read_pickle(path)\n"  # 4
+        "m = load(path)\n"
+        "t = datetime.datetime.utcnow()\n"
+    )
+    assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, *found))] == [2, 4]

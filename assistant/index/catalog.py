@@ -22,6 +22,7 @@ from assistant.model.records import Chunk
 from assistant.text.words import STOPWORDS, fold
 
 MODULE_SHARE = 0.6  # a module name inside the product's name stands for it when it is this much of it
+MIN_ALIAS_USES = 3  # a short name written dotted this often in a product's docs, never imported, is its alias (`nx.`)
 # Leading blanks within the line only: `^\s*` went on across blank lines from every line start, quadratic over a
 # run of them (the module and alias found are the same; these are only read with findall).
 _IMPORT = re.compile(r"^[^\S\n]*+(?:>>>\s*+)?import\s+([A-Za-z_][\w.]*)(?:\s+as\s+([A-Za-z_]\w*))?", re.MULTILINE)
@@ -129,6 +130,9 @@ class Catalog:
             files = indexed_files(own)
             products.append(Product(name, versions, spelled, frozenset(modules), folded, main, phrases, files))
         products.sort(key=lambda p: p.key)
+        for product in products:  # `nx.info` in notes that never import networkx: `nx` is networkx's alias
+            for alias in _written_aliases(product.main, by_product[fold(product.name)], aliases):
+                aliases.setdefault(alias, product.main)
         naming = {w for p in products for w in (*p.words, *(fold(x) for f in p.phrases for x in f.split()))}
         indexed = {p.key: {version_key(v)[:2] for v in p.versions} for p in products}
         other = frozenset(_other_versioned(chunks, naming, indexed))
@@ -206,6 +210,46 @@ def _aliases(chunks: Sequence[Chunk]) -> dict[str, str]:
             if alias and alias.lower() != module.lower():
                 seen[alias.lower()][module] += 1  # questions are folded: `F.relu` arrives as `f.relu`
     return {alias: counts.most_common(1)[0][0] for alias, counts in seen.items()}
+
+
+_ASSIGNED = re.compile(r"(?<![\w.])([a-z_]\w*)\s*+=(?!=)")  # `arw = arrow.utcnow()` binds a variable
+
+
+def _written_aliases(main: str, chunks: Sequence[Chunk], known: Mapping[str, str]) -> list[str]:
+    """Short names a product's docs write dotted as its module but never import (`nx.info`, `nx.Graph` in
+    networkx's notes): two or three letters of its main module's name, in order, from its first, written at
+    least `MIN_ALIAS_USES` times; none another import already names, nor a submodule (`sqlalchemy.sql`), nor a
+    name the docs' code assigns (`arw = arrow.utcnow()`)."""
+    if len(main) < 4:
+        return []
+    counts = Counter(head for c in chunks for head in _DOTTED.findall(c.text))
+    # `sql` of `sqlalchemy.sql`: a module of its own, written short; `arw` of `arw = arrow.utcnow()`: a variable
+    submodules = {m for c in chunks for m in re.findall(rf"(?<![\w.]){re.escape(main)}\.([a-z_]\w*)", c.text)}
+    variables = {m for c in chunks for m in _ASSIGNED.findall(c.text)}
+    imported = {
+        m.split(".")[0] for t in _code_texts(chunks) for m in [*(i for i, _ in _IMPORT.findall(t)), *_FROM.findall(t)]
+    }
+    return [
+        head
+        for head, n in counts.items()
+        if n >= MIN_ALIAS_USES
+        and head not in submodules
+        and head not in variables
+        and head not in imported
+        and 2 <= len(head) <= 3
+        and head.islower()
+        and head != main
+        and head not in known
+        and _in_order(head, main)
+    ]
+
+
+def _in_order(short: str, name: str) -> bool:
+    """`short`'s letters are in `name` in order, the first its first: "nx" in "networkx", "pd" in "pandas"."""
+    if not short or short[0] != name[0]:
+        return False
+    rest = iter(name[1:])
+    return all(letter in rest for letter in short[1:])
 
 
 def _imported(chunks: Sequence[Chunk]) -> dict[str, str]:

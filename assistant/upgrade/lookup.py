@@ -161,9 +161,9 @@ class TargetIndex:
                 continue
             (calls if target.qualified else names)[target.symbol].append(target)
             parts = target.symbol.split(".")
-            if not target.qualified and len(parts) == 2 and parts[1][:1].isupper():
+            if not target.qualified and not target.loose and len(parts) == 2 and _kept_anywhere(parts[1], target):
                 bare[target.symbol].append(target)
-            elif target.loose and not target.qualified and target.gone and telling_name(parts[-1]):
+            if target.loose and not target.qualified and target.gone and telling_name(parts[-1]):
                 loose[parts[-1]].append(target)
             if _hook(parts[-1]) and not target.qualified:
                 hooks[parts[-1]].append(target)
@@ -251,7 +251,7 @@ class TargetIndex:
             prefix = f"{prefix}.{part}" if prefix else part
             if n <= self.depth:
                 yield from self.names.get(prefix, ())
-            if n > 2 and part[:1].isupper() and self.bare:
+            if n > 2 and (part[:1].isupper() or "_" in part) and self.bare:
                 yield from self.bare.get(_ends(prefix), ())
 
     def by_keyword(self, member: str, call: ast.Call, receiver: str | None = None) -> Iterator[Target]:
@@ -311,6 +311,13 @@ def valued_hits(index: TargetIndex, call: ast.Call, callee: str | None) -> Itera
             named = named and callee.split(".", 1)[0] in target.modules  # type: ignore[union-attr]
             if named or keyword in target.keywords:
                 yield target, f"{keyword}={node.value!r}" if keyword else repr(node.value)
+
+
+def _kept_anywhere(name: str, target: Target) -> bool:
+    """A name the docs write bare that is the same thing under whichever module of the product code takes it
+    from: a class (`XNNPACKQuantizer`), or a gone function whose compound name tells it (`read_gpickle`, from
+    `networkx.readwrite.gpickle`); not `load`, which `torch.hub` has as well as `torch`."""
+    return name[:1].isupper() or (target.gone and "_" in name.strip("_") and telling_name(name))
 
 
 def _ends(qualified: str) -> str:

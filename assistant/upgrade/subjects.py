@@ -35,14 +35,14 @@ _ITSELF_BEFORE = re.compile(
     # "The stub image plugin `X` has been deprecated": words describing it, none relating it to another
     r"(?:(?!(?:of|in|on|for|when|with|to|by|from|at|and|or)\b)[a-z][a-z-]*+\s++){1,4}+)?|"
     r"\b(?:removed|deprecated|renamed|moved|dropped|"
-    r"removal of|deprecation of|deprecate|remove|stop using)"
+    r"removal of|deprecation of|deprecate|remove|drop|expired?|stop using)"
     r"(?:\s++(?:in|from|since)\b[^:`]{0,40}+:)?)"  # "Removed in Pydantic V2: `x`"
     rf"[\s`'\"@]{{0,8}}+(?:(?:[A-Za-z]++'s|{_NOUNS})\b[\s`'\"@]{{0,8}}+){{0,6}}+$",  # "The model's `x`"
     re.IGNORECASE,
 )
 _ITSELF_AFTER = re.compile(
     # the names listed with it (each in code marks, or dotted), then what it is, then what happened to it
-    r"^(?:\([^()]{0,20}+\))?`?+(?:\s*+(?:,|\band\b|\bor\b)(?:\s*+(?:and|or)\b)?\s*+"
+    r"^(?:\([^()]{0,20}+\))?`?+(?:\s*+(?:,|&|\band\b|\bor\b)(?:\s*+(?:and|or)\b)?\s*+"
     rf"(?:the\s++(?:{_NOUNS})\s++)?+"  # "`a` and `b`, and the constant `c` have been removed"
     r"(?:`[^`]++`|@[\w.]++|[A-Za-z_][A-Za-z0-9]*+(?:[._][A-Za-z0-9]++)++(?:\(\))?+))*+"
     # one word may say which kind ("`x` Dynamo config", "`X` transitional setting", "`Y` exception class")
@@ -168,7 +168,7 @@ def names_itself(symbol: str, summary: str) -> bool:
 
 
 # "`a` and `@b`", "`a`, and the constant `b`"
-_LISTED = re.compile(rf"^[`()\s]*(?:,|/|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`@\s]*(?:the\s++(?:{_NOUNS})\s++`?)?$")
+_LISTED = re.compile(rf"^[`()\s]*(?:,|/|&|\band\b|\bor\b|,\s*and\b|,\s*or\b)[`@\s]*(?:the\s++(?:{_NOUNS})\s++`?)?$")
 
 
 ADDS = re.compile(r"^\W*(?:added|adds|introduced|introduces)\b", re.IGNORECASE)
@@ -224,6 +224,11 @@ def spelled_at(symbol: str, text: str) -> tuple[int, int] | None:
         short = ".".join(parts[i:])
         if m := re.search(rf"(?<![\w.]){re.escape(short)}(?!\w|\.\w)", text):  # `Series` is not `Series.dt`
             return m.start(), m.end()
+    # through a short alias of its module (`nx.info` for `networkx.info`)
+    if len(parts) > 1 and (
+        m := re.search(rf"(?<![\w.])[a-z]{{1,4}}\.{re.escape('.'.join(parts[1:]))}(?!\w|\.\w)", text)
+    ):
+        return m.start(), m.end()
     return None
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import re
+import sys
 from collections import defaultdict
 from dataclasses import replace
 
@@ -99,6 +100,8 @@ def targets(plan: UpgradePlan) -> list[Target]:
             forms = _forms_of(symbol, change.forms, said) or _valued(symbol, change.parameter, change.summary)
             if symbol in plan.modules or (shown and not forms) or not (qualified or forms or itself):
                 continue
+            if _python_own(symbol, plan.modules):
+                continue  # "Fix DeprecationWarning: datetime.datetime.utcnow()": Python's API, which the notes use
             if all(part.isidentifier() for part in symbol.split(".")):  # `FindARM.cmake` is; `--flag=1` is not
                 out.append(
                     Target(
@@ -182,7 +185,9 @@ def _valued(symbol: str, parameter: str, summary: str) -> tuple[str, ...]:
 
 
 # The wording of a change that does away with a name: its summary says so, whatever section it is in.
-_GONE = re.compile(r"\b(?:remov|deprecat|renam|drop|replaced\b|no longer (?:available|exists?|supported|public))", re.I)
+_GONE = re.compile(
+    r"\b(?:remov|deprecat|renam|drop|expire|replaced\b|no longer (?:available|exists?|supported|public))", re.I
+)
 _SETTING = re.compile(r"\b(?:config(?:uration)? )?settings?\b", re.IGNORECASE)
 _OPTION = re.compile(r"`[^`]+`\s+options?\b")  # an option the docs name ("execution options" names none)
 
@@ -251,6 +256,13 @@ def _bare(symbol: str, modules: tuple[str, ...]) -> bool:
     """A name the docs write without its class or module: alone, or only under the product's top module."""
     parts = symbol.split(".")
     return len(parts) == 1 or (len(parts) == 2 and parts[0] in modules)
+
+
+def _python_own(symbol: str, modules: tuple[str, ...]) -> bool:
+    """A name of Python's standard library (`datetime.datetime.utcnow`), not of the product: its notes may say they
+    stopped using it, never that it changed."""
+    top = symbol.split(".", 1)[0]
+    return "." in symbol and top in sys.stdlib_module_names and top not in modules
 
 
 def _moved(symbol: str, replacement: str) -> bool:
