@@ -47,9 +47,11 @@ _DOTTED = re.compile(r"(?<![\w.`])[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?![\w`])")
 _NAME = re.compile(r"@?[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*")
 # A code name a changelog line writes without marks, where it marks none ("Remove to_numpy_matrix &
 # from_numpy_matrix (#5746)", "Remove deprecated function nx.info"): dotted or snake_case, not a file or a link.
-_UNMARKED = re.compile(r"(?<![\w.`/@-])(?:[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++|[A-Za-z]\w*?_\w++)(?![\w`/-]|\.\w)")
+_UNMARKED = re.compile(
+    r"(?<![\w.`/@-])(?:[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++|[A-Za-z][A-Za-z0-9]*+_\w++)(?![\w`/-]|\.\w)"
+)
 _FILE = re.compile(r"\.(?:py[ixd]?|rst|txt|md|cfg|toml|ini|json|ya?ml|[ch]|cpp|js|html?|in|com|org|io|net)$", re.I)
-_LINK = re.compile(r"\S*+://\S*+|<[^<>\s]++>")
+_LINK = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{0,15}+://\S*+|<[^<>\s]++>")
 _CALL_KEYWORD = re.compile(r"^(@?[A-Za-z_][\w.]*)\((?:[^()]*,\s*)?([A-Za-z_]\w*)\s*=")
 # "the `verbose` parameter of `ReduceLROnPlateau`", "`strict` argument to `torch.export.export`"
 _PARAM_OF = re.compile(
