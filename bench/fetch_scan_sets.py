@@ -8,7 +8,8 @@ and checks every file's sha256 against the manifest: a file that does not match 
 
 A set whose docs are not in ../shared names them in its `set.json` ("sdist": the source distribution's registry
 URL with its `#sha256=`, "folder" inside it, "files": {file: release}); they go to
-`data/scan-docs/<product>/<release>/<file>` (`--docs`), read from the archive in memory, nothing extracted or run.
+`data/scan-docs/<product>/<release>/<file>` (`--docs`; a changelog of every release, release "", to
+`data/scan-docs/<product>/<file>`), read from the archive in memory, nothing extracted or run.
 
 Usage:
     python bench/fetch_scan_sets.py [--set pandas] [--from DIR] [--out data/scan-sets] [--docs data/scan-docs]
@@ -101,7 +102,8 @@ def fetch_docs(name: str, docs: Path = DEFAULT_DOCS) -> tuple[int, list[str]]:
     about = spec(name)
     if "sdist" not in about:
         return 0, []
-    files = {_safe_name(f): _safe_name(v) for f, v in dict(about["files"]).items()}
+    # a changelog of every release has no release of its own (""): it goes beside the product's other files
+    files = {_safe_name(f): _safe_name(v) if v else "" for f, v in dict(about["files"]).items()}
     folder = docs / _safe_name(str(about["product"]))
     targets = {f: folder / v / f for f, v in files.items()}
     if all(t.is_file() for t in targets.values()):
@@ -121,9 +123,10 @@ def fetch_docs(name: str, docs: Path = DEFAULT_DOCS) -> tuple[int, list[str]]:
         members = {m.name: m for m in archive.getmembers() if m.isfile()}
         top = url.rsplit("/", 1)[-1].removesuffix(".tar.gz")
         for file, target in targets.items():
-            member = members.get(f"{top}/{about['folder']}/{file}")
+            inner = "/".join(filter(None, (top, str(about.get("folder", "")), file)))  # "" for the top folder
+            member = members.get(inner)
             if member is None or member.size > MAX_BYTES:
-                problems.append(f"{name}: {file} is not a regular file of {about['folder']} in {top}")
+                problems.append(f"{name}: {file} is not a regular file of {about.get('folder') or '/'} in {top}")
                 continue
             extracted = archive.extractfile(member)
             target.parent.mkdir(parents=True, exist_ok=True)

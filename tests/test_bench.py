@@ -386,7 +386,10 @@ def test_a_scan_sets_docs_come_from_its_sdist_by_digest_and_only_as_regular_file
 
     archive = io.BytesIO()
     with tarfile.open(fileobj=archive, mode="w:gz") as tar:
-        for name, data in (("acme-2.0/doc/release/release_2.0.rst", b"Removed `acme.old`.\n"),):
+        for name, data in (
+            ("acme-2.0/doc/release/release_2.0.rst", b"Removed `acme.old`.\n"),
+            ("acme-2.0/CHANGES.rst", b"Version 2.0\n-----------\n\n- Removed `acme.old`.\n"),
+        ):
             info = tarfile.TarInfo(name)
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
@@ -411,6 +414,10 @@ def test_a_scan_sets_docs_come_from_its_sdist_by_digest_and_only_as_regular_file
         assert (placed, len(problems)) == (1, 1) and "release_2.1.rst is not a regular file" in problems[0]
         assert (tmp_path / "acme" / "2.0" / "release_2.0.rst").read_text() == "Removed `acme.old`.\n"
         assert not (tmp_path / "acme" / "2.1").exists()
+        # a changelog of every release, at the archive's top: beside the product's other files
+        about.update(folder="", files={"CHANGES.rst": ""})
+        placed, problems = fetch_scan_sets.fetch_docs("demo", tmp_path / "top")
+        assert (placed, problems) == (1, []) and (tmp_path / "top" / "acme" / "CHANGES.rst").is_file()
         about["sdist"] = f"{url}#sha256={'0' * 64}"  # another archive than the one named: nothing written
         (tmp_path / "acme" / "2.0" / "release_2.0.rst").unlink()
         placed, problems = fetch_scan_sets.fetch_docs("demo", tmp_path)
