@@ -239,3 +239,23 @@ def test_a_gone_function_the_docs_write_bare_is_hit_from_whichever_module_code_i
         "t = datetime.datetime.utcnow()\n"
     )
     assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, *found))] == [2, 4]
+
+
+def test_config_keys_the_docs_remove_are_hit_where_code_sets_or_reads_them_by_name(tmp_path: Path) -> None:
+    found = plan_targets(
+        Entry("item", "The `JSON_AS_ASCII` and `JSON_SORT_KEYS` config keys are removed."),
+        Entry("item", "The `app.before_first_request` and `bp.before_app_first_request` decorators are removed."),
+        section="Other changes",
+    )
+    assert {(t.symbol, t.setting) for t in found} >= {("acme.JSON_AS_ASCII", True), ("acme.JSON_SORT_KEYS", True)}
+    assert {t.symbol for t in found} >= {"app.before_first_request", "bp.before_app_first_request"}
+    code = (
+        "import acme\n"
+        'app.config["JSON_AS_ASCII"] = False\n'  # 2: set by its name
+        'if app.config["JSON_SORT_KEYS"]:\n'  # 3: read by its name
+        '    data["JSON_OTHER"] = 1\n'
+    )
+    assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, *found))] == [2, 3]
+    # a module that does not import the product names another library's keys
+    elsewhere = code.replace("import acme\n", "import json\n")
+    assert seen(scan_files(tmp_path, {"m.py": elsewhere}, *found)) == []

@@ -76,6 +76,8 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
             for t in (node.targets if isinstance(node, ast.Assign) else [node.target])
         ):
             return True  # may set a setting a change names (`USE_L10N = True`)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in index.settings:
+            return True  # may name a setting as a key (`app.config["JSON_AS_ASCII"]`)
         elif isinstance(node, ast.ClassDef) and node.name in index.nested:
             return True  # may define a class a change names in a class derived from the product's
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and (

@@ -25,7 +25,8 @@ _NOUNS = (
     r"the|a|an|deprecated|legacy|unused|internal-only|internal|obsolete|undocumented|public|private|model|class|"
     r"classes|type|types|alias|aliases|object|objects|method|methods|function|functions|module|modules|submodules?|"
     r"package|subpackages?|setting|settings|option|options|attribute|attributes|property|properties|field|fields|"
-    r"argument|arguments|decorator|constant|constants|helper|helpers|config|configs|variable|variables|interfaces?|"
+    r"argument|arguments|decorators?|constant|constants|helper|helpers|config|configs|keys?|variable|variables|"
+    r"interfaces?|"
     r"extensions?"
 )
 _ITSELF_BEFORE = re.compile(

@@ -188,7 +188,7 @@ def _valued(symbol: str, parameter: str, summary: str) -> tuple[str, ...]:
 _GONE = re.compile(
     r"\b(?:remov|deprecat|renam|drop|expire|replaced\b|no longer (?:available|exists?|supported|public))", re.I
 )
-_SETTING = re.compile(r"\b(?:config(?:uration)? )?settings?\b", re.IGNORECASE)
+_SETTING = re.compile(r"\b(?:config(?:uration)? )?settings?\b|\bconfig(?:uration)? keys?\b", re.IGNORECASE)
 _OPTION = re.compile(r"`[^`]+`\s+options?\b")  # an option the docs name ("execution options" names none)
 
 

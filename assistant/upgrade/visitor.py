@@ -172,7 +172,18 @@ class HitVisitor:
                 self._hook(node)
         elif isinstance(node, ast.ClassDef) and node in self.nested:
             self._nested(node, self.nested[node])
+        elif isinstance(node, ast.Subscript) and self.index.settings:
+            self._setting_key(node)
         return list(ast.iter_child_nodes(node))
+
+    def _setting_key(self, node: ast.Subscript) -> None:
+        """A setting the docs name, read or set by its name as a key (`app.config["JSON_AS_ASCII"] = False`), in a
+        module importing its product."""
+        key = node.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            for target in self.index.settings.get(key.value, ()):
+                if self.products.intersection(target.modules):
+                    self._hit(self.places.start(node), target.symbol, target)
 
     def _nested(self, node: ast.ClassDef, outer: str) -> None:
         """A class the docs name defined in the body of a class derived from the product's (`class Config` in a
