@@ -157,9 +157,9 @@ def section(path: Path = ROWS) -> list[str]:
         "Real files from public repositories, every use of an API the docs change labelled by hand before any scan "
         "ran on them (`bench/scan_sets/<set>/LABELS.md` says how; `python bench/fetch_scan_sets.py` fetches the "
         "files by commit and checks their sha256), scored by `python bench/scan_quality.py --write` against the "
-        "docs in ../shared (networkx's from its sdist, by digest). A labelled use is found when an exact finding is "
-        "on its line; an exact "
-        "finding on a line no label names is false; possible findings count neither way. The product's own "
+        "docs in ../shared (networkx's and Flask's from their sdists, by digest). A labelled use is found when an "
+        "exact finding is on its line; an exact finding on a line no label names is false; possible findings count "
+        "neither way. The product's own "
         'codemod or lint rules ran on the same files (their commands in each `LABELS.md`). The rows "whole '
         'repositories" scan each repository the files come from, at the same commit, as a user scans a project '
         "(`--repos`), and score the same labels in it (those of files a local copy lacked left out).",
