@@ -116,9 +116,11 @@ class Catalog:
                 by_product[fold(c.product)].append(c)  # "PyTorch" in front matter, "pytorch" as a folder
         aliases = _aliases(chunks)
         products = []
-        for own in by_product.values():
+        written: dict[str, tuple[Counter[str], list[str]]] = {}  # each product's dotted heads and imported modules
+        for key, own in by_product.items():
             name = display_name(c.product for c in own)
-            modules = _modules(name, own)
+            written[key] = heads, tops = _dotted_heads(own), _import_tops(own)
+            modules = _modules(name, heads, tops)
             prose = _prose_names(name, own)
             words = {fold(name), *modules, *(a for a, m in aliases.items() if m.lower() in modules)}
             words |= {p for p in prose if " " not in p}
@@ -131,7 +133,8 @@ class Catalog:
             products.append(Product(name, versions, spelled, frozenset(modules), folded, main, phrases, files))
         products.sort(key=lambda p: p.key)
         for product in products:  # `nx.info` in notes that never import networkx: `nx` is networkx's alias
-            for alias in _written_aliases(product.main, by_product[fold(product.name)], aliases):
+            key = fold(product.name)
+            for alias in _written_aliases(product.main, by_product[key], *written[key], aliases):
                 aliases.setdefault(alias, product.main)
         naming = {w for p in products for w in (*p.words, *(fold(x) for f in p.phrases for x in f.split()))}
         indexed = {p.key: {version_key(v)[:2] for v in p.versions} for p in products}
@@ -215,33 +218,47 @@ def _aliases(chunks: Sequence[Chunk]) -> dict[str, str]:
 _ASSIGNED = re.compile(r"(?<![\w.])([a-z_]\w*)\s*+=(?!=)")  # `arw = arrow.utcnow()` binds a variable
 
 
-def _written_aliases(main: str, chunks: Sequence[Chunk], known: Mapping[str, str]) -> list[str]:
+def _dotted_heads(chunks: Sequence[Chunk]) -> Counter[str]:
+    """How often the docs write each name dotted (`pd` of `pd.DataFrame`, `torch` of `torch.load`)."""
+    return Counter(head for c in chunks for head in _DOTTED.findall(c.text))
+
+
+def _import_tops(chunks: Sequence[Chunk]) -> list[str]:
+    """The top-level module of each import in the docs' code, once per import (`numpy` of `import numpy as np`)."""
+    return [
+        module.split(".")[0]
+        for text in _code_texts(chunks)
+        for module in [m for m, _ in _IMPORT.findall(text)] + _FROM.findall(text)
+    ]
+
+
+def _written_aliases(
+    main: str, chunks: Sequence[Chunk], heads: Counter[str], tops: list[str], known: Mapping[str, str]
+) -> list[str]:
     """Short names a product's docs write dotted as its module but never import (`nx.info`, `nx.Graph` in
     networkx's notes): two or three letters of its main module's name, in order, from its first, written at
     least `MIN_ALIAS_USES` times; none another import already names, nor a submodule (`sqlalchemy.sql`), nor a
     name the docs' code assigns (`arw = arrow.utcnow()`)."""
     if len(main) < 4:
         return []
-    counts = Counter(head for c in chunks for head in _DOTTED.findall(c.text))
-    # `sql` of `sqlalchemy.sql`: a module of its own, written short; `arw` of `arw = arrow.utcnow()`: a variable
-    submodules = {m for c in chunks for m in re.findall(rf"(?<![\w.]){re.escape(main)}\.([a-z_]\w*)", c.text)}
-    variables = {m for c in chunks for m in _ASSIGNED.findall(c.text)}
-    imported = {
-        m.split(".")[0] for t in _code_texts(chunks) for m in [*(i for i, _ in _IMPORT.findall(t)), *_FROM.findall(t)]
-    }
-    return [
+    imported = set(tops)
+    candidates = [
         head
-        for head, n in counts.items()
+        for head, n in heads.items()
         if n >= MIN_ALIAS_USES
-        and head not in submodules
-        and head not in variables
-        and head not in imported
         and 2 <= len(head) <= 3
         and head.islower()
         and head != main
         and head not in known
+        and head not in imported
         and _in_order(head, main)
     ]
+    if not candidates:  # most products: the text is read no further
+        return []
+    # `sql` of `sqlalchemy.sql`: a module of its own, written short; `arw` of `arw = arrow.utcnow()`: a variable
+    submodules = {m for c in chunks for m in re.findall(rf"(?<![\w.]){re.escape(main)}\.([a-z_]\w*)", c.text)}
+    variables = {m for c in chunks for m in _ASSIGNED.findall(c.text)}
+    return [head for head in candidates if head not in submodules and head not in variables]
 
 
 def _in_order(short: str, name: str) -> bool:
@@ -264,20 +281,15 @@ def _imported(chunks: Sequence[Chunk]) -> dict[str, str]:
     return {name: counts.most_common(1)[0][0] for name, counts in seen.items()}
 
 
-def _modules(name: str, chunks: Sequence[Chunk]) -> set[str]:
+def _modules(name: str, heads: Counter[str], tops: list[str]) -> set[str]:
     """Import names of a product: top-level modules its docs import or use that contain its name (`django`,
     `pandas_gbq`), or that its name contains when they are most of it or its docs import them (`torch` for
     PyTorch, `attr` for attrs). A short name written dotted but never imported is no module of the product's
     only because its name holds it: `log.info` in structlog's notes is a logger."""
     key = re.sub(r"[^a-z0-9]", "", fold(name))
-    counts: Counter[str] = Counter()
-    imported: set[str] = set()
-    for text in _code_texts(chunks):
-        for module in [m for m, _ in _IMPORT.findall(text)] + _FROM.findall(text):
-            counts[module.split(".")[0]] += 3
-            imported.add(module.split(".")[0])
-    for c in chunks:
-        counts.update(m for m in _DOTTED.findall(c.text) if len(m) > 2)
+    counts: Counter[str] = Counter({m: 3 * n for m, n in Counter(tops).items()})
+    imported = set(tops)
+    counts.update({m: n for m, n in heads.items() if len(m) > 2})
     out = set()
     for module, n in counts.most_common(50):
         flat = module.replace("_", "").lower()
