@@ -14,7 +14,7 @@ Written by hand: no library draws questions from release notes; the sentences ar
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Protocol
 
@@ -55,9 +55,7 @@ def example_questions(kb: Docs, limit: int = 4) -> list[str]:
     per_product = [list(_candidates(kb, product, versions)) for product, versions in kb.products().items()]
     english = [c for round_ in _rounds(per_product) for c in round_][:MAX_CANDIDATES]
     named = next((c for c in english if c.name), None)
-    french = (
-        None if named is None else _Candidate(_in_french(named), named.product, named.version, named.source, named.name)
-    )
+    french = None if named is None else replace(named, question=_in_french(named))
     answered = (c.question for c in english if _answered(kb.ask(c.question), c))
     if french is None or limit < 2:  # one example is an English one
         return list(islice(answered, limit))
@@ -81,17 +79,14 @@ def _candidates(kb: Docs, product: str, versions: list[str]) -> Iterator[_Candid
     itself = {
         (t.change, t.symbol) for t in targets(plan) if not (t.parameter or t.forms or t.values) and t.positional < 0
     }
-    replaced = list(islice(dict(_replaced(plan.changes, itself, newest)).items(), NAMES))
-    for name, change in replaced[:1]:
-        yield _Candidate(
-            f"What replaces `{name}` in {product} {newest}?", product, newest, change.citation.source, name
-        )
+    replaced = [
+        _Candidate(f"What replaces `{name}` in {product} {newest}?", product, newest, change.citation.source, name)
+        for name, change in islice(dict(_replaced(plan.changes, itself, newest)).items(), NAMES)
+    ]
     span = f"when upgrading {product} from {earlier} to {newest}" if earlier else f"in {product} {newest}"
+    yield from replaced[:1]
     yield _Candidate(f"What breaks {span}?", product, newest)
-    for name, change in replaced[1:]:
-        yield _Candidate(
-            f"What replaces `{name}` in {product} {newest}?", product, newest, change.citation.source, name
-        )
+    yield from replaced[1:]
 
 
 def _replaced(
