@@ -27,7 +27,7 @@ import sys
 import tarfile
 import tempfile
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +133,29 @@ def fetch(out: Path, changelogs: dict[str, tuple[str, str]] = CHANGELOGS) -> lis
     return written
 
 
+def download_verified(url: str, digest: str, limit: int | None = None) -> bytes:
+    """The file at `url`, when its sha256 is `digest` and it is no larger than `limit`; ValueError otherwise."""
+    with urllib.request.urlopen(url, timeout=120) as response:  # a registry's file host
+        data = response.read() if limit is None else response.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        raise ValueError(f"{url}: larger than {limit} bytes")
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise ValueError(f"{url}: sha256 differs from {digest}")
+    return data
+
+
+def regular_files(archive: tarfile.TarFile, names: Iterable[str], limit: int | None = None) -> dict[str, bytes]:
+    """The contents of those of `names` (paths inside the archive) that are regular files of it, no larger than
+    `limit`: a link, a folder or a missing name is left out, and nothing is extracted to disk."""
+    wanted = set(names)
+    out: dict[str, bytes] = {}
+    for member in archive.getmembers():
+        if member.name in wanted and member.isfile() and (limit is None or member.size <= limit):
+            extracted = archive.extractfile(member)
+            out[member.name] = extracted.read() if extracted else b""
+    return out
+
+
 def copy_from_sdist(requirement: str, files: Mapping[str, Path], folder: Path, no_binary: str = ":all:") -> None:
     """Download `requirement`'s source distribution into `folder` (no dependencies; `no_binary` as pip's option)
     and copy each of `files` (a path below the sdist's top folder) to its target.
@@ -141,23 +164,20 @@ def copy_from_sdist(requirement: str, files: Mapping[str, Path], folder: Path, n
     before downloading it, and some (meson-python builds) cannot be prepared here."""
     if requirement.startswith("https://"):
         url, _, digest = requirement.partition("#sha256=")
-        with urllib.request.urlopen(url, timeout=120) as response:
-            data = response.read()
-        if hashlib.sha256(data).hexdigest() != digest:
-            raise ValueError(f"{url}: sha256 differs from {digest}")
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / url.rsplit("/", 1)[-1]).write_bytes(data)
+        (folder / url.rsplit("/", 1)[-1]).write_bytes(download_verified(url, digest))
     else:
         cmd = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", no_binary, "-d", folder]
         subprocess.run([*cmd, requirement], check=True, stdout=subprocess.DEVNULL)
     (sdist,) = folder.glob("*.tar.gz")
+    inside = {f"{sdist.name.removesuffix('.tar.gz')}/{inner}": target for inner, target in files.items()}
     with tarfile.open(sdist) as archive:
-        for inner, target in files.items():
-            member = archive.extractfile(f"{sdist.name.removesuffix('.tar.gz')}/{inner}")
-            if member is None:
-                raise FileNotFoundError(f"{inner} not in {sdist.name}")
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(member.read())
+        found = regular_files(archive, inside)
+    for inner, target in inside.items():
+        if inner not in found:
+            raise FileNotFoundError(f"{inner} not a file of {sdist.name}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(found[inner])
 
 
 def fetch_sets(

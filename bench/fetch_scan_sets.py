@@ -28,6 +28,11 @@ from pathlib import Path
 from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
+if str(BENCH_DIR.parent) not in sys.path:
+    sys.path.insert(0, str(BENCH_DIR.parent))
+
+from bench.fetch_changelogs import download_verified, regular_files  # noqa: E402
+
 SETS_DIR = BENCH_DIR / "scan_sets"
 DEFAULT_OUT = BENCH_DIR.parent / "data" / "scan-sets"
 DEFAULT_DOCS = BENCH_DIR.parent / "data" / "scan-docs"
@@ -112,26 +117,24 @@ def fetch_docs(name: str, docs: Path = DEFAULT_DOCS) -> tuple[int, list[str]]:
     if not url.startswith("https://"):
         return 0, [f"{name}: the sdist is no https URL: {url!r}"]
     try:
-        with urllib.request.urlopen(url, timeout=120) as response:  # the registry's file host
-            data = response.read(MAX_ARCHIVE + 1)
+        data = download_verified(url, digest, MAX_ARCHIVE)
     except OSError as e:
         return 0, [f"{name}: cannot fetch {url}: {e}"]
-    if len(data) > MAX_ARCHIVE or hashlib.sha256(data).hexdigest() != digest:
+    except ValueError:
         return 0, [f"{name}: {url} is not the archive set.json names (size or sha256 differs); nothing written"]
-    placed, problems = 0, []
+    top = url.rsplit("/", 1)[-1].removesuffix(".tar.gz")
+    # each file's path inside the archive ("" for its top folder)
+    inside = {"/".join(filter(None, (top, str(about.get("folder", "")), f))): f for f in targets}
     with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        members = {m.name: m for m in archive.getmembers() if m.isfile()}
-        top = url.rsplit("/", 1)[-1].removesuffix(".tar.gz")
-        for file, target in targets.items():
-            inner = "/".join(filter(None, (top, str(about.get("folder", "")), file)))  # "" for the top folder
-            member = members.get(inner)
-            if member is None or member.size > MAX_BYTES:
-                problems.append(f"{name}: {file} is not a regular file of {about.get('folder') or '/'} in {top}")
-                continue
-            extracted = archive.extractfile(member)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(extracted.read() if extracted else b"")
-            placed += 1
+        found = regular_files(archive, inside, MAX_BYTES)
+    placed, problems = 0, []
+    for inner, file in inside.items():
+        if inner not in found:
+            problems.append(f"{name}: {file} is not a regular file of {about.get('folder') or '/'} in {top}")
+            continue
+        targets[file].parent.mkdir(parents=True, exist_ok=True)
+        targets[file].write_bytes(found[inner])
+        placed += 1
     return placed, problems
 
 
