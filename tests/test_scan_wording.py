@@ -259,3 +259,43 @@ def test_config_keys_the_docs_remove_are_hit_where_code_sets_or_reads_them_by_na
     # a module that does not import the product names another library's keys
     elsewhere = code.replace("import acme\n", "import json\n")
     assert seen(scan_files(tmp_path, {"m.py": elsewhere}, *found)) == []
+
+
+def test_names_listed_as_members_of_what_the_entry_names_are_each_owners_members(tmp_path: Path) -> None:
+    found = plan_targets(
+        # each class listed, and the name written last before its noun as well as the first
+        Entry("item", "Removed deprecated `weekofyear` and `week` attributes of `Stamp`, `StampIndex` (GH 1)"),
+        # an instance the docs write by its variable's name
+        Entry("item", "The `cookie_name`, `send_max_age`, and `use_sendfile` properties on `app` are removed."),
+        Entry("item", "Use `app.json` and `app.run(debug=True)` instead."),
+        # an object of the product's module
+        Entry("item", "The `push` and `pop` methods of the deprecated `acme._ctx_stack` objects are removed."),
+        Entry("item", "Removed legacy `extend` on `acme.time.Range` after its long deprecation period."),
+        section="Other changes",
+    )
+    assert sorted((t.symbol, t.member_of) for t in found) == [
+        ("acme.Stamp.week", "Stamp"),
+        ("acme.Stamp.weekofyear", "Stamp"),
+        ("acme.StampIndex.week", "StampIndex"),
+        ("acme.StampIndex.weekofyear", "StampIndex"),
+        ("acme._ctx_stack.pop", ""),
+        ("acme._ctx_stack.push", ""),
+        ("acme.time.Range.extend", "Range"),
+        ("app.cookie_name", "app"),
+        ("app.send_max_age", "app"),
+        ("app.use_sendfile", "app"),
+    ]
+    code = (
+        "import acme\n"
+        "from acme import _ctx_stack\n"
+        "def setup(app):\n"
+        "    name = app.cookie_name\n"  # 4: on the instance the docs name
+        "    app.use_sendfile = True\n"  # 5
+        "    _ctx_stack.push(1)\n"  # 6
+        "    cfg.cookie_name\n"  # 7: a name that tells its owner, in a module naming `app`
+        "    cfg.week\n"  # 8: an everyday name on an object of unknown type: possible
+        "    idx = acme.StampIndex(x)\n"
+        "    return idx.week\n"  # 10: on what the code makes of a class listed
+    )
+    hits = [(line, exact) for _, line, exact in seen(scan_files(tmp_path, {"m.py": code}, *found))]
+    assert hits == [(4, True), (5, True), (6, True), (7, True), (8, False), (10, True)]

@@ -48,7 +48,7 @@ _ITSELF_AFTER = re.compile(
     r"(?:`[^`]++`|@[\w.]++|[A-Za-z_][A-Za-z0-9]*+(?:[._][A-Za-z0-9]++)++(?:\(\))?+))*+"
     # one word may say which kind ("`x` Dynamo config", "`X` transitional setting", "`Y` exception class")
     rf"[\s`'\")]*+(?:[A-Za-z]++\s++(?=(?:{_NOUNS})\b))?(?:(?:{_NOUNS})\b[\s`'\"]*+)*+"
-    r"(?:\bof\b(?:[^.;]|\.(?=\w)){0,80}?|(?<=alias )(?:to|for)\b(?:[^.;]|\.(?=\w)){0,80}?)?"
+    r"(?:\b(?:of|on)\b(?:[^.;]|\.(?=\w)){0,80}?|(?<=alias )(?:to|for)\b(?:[^.;]|\.(?=\w)){0,80}?)?"
     r"(?:$|\.(?!\w)|;|,\s*+(?:use|in favou?r of|see|please)\b|\(\s*+(?:#|GH\b|gh-|issue|see|use|\d)|"
     r"(?:\s*+[—:-]\s*+(?:this|it)\b)?\s*+(?:is|are|was|were|has been|have been|will be|is now|are now|"
     r"(?:so )?has been|(?:so )?have been|should be|must be)\s++"

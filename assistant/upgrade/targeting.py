@@ -44,7 +44,7 @@ def targets(plan: UpgradePlan) -> list[Target]:
     namespace of the parent `BaseModel` subclass is deprecated") is hit where such a class is defined. A name the
     docs write bare as a member of a class they name ("Removed `contour` method on `sunpy.map.Map`") is that
     class's member."""
-    out = []
+    out, placed = [], set()
     for change in plan.changes:
         if change.kind == "new" or ADDS.match(change.summary):
             continue  # "Added a deprecation framework to the `torch.compile` config" breaks no `torch.compile` call
@@ -84,19 +84,9 @@ def targets(plan: UpgradePlan) -> list[Target]:
         # "the `USE_L10N` setting", "The model's `Meta.index_together` option": not a parameter's option
         setting = bool(_SETTING.search(change.summary) or _OPTION.search(change.summary)) and not change.parameter
         gone = _row_of(named[0], change) or bool(_GONE.search(change.summary))
-        owner = _owner(change) if itself else ""
-        for symbol in named:
-            member_of = dict(change.members).get(symbol, "")
-            loose = symbol.count(".") == 1 and _a_member(symbol.rsplit(".", 1)[-1], change.summary)
-            # "`contour` method on `sunpy.map.Map`"; a member the docs write bare stays loose: hit on any class (the
-            # product's own subclasses too) where its name tells it
-            if owner and _bare(symbol, plan.modules) and symbol != owner and not loose:
-                symbol = f"{owner}.{symbol.rsplit('.', 1)[-1]}"
-                member_of = owner.rsplit(".", 1)[-1] if is_class(owner) else ""
-            elif not qualified and _placed_by_examples(symbol, change.summary):
-                # "`ModelField`", placed only by where the docs' code imports it from (`pydantic.v1.fields` as
-                # well as `pydantic.fields`): a class of the product under whichever of its modules code takes it
-                symbol = f"{symbol.split('.', 1)[0]}.{symbol.rsplit('.', 1)[-1]}"
+        owners = _owners(change, plan.modules) if itself else []
+        for symbol, member_of, loose, written in _placed(named, owners, change, plan.modules, qualified):
+            placed.update({written} - {symbol})
             forms = _forms_of(symbol, change.forms, said) or _valued(symbol, change.parameter, change.summary)
             if symbol in plan.modules or (shown and not forms) or not (qualified or forms or itself):
                 continue
@@ -120,13 +110,14 @@ def targets(plan: UpgradePlan) -> list[Target]:
                         loose=loose,
                     )
                 )
-    return _guesses(list(dict.fromkeys(out)), plan)
+    return _guesses(list(dict.fromkeys(out)), plan, placed)
 
 
-def _guesses(found: list[Target], plan: UpgradePlan) -> list[Target]:
+def _guesses(found: list[Target], plan: UpgradePlan, placed: set[str]) -> list[Target]:
     """`found`, a member's target marked not worth a guess on an unknown receiver where the docs name the same
-    member of a class it does not hit (every member name the plan's changes mention counts)."""
-    plain = {t.symbol for t in found if not t.qualified}
+    member of a class it does not hit (every member name the plan's changes mention counts, but for the bare names
+    `placed` as members of what a change names: "`x` properties on `app`" says whose member `x` is)."""
+    plain = {t.symbol for t in found if not t.qualified} | placed
     members: dict[str, set[str]] = defaultdict(set)
     for change in plan.changes:
         for symbol in change.symbols:
@@ -227,9 +218,11 @@ def _nested(change: PlannedChange, family: tuple[str, ...]) -> Target | None:
     return Target(change.id, symbol, member_of=member_of, family=family, nested=True, gone=True)
 
 
-# "`a` and `b` attributes from `DateOffset`", "`x` method on `Map`": the class the names were members of
+# "`a` and `b` attributes from `DateOffset`", "`x` (method) on `Map`", "`x` properties on `app`", "`a` attributes of
+# `DatetimeArray`, `DatetimeIndex` and …": what the names were members of, each owner the sentence lists
 _MEMBERS_OF = re.compile(
-    r"`\s*+(?:method|function|attribute|property|properties)s?\s++(?:on|of|from|in)\s++(?:the\s++)?`~?+([\w.]++)`"
+    r"`\s*+(?:(?:method|function|attribute|property|properties)s?\s++(?:on|of|from|in)|on)\s++(?:the\s++)?"
+    r"(?:deprecated\s++)?(`~?+[\w.]++`(?:\s*+(?:,|\band\b|\bor\b)[\s,]*+(?:and\s++|or\s++)?`~?+[\w.]++`)*+)"
 )
 
 
@@ -240,16 +233,53 @@ _FROM_OWNER = re.compile(
 )
 
 
-def _owner(change: PlannedChange) -> str:
-    """The class or module (as the plan qualifies it) whose members the change names, when it says so ("`x` method
-    on `Map`", "In `skimage.measure`, deprecate `x`", "functions `a` and `b` from `skimage.feature`"); else ''."""
+def _owners(change: PlannedChange, modules: tuple[str, ...]) -> list[tuple[str, str]]:
+    """What the change's names were members of, when it says so: each as the prefix their symbols take and the
+    type a receiver must be of (`member_of`). A class ("`x` method on `Map`": `sunpy.map.Map`, `Map`), an object
+    of the product's module ("`push` and `pop` methods of `_app_ctx_stack`": its dotted name, no type), an
+    instance the docs write by its variable's name ("properties on `app`": `app`, as `app.x` elsewhere is), a
+    module ("In `skimage.measure`, deprecate `x`", "functions `a` and `b` from `skimage.feature`")."""
     if m := _MEMBERS_OF.search(change.summary):
-        written = m.group(1).rsplit(".", 1)[-1]
-        return next((s for s in change.symbols if s.rsplit(".", 1)[-1] == written and is_class(s)), "")
+        out = []
+        for written in re.findall(r"`~?+([\w.]++)`", m.group(1)):
+            last = written.rsplit(".", 1)[-1]
+            symbol = next((s for s in change.symbols if s == written or s.endswith(f".{written}")), "")
+            if cls := next((s for s in change.symbols if s.rsplit(".", 1)[-1] == last and is_class(s)), ""):
+                out.append((cls, last))
+            elif symbol and symbol not in modules and not is_class(symbol):
+                out.append((symbol, symbol if "." not in symbol else ""))
+        return out
     m = PLACE.match(change.summary) or _FROM_OWNER.search(change.summary)
     if m is None:
-        return ""
-    return next((s for s in change.symbols if s == m.group(1) or s.endswith(f".{m.group(1)}")), "")
+        return []
+    found = next((s for s in change.symbols if s == m.group(1) or s.endswith(f".{m.group(1)}")), "")
+    return [(found, found.rsplit(".", 1)[-1] if is_class(found) else "")] if found else []
+
+
+def _placed(
+    named: list[str],
+    owners: list[tuple[str, str]],
+    change: PlannedChange,
+    modules: tuple[str, ...],
+    qualified: bool,
+) -> list[tuple[str, str, bool, str]]:
+    """Each name the change is about as the scan looks for it: its symbol, the type its receiver must be of,
+    whether it is loose (a member of no type the docs name: hit on any receiver where its name tells it), and the
+    symbol the plan gave it. A name the docs write bare as a member of owners they name is each owner's member."""
+    out = []
+    for symbol in named:
+        member_of = dict(change.members).get(symbol, "")
+        loose = symbol.count(".") == 1 and _a_member(symbol.rsplit(".", 1)[-1], change.summary)
+        placed = [(p, m) for p, m in owners if p != symbol] if _bare(symbol, modules) else []
+        if placed:
+            out += [(f"{p}.{symbol.rsplit('.', 1)[-1]}", m, loose, symbol) for p, m in placed]
+            continue
+        if not qualified and _placed_by_examples(symbol, change.summary):
+            # "`ModelField`", placed only by where the docs' code imports it from (`pydantic.v1.fields` as well as
+            # `pydantic.fields`): a class of the product under whichever of its modules code takes it
+            symbol = f"{symbol.split('.', 1)[0]}.{symbol.rsplit('.', 1)[-1]}"
+        out.append((symbol, member_of, loose, symbol))
+    return out
 
 
 def _bare(symbol: str, modules: tuple[str, ...]) -> bool:
