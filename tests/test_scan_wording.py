@@ -299,3 +299,19 @@ def test_names_listed_as_members_of_what_the_entry_names_are_each_owners_members
     )
     hits = [(line, exact) for _, line, exact in seen(scan_files(tmp_path, {"m.py": code}, *found))]
     assert hits == [(4, True), (5, True), (6, True), (7, True), (8, False), (10, True)]
+
+
+def test_names_written_under_a_heading_naming_their_module_are_that_modules(tmp_path: Path) -> None:
+    found = plan_targets(
+        Entry("item", "The `sparse` parameter of `feature.Encoder` is deprecated. Use `sparse_output` instead."),
+        # under a condition, past a method written with its dot: a plan entry only
+        Entry("item", "`feature.Imputer` now raises an error in `.fit` if `fill_value` cannot be cast."),
+        section="acme.feature",  # the heading is all that says `feature` is the product's module
+    )
+    assert [(t.symbol, t.parameter) for t in found] == [("acme.feature.Encoder", "sparse")]
+    code = (
+        "from acme.feature import Encoder, Imputer\n"
+        "enc = Encoder(sparse=False)\n"  # 2
+        "imp = Imputer(fill_value=0)\n"
+    )
+    assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, *found))] == [2]

@@ -107,7 +107,9 @@ def _product(catalog: Catalog, product: str | None, start: tuple[int, ...], end:
 def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product) -> list[PlannedChange]:
     out = []
     main = product.main
-    found = (re.findall(rf"\b{re.escape(main)}\.([a-z_]\w*)", c.text) for c in chunks) if main else ()
+    # what the text writes after the main module, and the headings too ("sklearn.preprocessing" heads the
+    # entries that write `preprocessing.OneHotEncoder`)
+    found = (re.findall(rf"\b{re.escape(main)}\.([a-z_]\w*)", f"{c.section}\n{c.text}") for c in chunks) if main else ()
     submodules = frozenset(m for names in found for m in names)
     for chunk in chunks:
         for change in chunk.changes:

@@ -64,7 +64,7 @@ _ITSELF_AFTER = re.compile(
     r"(?:(?:does|do)\s++)?no\s++longer\s++exists?\b|"  # "The `extVersion` variable does no longer exist"
     # "`load()` now returns a list": every call; not "… now raises if …", which holds under a condition
     r"(?:will\s++)?(?:now|no longer)\s++(?:returns?|raises?|uses?|gives?|yields?)\b"
-    r"(?![^.;]{0,200}?\b(?:if|when|whenever|unless|under|with|where|for)\b))",
+    r"(?!(?:[^.;]|\.(?=\w)){0,200}?\b(?:if|when|whenever|unless|under|with|where|for)\b))",  # `.fit` ends nothing
     re.IGNORECASE,
 )
 
