@@ -63,7 +63,10 @@ _PARAM_OF = re.compile(
     re.I,
 )
 _PARAM_OF_2 = re.compile(
-    r"(?:argument|parameter|keyword|kwarg|option|flag)s?\s+`([A-Za-z_]\w*)`\s+(?:of|in|to|for|from|on)\s+(?:the\s+)?`([^`]+)`",
+    # "Parameter `as_grey` has been removed from `skimage.data.load`"
+    r"(?:argument|parameter|keyword|kwarg|option|flag)s?\s+`([A-Za-z_]\w*)`\s+"
+    r"(?:(?:is|are|was|were|has been|have been)\s++(?:now\s++)?\w++\s++)?"
+    r"(?:of|in|to|for|from|on)\s+(?:the\s+)?`([^`]+)`",
     re.I,
 )
 # "Switched default to `strict=False` in `torch.export.export`", "the default of `x` for `f`": the callable marked,

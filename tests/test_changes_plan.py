@@ -103,6 +103,13 @@ def test_symbols_parameter_default_and_replacement() -> None:
     )
     assert (default.symbols[0], default.parameter, default.default_changed) == ("acme.export", "strict", True)
     assert replaced.symbols == ("acme.old_func",) and replaced.replacement == "acme.new_func"
+    # the verb between the parameter and its callable
+    removed, was = chunk(
+        item("Parameter `as_grey` has been removed from `acme.data.load`."),
+        item("Parameter `multi_class` was deprecated in `linear.Regression` and `linear.RegressionCV`."),
+    ).changes
+    assert (removed.symbols[0], removed.parameter) == ("acme.data.load", "as_grey")
+    assert (was.symbols[0], was.parameter) == ("linear.Regression", "multi_class")
 
 
 def test_a_table_row_names_the_old_and_the_new() -> None:
