@@ -315,3 +315,30 @@ def test_names_written_under_a_heading_naming_their_module_are_that_modules(tmp_
         "imp = Imputer(fill_value=0)\n"
     )
     assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, *found))] == [2]
+
+
+def test_a_name_removed_from_places_the_entry_lists_is_each_places(tmp_path: Path) -> None:
+    found = plan_targets(
+        Entry("item", "Removed `convert_dtype` from `acme.Series.apply()` (GH 1)"),  # a method's parameter
+        Entry("item", "Removed `_data` from `acme.Frame`, `acme.Series` (GH 2)"),  # each class's member
+        Entry("item", "remove `adj_matrix` from `linalg/graphmatrix.py` (#3)"),  # a source file: the name itself
+        Entry("item", "Removed `Client` from the `acme.net` namespace."),  # a module's name
+        section="Removals",
+    )
+    assert sorted((t.symbol, t.parameter, t.member_of) for t in found) == [
+        ("acme.Frame._data", "", "Frame"),
+        ("acme.Series._data", "", "Series"),
+        ("acme.Series.apply", "convert_dtype", ""),
+        ("acme.adj_matrix", "", ""),
+        ("acme.net.Client", "", ""),
+    ]
+    code = (
+        "import acme\n"
+        "from acme.linalg.graphmatrix import adj_matrix\n"  # 2: imported from where it was
+        "s = acme.Series([1])\n"
+        "t = s.apply(str, convert_dtype=False)\n"  # 4
+        "u = s.apply(str)\n"
+        "m = acme.adj_matrix(g)\n"  # 6
+        "d = s._data\n"  # 7
+    )
+    assert [line for _, line, _ in seen(scan_files(tmp_path, {"m.py": code}, *found))] == [2, 4, 6, 7]

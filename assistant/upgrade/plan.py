@@ -49,6 +49,7 @@ class PlannedChange:
     citations: tuple[Citation, ...]  # oldest announcement first
     # (symbol, class) for the symbols the docs write as a type's member (`ndarray.newbyteorder`)
     members: tuple[tuple[str, str], ...] = ()
+    callables: tuple[str, ...] = ()  # the symbols the docs' roles mark as functions or methods (":meth:`x`")
 
     @property
     def citation(self) -> Citation:
@@ -147,6 +148,7 @@ def _announcements(chunks: Sequence[Chunk], catalog: Catalog, product: Product) 
                     change.fix,
                     (citation,),
                     members,
+                    tuple(full for s, full in written.items() if kinds.get(s, "") in ("func", "meth")),
                 )
             )
     return out
@@ -289,6 +291,7 @@ def _combined(first: PlannedChange, second: PlannedChange, *, citations: Sequenc
         first,
         symbols=tuple(dict.fromkeys(first.symbols + second.symbols)),
         members=tuple(dict.fromkeys(first.members + second.members)),
+        callables=tuple(dict.fromkeys(first.callables + second.callables)),
         forms=tuple(dict.fromkeys(first.forms + second.forms)),
         replacement=first.replacement or second.replacement,
         fix=first.fix or second.fix,

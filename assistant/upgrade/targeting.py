@@ -57,6 +57,9 @@ def targets(plan: UpgradePlan) -> list[Target]:
         if inner := _nested(change, plan.modules):
             out.append(inner)
             continue
+        if taken := _removed_from(change, plan.modules):
+            out += taken
+            continue
         named = subjects(change.symbols, change.summary)
         said = {last for s in change.symbols if _calls_it(last := s.rsplit(".", 1)[-1], change.summary)}
         shown = any(not f.startswith("~") for f in change.forms)  # its examples show an old form (not only new)
@@ -191,6 +194,44 @@ def _example_names(change: PlannedChange, module: str) -> list[str]:
     named = {s.rsplit(".", 1)[-1] for s in change.symbols}
     called = (f.partition(":")[0] for f in change.forms if not f.startswith("~"))
     return [f"{module}.{name}" for name in dict.fromkeys(called) if name not in named]
+
+
+# "Removed `convert_dtype` from `Series.apply`", "Removed `_data` from `DataFrame`, `Series`", "remove `adj_matrix`
+# from `linalg/graphmatrix.py`": a name taken out of each place the entry lists
+_REMOVED_FROM = re.compile(
+    r"^(?:[^:`]{0,24}+:\s*+)?remov(?:e|ed|es)\s++(?:the\s++)?(?:deprecated\s++)?`([A-Za-z_]\w*+)`\s++from\s++"
+    r"(?:the\s++)?(`[^`]++`(?:\s*+(?:,|\band\b|\bor\b)[\s,]*+(?:and\s++|or\s++)?`[^`]++`)*+)",
+    re.IGNORECASE,
+)
+_SOURCE_FILE = re.compile(r"/|\.pyx?$")  # `linalg/graphmatrix.py`: a file of the product's source
+
+
+def _removed_from(change: PlannedChange, family: tuple[str, ...]) -> list[Target]:
+    """The targets of a change that removes a name from places it lists: a parameter of a function or method (its
+    role says so, or the docs write it called: "from `f()`"), a member of a class, a name of a module; from a file of
+    the product's source, the name itself (the docs say no more of where it was)."""
+    m = _REMOVED_FROM.match(change.summary) if change.kind == "removed" and not change.parameter else None
+    if m is None:
+        return []
+    name, out = m.group(1), []
+    for written in re.findall(r"`~?+([^`]++)`", m.group(2)):
+        place = written.removesuffix("()")
+        if _SOURCE_FILE.search(place):
+            out.append(Target(change.id, f"{family[0]}.{name}" if family else name, family=family, gone=True))
+            continue
+        symbol = next((s for s in change.symbols if s == place or s.endswith(f".{place}")), "")
+        if not symbol or not all(part.isidentifier() for part in symbol.split(".")):
+            continue
+        if symbol in change.callables or written.endswith("()"):
+            out.append(Target(change.id, symbol, name, family=family))  # passing it is what breaks
+        elif is_class(symbol) or symbol.split(".", 1)[0] in family:
+            owner = symbol.rsplit(".", 1)[-1]
+            out.append(
+                Target(
+                    change.id, f"{symbol}.{name}", member_of=owner if is_class(symbol) else "", family=family, gone=True
+                )
+            )
+    return out
 
 
 # "a class called `Config`", "the inner `Meta` class", "`class Config`": a class defined in another's body
