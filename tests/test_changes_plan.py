@@ -238,6 +238,7 @@ def test_a_short_name_the_docs_write_dotted_and_never_import_is_the_products_ali
     assert product is not None and qualify("nx.info", catalog, product) == "networkx.info"
 
 
+@pytest.mark.slow  # reads the whole of ../shared/corpus-more: too long for the fast tier
 @pytest.mark.skipif(not SHARED_MORE.is_dir(), reason="../shared/corpus-more is not present")
 def test_real_release_notes_yield_changes_of_every_kind() -> None:
     changes: dict[str, list[Change]] = {}

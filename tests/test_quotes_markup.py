@@ -13,7 +13,8 @@ from ingest.chunking import chunk_document
 from ingest.loader import discover, load_document
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
-ROOTS = [SHARED / "corpus", SHARED / "corpus-more"]
+# the larger corpus (pandas, SQLAlchemy, Pydantic, Django) runs in the slow tier: the fast one stays under a minute
+ROOTS = [SHARED / "corpus", pytest.param(SHARED / "corpus-more", marks=pytest.mark.slow)]
 MARKUP = {
     "RST literal": re.compile(r"``"),
     "bullet": re.compile(r"^[*+•] "),

@@ -208,6 +208,7 @@ def more_chunks() -> dict[str, list]:
     return {p.relative_to(MORE).as_posix(): chunk_document(load_document(p, MORE)) for p in paths}
 
 
+@pytest.mark.slow  # chunks every RST file of ../shared/corpus-more: too long for the fast tier
 def test_no_chunk_of_the_shared_rst_docs_holds_rst_markup(more_chunks: dict[str, list]) -> None:
     assert len(more_chunks) >= 8
     found = [
@@ -219,6 +220,7 @@ def test_no_chunk_of_the_shared_rst_docs_holds_rst_markup(more_chunks: dict[str,
     assert not found, "\n".join(found[:20])
 
 
+@pytest.mark.slow  # the same chunks of ../shared/corpus-more
 def test_shared_docs_sections_come_from_their_titles(more_chunks: dict[str, list]) -> None:
     def tops(source: str) -> set[str]:
         return {c.section.split(" › ")[0] for c in more_chunks[source]}
