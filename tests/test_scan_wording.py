@@ -323,10 +323,12 @@ def test_a_name_removed_from_places_the_entry_lists_is_each_places(tmp_path: Pat
         Entry("item", "Removed `_data` from `acme.Frame`, `acme.Series` (GH 2)"),  # each class's member
         Entry("item", "remove `adj_matrix` from `linalg/graphmatrix.py` (#3)"),  # a source file: the name itself
         Entry("item", "Removed `Client` from the `acme.net` namespace."),  # a module's name
+        Entry("item", "Removed `fastpath` from the `acme.Index` constructor."),  # a class's constructor's parameter
         section="Removals",
     )
     assert sorted((t.symbol, t.parameter, t.member_of) for t in found) == [
         ("acme.Frame._data", "", "Frame"),
+        ("acme.Index", "fastpath", ""),
         ("acme.Series._data", "", "Series"),
         ("acme.Series.apply", "convert_dtype", ""),
         ("acme.adj_matrix", "", ""),

@@ -208,12 +208,13 @@ _SOURCE_FILE = re.compile(r"/|\.pyx?$")  # `linalg/graphmatrix.py`: a file of th
 
 def _removed_from(change: PlannedChange, family: tuple[str, ...]) -> list[Target]:
     """The targets of a change that removes a name from places it lists: a parameter of a function or method (its
-    role says so, or the docs write it called: "from `f()`"), a member of a class, a name of a module; from a file of
-    the product's source, the name itself (the docs say no more of where it was)."""
+    role says so, or the docs write it called: "from `f()`") or of a class's constructor, a member of a class, a
+    name of a module; from a file of the product's source, the name itself (the docs say no more of where it was)."""
     m = _REMOVED_FROM.match(change.summary) if change.kind == "removed" and not change.parameter else None
     if m is None:
         return []
     name, out = m.group(1), []
+    built = re.match(r"\s*+(?:constructors?|initiali[sz]ers?)\b", change.summary[m.end() :]) is not None
     for written in re.findall(r"`~?+([^`]++)`", m.group(2)):
         place = written.removesuffix("()")
         if _SOURCE_FILE.search(place):
@@ -222,7 +223,7 @@ def _removed_from(change: PlannedChange, family: tuple[str, ...]) -> list[Target
         symbol = next((s for s in change.symbols if s == place or s.endswith(f".{place}")), "")
         if not symbol or not all(part.isidentifier() for part in symbol.split(".")):
             continue
-        if symbol in change.callables or written.endswith("()"):
+        if symbol in change.callables or written.endswith("()") or built:  # "from the `Series` constructor"
             out.append(Target(change.id, symbol, name, family=family))  # passing it is what breaks
         elif is_class(symbol) or symbol.split(".", 1)[0] in family:
             owner = symbol.rsplit(".", 1)[-1]
