@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import io
 import json
 import sys
-import tarfile
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +23,7 @@ BENCH_DIR = Path(__file__).resolve().parent
 if str(BENCH_DIR.parent) not in sys.path:
     sys.path.insert(0, str(BENCH_DIR.parent))
 
-from bench.fetch_changelogs import download_verified, regular_files  # noqa: E402
-from bench.fetch_scan_sets import MAX_ARCHIVE, MAX_BYTES, _safe_name  # noqa: E402
+from bench.fetch_scan_sets import _safe_name, sdist_files  # noqa: E402
 
 FRESH_DIR = BENCH_DIR / "fresh"
 DEFAULT_DOCS = BENCH_DIR.parent / "data" / "fresh-docs"
@@ -58,18 +55,10 @@ def fetch_docs(name: str, docs: Path = DEFAULT_DOCS) -> tuple[int, list[str]]:
 
     if all(right(path, digest) for path, digest in files.values()):
         return len(files), []
-    url, _, digest = str(about["sdist"]).partition("#sha256=")
-    if not url.startswith("https://"):
-        return 0, [f"{name}: the sdist is no https URL: {url!r}"]
-    try:
-        data = download_verified(url, digest, MAX_ARCHIVE)
-    except OSError as e:
-        return 0, [f"{name}: cannot fetch {url}: {e}"]
-    except ValueError:
-        return 0, [f"{name}: {url} is not the archive docs.json names (size or sha256 differs); nothing written"]
-    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        found = regular_files(archive, files, MAX_BYTES)
-    placed, problems = 0, []
+    found, problems = sdist_files(name, str(about["sdist"]), files)
+    if problems:
+        return 0, problems
+    placed = 0
     for inner, (path, want) in files.items():
         content = found.get(inner)
         if content is None:

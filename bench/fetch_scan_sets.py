@@ -24,6 +24,7 @@ import json
 import sys
 import tarfile
 import urllib.request
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -100,6 +101,22 @@ def docs_folder(name: str, shared: Path, docs: Path = DEFAULT_DOCS) -> Path:
     return docs / _safe_name(str(about["product"])) if "sdist" in about else shared / str(about["docs"])
 
 
+def sdist_files(label: str, sdist: str, inside: Iterable[str]) -> tuple[dict[str, bytes], list[str]]:
+    """The regular files `inside` (paths in the archive) of the source distribution `sdist` names (its registry URL
+    with `#sha256=`), read in memory; or none, and why (`label` names whose it is)."""
+    url, _, digest = sdist.partition("#sha256=")
+    if not url.startswith("https://"):
+        return {}, [f"{label}: the sdist is no https URL: {url!r}"]
+    try:
+        data = download_verified(url, digest, MAX_ARCHIVE)
+    except OSError as e:
+        return {}, [f"{label}: cannot fetch {url}: {e}"]
+    except ValueError:
+        return {}, [f"{label}: {url} is not the archive named (size or sha256 differs); nothing written"]
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        return regular_files(archive, inside, MAX_BYTES), []
+
+
 def fetch_docs(name: str, docs: Path = DEFAULT_DOCS) -> tuple[int, list[str]]:
     """The set's docs from the source distribution its `set.json` names, each file in its release's folder: how
     many are in place, and one line per problem. The archive is read in memory; only the named regular files are
@@ -113,21 +130,13 @@ def fetch_docs(name: str, docs: Path = DEFAULT_DOCS) -> tuple[int, list[str]]:
     targets = {f: folder / v / f for f, v in files.items()}
     if all(t.is_file() for t in targets.values()):
         return len(targets), []
-    url, _, digest = str(about["sdist"]).partition("#sha256=")
-    if not url.startswith("https://"):
-        return 0, [f"{name}: the sdist is no https URL: {url!r}"]
-    try:
-        data = download_verified(url, digest, MAX_ARCHIVE)
-    except OSError as e:
-        return 0, [f"{name}: cannot fetch {url}: {e}"]
-    except ValueError:
-        return 0, [f"{name}: {url} is not the archive set.json names (size or sha256 differs); nothing written"]
-    top = url.rsplit("/", 1)[-1].removesuffix(".tar.gz")
+    top = str(about["sdist"]).partition("#sha256=")[0].rsplit("/", 1)[-1].removesuffix(".tar.gz")
     # each file's path inside the archive ("" for its top folder)
     inside = {"/".join(filter(None, (top, str(about.get("folder", "")), f))): f for f in targets}
-    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
-        found = regular_files(archive, inside, MAX_BYTES)
-    placed, problems = 0, []
+    found, problems = sdist_files(name, str(about["sdist"]), inside)
+    if problems:
+        return 0, problems
+    placed = 0
     for inner, file in inside.items():
         if inner not in found:
             problems.append(f"{name}: {file} is not a regular file of {about.get('folder') or '/'} in {top}")
