@@ -69,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tuning", action="append", default=[], help="a variant: part__field=VALUE")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
+    from assistant.embed.embedder import SentenceTransformerEmbedder
     from assistant.knowledge_base import KnowledgeBase
     from assistant.runtime.settings import Settings
     from assistant.tuning import DEFAULT
@@ -84,15 +85,16 @@ def main(argv: list[str] | None = None) -> int:
     if not names:
         print("error: no set's docs are fetched: python bench/fetch_fresh_docs.py", file=sys.stderr)
         return 2
+    embedder = SentenceTransformerEmbedder(Settings().embedding_model)  # loaded once, for every set's index and ask
     for name in names:
         settings = Settings(corpus_dir=docs_folder(name, args.docs), index_dir=args.index / name)
         with contextlib.redirect_stdout(sys.stderr):
-            sync(settings, progress=False)
+            sync(settings, progress=False, embedder=embedder)
         questions = ev.load_questions(FRESH_DIR / name / "questions.jsonl")
-        base = score(KnowledgeBase.open(settings), questions)
+        base = score(KnowledgeBase.open(settings, embedder=embedder), questions)
         row: dict[str, Any] = {"default": totals(base)}
-        if variant is not None:
-            other = score(KnowledgeBase.open(settings, tuning=variant), questions)
+        if variant is not None:  # opened anew: a tuned value may act where the retriever is built
+            other = score(KnowledgeBase.open(settings, embedder=embedder, tuning=variant), questions)
             row["variant"] = totals(other)
             row["changed"] = [
                 (a["id"], a["ok"], b["ok"]) for a, b in zip(base, other, strict=True) if a["ok"] != b["ok"]
