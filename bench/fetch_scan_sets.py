@@ -59,6 +59,13 @@ def _safe_name(name: str) -> str:
     return name
 
 
+def _safe_path(path: str) -> str:
+    """A file's path under the archive's folder, each part one plain name ("release/2.0.0-notes.rst")."""
+    for part in path.split("/"):
+        _safe_name(part)
+    return path
+
+
 def fetch(name: str, out: Path, local: Path | None = None) -> tuple[int, list[str]]:
     """The set's files under `out/<name>/`: how many are in place, and one line per file that is not."""
     folder = out / name
@@ -125,9 +132,9 @@ def fetch_docs(name: str, docs: Path = DEFAULT_DOCS) -> tuple[int, list[str]]:
     if "sdist" not in about:
         return 0, []
     # a changelog of every release has no release of its own (""): it goes beside the product's other files
-    files = {_safe_name(f): _safe_name(v) if v else "" for f, v in dict(about["files"]).items()}
+    files = {_safe_path(f): _safe_name(v) if v else "" for f, v in dict(about["files"]).items()}
     folder = docs / _safe_name(str(about["product"]))
-    targets = {f: folder / v / f for f, v in files.items()}
+    targets = {f: folder / v / f.rsplit("/", 1)[-1] for f, v in files.items()}  # saved by its own name
     if all(t.is_file() for t in targets.values()):
         return len(targets), []
     top = str(about["sdist"]).partition("#sha256=")[0].rsplit("/", 1)[-1].removesuffix(".tar.gz")

@@ -15,6 +15,7 @@ conventions of release notes, never a product's names.
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -357,7 +358,8 @@ def _renames(row: str) -> bool:
 
 
 def _parameter(text: str) -> tuple[str, str]:
-    """(parameter, callable) when the entry is about one parameter of one callable, else ('', '')."""
+    """(parameter, callable) when the entry is about one parameter of one callable, else ('', ''); the call it
+    says to use instead ("Use `np.asarray(arr, dtype=dtype)` instead") shows the new form, not the parameter."""
     for pattern in (_PARAM_OF, _PARAM_OF_2, _DEFAULT_IN):
         if m := pattern.search(text):
             function = _clean(m.group(2))
@@ -367,10 +369,27 @@ def _parameter(text: str) -> tuple[str, str]:
         function = _clean(m.group(1))
         if _NAME.fullmatch(function):
             return m.group(2), function
+    instead = m.group(1) if (m := _REPLACEMENT.search(text)) else None
     for code in CODE.findall(text):
-        if m := _CALL_KEYWORD.match(code.strip()):
+        m = _CALL_KEYWORD.match(code.strip())
+        if m and not _in_expression(code.strip()) and code != instead:
             return m.group(2), m.group(1)
     return "", ""
+
+
+def _in_expression(code: str) -> bool:
+    """Whether code is an expression around a call rather than the call (`np.array([3], dtype=np.float32) +
+    np.float64(3)`, `jsonify(error="x"), 400`): an example of what it evaluates to, whose keyword is no parameter the
+    change is about. Code that does not parse (a decorator, `f(x=)`) is taken as the call it starts with."""
+    try:
+        node = ast.parse(code, mode="eval").body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    while isinstance(node, ast.Attribute) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        if isinstance(node, ast.Call) and any(k.arg for k in node.keywords):
+            return False  # `obj.astype('int64', copy=False).astype(dtype)`: a chain of calls, the first keyword's
+        node = node.func.value if isinstance(node, ast.Call) else node.value  # type: ignore[attr-defined]
+    return not isinstance(node, ast.Call)
 
 
 def _names(text: str, *, methods: bool = False) -> tuple[str, ...]:

@@ -146,10 +146,15 @@ def _replaced(symbol: str, change: PlannedChange) -> bool:
     first = first_code(change.summary)
     at = spelled_at(symbol, first)
     named = all(part.isidentifier() for part in new.split("."))  # a name, not a setting (`x = True`)
-    if not named or new.startswith(f"{symbol}.") or at is None or not leads_to(first[: at[0]]):
+    owned = _OWNED_BY.search(change.summary.split("`", 1)[0])  # "A few methods from `np.ndarray` … removed"
+    if not named or new.startswith(f"{symbol}.") or at is None or not leads_to(first[: at[0]]) or owned:
         return False  # the summary's subject is another ("strings `w`, `d` … in `Timedelta`", "variables of `x`")
     last, other = symbol.rsplit(".", 1)[-1], new.rsplit(".", 1)[-1]
     return ("." in symbol) == ("." in new) and last[:1].isupper() == other[:1].isupper()
+
+
+# Members of what the first name is, before it: "A few methods from `np.ndarray`", "The functions from `m` named …"
+_OWNED_BY = re.compile(rf"{MEMBER_KINDS}\s++(?:from|of|on|in)\s++(?:the\s++)?$", re.IGNORECASE)
 
 
 # "now warns when …", "no longer reads … when …": what a call now does holds under a condition the code does not show
@@ -168,7 +173,9 @@ def _valued(symbol: str, parameter: str, summary: str) -> tuple[str, ...]:
     if not parameter:
         return ()
     last = re.escape(symbol.rsplit(".", 1)[-1])
-    m = re.search(rf"`(?:\w++\.)*+{last}\(\s*+{re.escape(parameter)}\s*+=([^`()]++)\)`", summary)
+    # after other arguments too: `np.array(..., copy=False)`, `regionprops(..., coordinates='xy')`
+    others = r"(?:[^`(),]*+,\s*+)*+"
+    m = re.search(rf"`(?:\w++\.)*+{last}\({others}\s*+{re.escape(parameter)}\s*+=([^`(),]++)\)`", summary)
     if m is None:
         return ()
     try:
