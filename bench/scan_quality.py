@@ -23,6 +23,7 @@ out and counted.
 from __future__ import annotations
 
 import argparse
+import importlib.metadata
 import json
 import re
 import sys
@@ -47,6 +48,7 @@ DEFAULT_SHARED = REPO_ROOT.parent / "shared"
 ROWS = REPO_ROOT / "bench" / "scan-quality.jsonl"
 PAGE = REPO_ROOT / "docs" / "benchmarks.md"
 HEADING = "## The code scan on real code"
+TYPES = REPO_ROOT / "data" / "scan-types"  # what the installed products' calls return, as the scan keeps it
 
 
 def _rows(path: Path) -> list[dict[str, Any]]:
@@ -63,7 +65,9 @@ def _repo_tree(repos: Path, row: dict[str, Any]) -> Path:
     return repos / f"{str(row['repo']).replace('/', '+')}@{str(row['commit'])[:10]}"
 
 
-def _scan_repos(name: str, repos: Path, found: list[Any]) -> tuple[set[tuple[str, int]], set[tuple[str, int]], int]:
+def _scan_repos(
+    name: str, repos: Path, found: list[Any], infer: bool = False
+) -> tuple[set[tuple[str, int]], set[tuple[str, int]], int]:
     """Exact and possible (file, line) of the set's labelled files, each whole repository scanned as a project."""
     trees: dict[Path, dict[str, str]] = {}
     for r in manifest(name):
@@ -72,7 +76,7 @@ def _scan_repos(name: str, repos: Path, found: list[Any]) -> tuple[set[tuple[str
     possible: set[tuple[str, int]] = set()
     files = 0
     for tree, labelled in trees.items():
-        report = scan([tree], found, parallel=True)
+        report = scan([tree], found, parallel=True, infer=infer, types_folder=TYPES)
         files += report.files
         for f in report.findings:
             rel = Path(f.file).relative_to(tree).as_posix()
@@ -81,9 +85,10 @@ def _scan_repos(name: str, repos: Path, found: list[Any]) -> tuple[set[tuple[str
     return exact, possible - exact, files
 
 
-def score(name: str, files: Path, shared: Path, repos: Path | None = None) -> dict[str, Any]:
+def score(name: str, files: Path, shared: Path, repos: Path | None = None, infer: bool = False) -> dict[str, Any]:
     """One set's row: labels, exact recall and precision, possible lines, the peer's row, seconds; with `repos`,
-    of the labelled files in their whole repositories, scanned as projects."""
+    of the labelled files in their whole repositories, scanned as projects; with `infer`, receivers typed from
+    the product's installed source (`assistant.upgrade.inferred`), the release installed named in the row."""
     spec = json.loads((SETS_DIR / name / "set.json").read_text(encoding="utf-8"))
     docs = docs_folder(name, shared)
     folder = files / name
@@ -103,12 +108,12 @@ def score(name: str, files: Path, shared: Path, repos: Path | None = None) -> di
     absent: list[dict[str, Any]] = []
     started = time.perf_counter()
     if repos is None:
-        report = scan([folder], targets(plan), parallel=True)  # as `upgrade` scans
+        report = scan([folder], targets(plan), parallel=True, infer=infer, types_folder=TYPES)  # as `upgrade` scans
         scanned = report.files
         exact = {(Path(f.file).name, f.line) for f in report.findings if f.exact}
         possible = {(Path(f.file).name, f.line) for f in report.findings if not f.exact} - exact
     else:
-        exact, possible, scanned = _scan_repos(name, repos, targets(plan))
+        exact, possible, scanned = _scan_repos(name, repos, targets(plan), infer)
         present = {str(r["file"]) for r in manifest(name) if (_repo_tree(repos, r) / str(r["path"])).is_file()}
         absent = [r for r in labels if r["file"] not in present]  # a mirror may lack a file's blob
         labels = [r for r in labels if r["file"] in present]
@@ -130,6 +135,7 @@ def score(name: str, files: Path, shared: Path, repos: Path | None = None) -> di
         "changes": len(plan.changes),
         "scan_seconds": round(seconds, 2),
         "missed_by_kind": dict(Counter(r["kind"] for r in labels if r not in found)),
+        "installed": _installed(plan.modules) if infer else "",
     }
     if absent:
         row["labels_left_out"] = len(absent)
@@ -146,6 +152,15 @@ def score(name: str, files: Path, shared: Path, repos: Path | None = None) -> di
             "precision": round(len(lines & labelled) / len(lines), 3) if lines else None,
         }
     return row
+
+
+def _installed(modules: tuple[str, ...]) -> str:
+    """The product's release installed where the scan ran ("pandas 3.1.1"), which typed its receivers; "none"."""
+    found = importlib.metadata.packages_distributions()
+    for module in modules:
+        for dist in found.get(module, []):
+            return f"{dist} {importlib.metadata.version(dist)}"
+    return "none"
 
 
 def section(path: Path = ROWS) -> list[str]:
@@ -172,6 +187,7 @@ def section(path: Path = ROWS) -> list[str]:
         peer = r.get("peer") or {}
         shown = f"{peer['tool'].split(' (')[0]}: {peer['found']} ({peer['recall']:.2f})" if peer else "–"
         span = r["span"] if r.get("mode", "files") == "files" else f"{r['span']}, whole repositories"
+        span += f", typed from {r['installed']} installed" if r.get("installed") else ""
         lines.append(
             f"| {span} | {r['files']} | {r['labels']} | {r['found']} ({r['recall']:.2f}) "
             f"| {r['false_lines']} ({r['precision'] if r['precision'] is not None else 0:.2f}) "
@@ -201,11 +217,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED, help="the folder holding corpus-more/")
     parser.add_argument("--json", action="store_true", help="one JSON object per set")
     parser.add_argument("--repos", type=Path, help="score the labelled files in their whole repositories, here")
+    parser.add_argument("--infer", action="store_true", help="type receivers from the product's installed source")
     parser.add_argument("--write", action="store_true", help="keep the rows and rewrite docs/benchmarks.md's section")
     args = parser.parse_args(argv)
     scored = []
     for name in [args.only] if args.only else sets():
-        row = score(name, args.files, args.shared, args.repos)
+        row = score(name, args.files, args.shared, args.repos, args.infer)
         scored.append(row)
         if args.json:
             print(json.dumps(row, ensure_ascii=False))
@@ -223,7 +240,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.write:
         # The other mode's rows stay as they were.
         mode = "files" if args.repos is None else "repositories"
-        kept = [r for r in _rows(ROWS) if r.get("mode", "files") != mode]
+        kept = [r for r in _rows(ROWS) if (r.get("mode", "files"), bool(r.get("installed"))) != (mode, args.infer)]
         write(kept + scored)
     return 0
 

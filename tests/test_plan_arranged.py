@@ -127,6 +127,7 @@ def test_markdown_keeps_code_spans_and_safe_links_and_escapes_the_rest() -> None
     assert "\\<img src=x\\>" in out and "\\[bad\\]" in out and "a\\*b" in out
 
 
+@pytest.mark.slow  # a plan over all of ../shared/corpus-more's pandas notes, and every format rendered
 @pytest.mark.skipif(not (SHARED_MORE / "pandas").is_dir(), reason="../shared/corpus-more is absent")
 def test_the_five_line_script_is_hit_on_lines_3_4_and_5_first_in_every_format(tmp_path: Path) -> None:
     chunks = [

@@ -235,6 +235,7 @@ def test_shared_docs_sections_come_from_their_titles(more_chunks: dict[str, list
     )
 
 
+@pytest.mark.slow  # the same chunks of ../shared/corpus-more
 def test_shared_docs_tables_give_entries_with_header_meaning(more_chunks: dict[str, list]) -> None:
     text = "\n".join(c.text for c in more_chunks["pandas/2.0.0/release-notes.rst"])
     assert "- Package: pytest (dev) — Minimum Version: 7.0.0 — Changed: X" in text

@@ -54,6 +54,11 @@ class Settings(BaseSettings):
         20 * 1024, ge=16, description="KB a scanned notebook file may hold, outputs included; also the upload limit."
     )
     scan_max_pasted_chars: int = Field(100_000, ge=1000, description="Longer pasted code is refused (web UI).")
+    scan_infer_types: bool = Field(
+        True,
+        description="Type a receiver a product's call returned from the product's installed source (jedi), where "
+        "the code does not say its type; off, such receivers stay unknown.",
+    )
     scan_timeout_s: float = Field(90.0, gt=0, description="A server's code scan taking longer stops, said in a line.")
     scan_memory_mb: int = Field(1024, ge=256, description="Memory ceiling of the process that runs a server's scans.")
     chroma_url: str | None = Field(
@@ -101,6 +106,11 @@ class Settings(BaseSettings):
     @property
     def model_path(self) -> Path:
         return self.model_dir or self.data_dir / "models"
+
+    @property
+    def types_path(self) -> Path:
+        """Where the scan keeps what the products' installed source says their calls return."""
+        return self.data_dir / "scan-types"
 
     @property
     def feedback_path(self) -> Path:

@@ -13,6 +13,8 @@ import re
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
 
 from assistant.upgrade.literals import matched
 from assistant.upgrade.qualifiers import ON_CALL, SHAPES, forms_met, meets
@@ -133,9 +135,15 @@ class TargetIndex:
     # in any class is the use; Python's own (`__init__`, `__post_init__`) are none.
     hooks: dict[str, tuple[Target, ...]] = field(default_factory=dict)
     nested: dict[str, tuple[Target, ...]] = field(default_factory=dict)  # classes defined in a class's body, by name
+    # Whether receivers a product's call returned are typed from its installed source (`assistant.upgrade.inferred`)
+    infer: bool = False
+    families: frozenset[str] = frozenset()  # the top modules of the targets' products
+    types_folder: Path | None = None  # where what jedi answers is kept (`assistant.upgrade.inferred.returned`)
 
     @classmethod
-    def of(cls, targets: Sequence[Target]) -> TargetIndex:
+    def of(cls, targets: Sequence[Target], *, infer: bool = False, types_folder: Path | None = None) -> TargetIndex:
+        """The targets indexed; with `infer`, a receiver a product's call returned is typed from the product's
+        installed source where the code does not say its type, the answers kept in `types_folder`."""
         names: dict[str, list[Target]] = defaultdict(list)
         calls: dict[str, list[Target]] = defaultdict(list)
         members: dict[str, list[Member]] = defaultdict(list)
@@ -202,7 +210,23 @@ class TargetIndex:
             _frozen(loose),
             _frozen(hooks),
             _frozen(nested),
+            infer,
+            frozenset(m for t in targets for m in t.family),
+            types_folder,
         )
+
+    @cached_property
+    def received(self) -> frozenset[str]:
+        """The member names a receiver of unknown type may hit: whose type is then worth asking about."""
+        return frozenset(self.members) | frozenset(self.member_calls) | frozenset(self.forms)
+
+    def class_named(self, qualified: str) -> str | None:
+        """The class targets are members of that a type's full name is (`pandas.core.frame.DataFrame` for
+        `pandas.DataFrame`), or None."""
+        if qualified in self.classes:
+            return qualified
+        ends = _ends(qualified)
+        return next((c for c in sorted(self.classes) if _ends(c) == ends), None) if ends in self.class_ends else None
 
     def in_forms(self, qualified: str) -> tuple[Target, ...]:
         """The call-form targets a call of `qualified` may meet: of its name, from the product's module."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from collections import defaultdict
 
+from assistant.upgrade.inferred import installed
 from assistant.upgrade.literals import matched
 from assistant.upgrade.lookup import TargetIndex
 
@@ -25,6 +26,7 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
     calls: dict[int, ast.Call] = {}  # a called attribute's id -> its call (`ast.walk` reaches a call first)
     inner: set[int] = set()  # attributes inside a longer dotted chain
     values = frozenset(v for t in index.valued for v in t.values)
+    received = False  # a member a target names, used on a plain name: its type may come from the product's source
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             calls[id(node.func)] = node
@@ -60,6 +62,7 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
                 call is not None and any(index.by_keyword(node.attr, call, receiver))
             ):
                 return True
+            received = received or (index.infer and isinstance(value, ast.Name) and node.attr in index.received)
             if id(node) in inner:
                 continue  # part of a chain read from its outermost attribute (`ast.walk` meets that first)
             parts = [node.attr]
@@ -84,6 +87,11 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
             node.name in index.members or node.name in index.loose or node.name in index.hooks
         ):
             return True  # may override a member a change names, in a class derived from the product's
+    if received:
+        # what the module imports of an installed product may type the name (`assistant.upgrade.inferred`)
+        tops = {q.split(".", 1)[0] for found in bound.values() for q in found} & index.families
+        if any(installed(top) for top in tops):
+            return True
     for base, *rest in chains:
         for qualified in bound.get(base, ()):
             name = ".".join([qualified, *rest])

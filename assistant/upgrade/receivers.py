@@ -13,8 +13,10 @@ anything else (`df = load()`, a loop variable, a parameter without annotation) l
 and the scan's receiver-name rules apply to it as before.
 
 Which callables are classes is read from the code's own naming (a `CamelCase` last part, PEP 8's) or from the
-targets (the docs write members of it: `Engine.execute`); no product's names are listed here. Readers' return
-types (`pd.read_csv` gives a DataFrame) are not known without the product installed: such names stay unknown.
+targets (the docs write members of it: `Engine.execute`); no product's names are listed here. What readers and
+methods return (`pd.read_csv` gives a DataFrame) the code does not say: where the product is installed, its source
+does (`assistant.upgrade.inferred`, asked through `Ask` for the names a target's member is used on); elsewhere such
+names stay unknown.
 Written by hand: `assistant.upgrade.names` gives scopes and qualified names, not types; jedi infers types only
 where the product is installed, which a scan of code written for an older release cannot count on.
 """
@@ -117,10 +119,16 @@ class Receivers:
 
 
 def typed_names(
-    tree: ast.Module, scopes: Scopes, is_class: Callable[[str], bool], project: ProjectClasses = NONE
+    tree: ast.Module,
+    scopes: Scopes,
+    is_class: Callable[[str], bool],
+    project: ProjectClasses = NONE,
+    ask: Ask | None = None,
 ) -> Receivers:
     """The module's typed references, the methods and settings of its classes derived from a product's; `project`
-    holds the classes other modules of the scanned project derive from a product's."""
+    holds the classes other modules of the scanned project derive from a product's. `ask` types the bindings from
+    a call the code does not type (`old = pd.read_csv(p)`) of names it is given, where it can
+    (`assistant.upgrade.inferred`)."""
     collector = _Bindings(tree)
 
     def imported(expr: ast.expr) -> str | None:
@@ -164,6 +172,24 @@ def typed_names(
             return None if how is None else _SAME
         return called_from(how[1], scopes)
 
+    out, origins = _typed(scopes, type_of, origin_of)
+    if ask is not None:  # a second look, with what the product's source says the calls the code leaves return
+        told = _told(scopes, collector, out, type_of, origin_of, ask)
+        if told:
+            out, origins = _typed(scopes, lambda b: type_of(b) or told.get(b), origin_of)  # type: ignore[arg-type]
+    methods = {node: derived[name] for node, name in collector.methods.items() if name in derived}
+    settings = {
+        node: derived.get(owner, "") for node, owner in collector.assigned.items() if not owner or owner in derived
+    }
+    nested = {node: derived[outer] for node, outer in collector.inner.items() if outer in derived}
+    return Receivers(out, methods, settings, origins, frozenset(collector.methods), nested)
+
+
+def _typed(
+    scopes: Scopes, type_of: Callable[[ast.AST], str | None], origin_of: Callable[[ast.AST], str | None]
+) -> tuple[dict[ast.Name, str], dict[ast.Name, str]]:
+    """Each read name's class, where every binding of it gives the same, and the top module whose call every
+    binding of it is."""
     out: dict[ast.Name, str] = {}
     origins: dict[ast.Name, str] = {}
     for name, bindings in scopes.accesses.items():
@@ -174,12 +200,61 @@ def typed_names(
             tops = {origin_of(b) for b in bindings} - {_SAME}
             if len(tops) == 1 and None not in tops:
                 origins[name] = next(iter(tops))  # type: ignore[arg-type]
-    methods = {node: derived[name] for node, name in collector.methods.items() if name in derived}
-    settings = {
-        node: derived.get(owner, "") for node, owner in collector.assigned.items() if not owner or owner in derived
-    }
-    nested = {node: derived[outer] for node, outer in collector.inner.items() if outer in derived}
-    return Receivers(out, methods, settings, origins, frozenset(collector.methods), nested)
+    return out, origins
+
+
+@dataclass(frozen=True)
+class Ask:
+    """Which names' bindings from calls the code does not type to ask about (those a target's member is used on),
+    and who answers: a call's expression (`pandas.read_csv`, `pandas.DataFrame().groupby`) to the class whose
+    instance it returns, or None."""
+
+    names: frozenset[str]
+    answer: Callable[[str], str | None]
+    foreign: Callable[[str], bool]  # a top module of another library: what its calls return is not asked about
+
+
+def _told(
+    scopes: Scopes,
+    collector: _Bindings,
+    typed: dict[ast.Name, str],
+    type_of: Callable[[ast.AST], str | None],
+    origin_of: Callable[[ast.AST], str | None],
+    ask: Ask,
+) -> dict[ast.Name, str]:
+    """The classes `ask` answers for the bindings from calls the code does not type, of the names it asks about:
+    calls of an imported name (`pd.read_csv(p)`) or of a typed instance's method (`df.groupby(k)`), none of
+    another library."""
+    told: dict[ast.Name, str] = {}
+    for name, bindings in scopes.accesses.items():
+        if name.id not in ask.names:
+            continue
+        for binding in bindings:
+            how = collector.bound.get(binding) if isinstance(binding, ast.Name) else None
+            if how is None or how[0] == _SAME or binding in told or type_of(binding) is not None:
+                continue
+            origin = origin_of(binding)
+            call = _expression(how[1], scopes, typed)
+            if call is not None and not (origin and ask.foreign(origin)) and (found := ask.answer(call)):
+                told[binding] = found  # type: ignore[index]
+    return told
+
+
+def _expression(func: ast.expr, scopes: Scopes, typed: dict[ast.Name, str]) -> str | None:
+    """A called name as an expression from its top module: `pandas.read_csv` for `pd.read_csv`, and
+    `pandas.DataFrame().groupby` for `df.groupby` where `df` holds a `DataFrame`; None for anything else."""
+    parts = dotted(func)
+    if parts is None:
+        return None
+    base = parts[0]
+    assert isinstance(base, ast.Name)
+    rest = [part_name(part) for part in parts[1:]]
+    if base in typed:
+        return ".".join([f"{typed[base]}()", *rest]) if rest else None
+    found = scopes.imported(base)
+    if len(found) != 1 or found[0].startswith("."):
+        return None
+    return ".".join([found[0], *rest])
 
 
 def called_from(func: ast.expr, scopes: Scopes) -> str | None:

@@ -88,14 +88,18 @@ def scan(
     max_bytes: int | None = None,
     max_notebook_bytes: int | None = None,
     parallel: bool = False,
+    infer: bool = False,
+    types_folder: Path | None = None,
 ) -> ScanReport:
     """Scan files and directories (recursively: `*.py` and `*.ipynb`) for the places they hit `targets`.
     `progress` wraps the list of files found (a tqdm bar on the command line). A Python file over `max_bytes`,
     a notebook over `max_notebook_bytes` or with code cells over `max_bytes`, is named and skipped. With
     `parallel`, many files are read by a process per core (the analysis, most of a scan's time, holds one
     core per file); the caller's script must then guard its entry point (`if __name__ == "__main__":`), as
-    `multiprocessing` requires, so it is the command line's choice, not the library's default."""
-    index = TargetIndex.of(targets)
+    `multiprocessing` requires, so it is the command line's choice, not the library's default. With `infer`, a
+    receiver a product's call returned is typed from the product's source where it is installed
+    (`assistant.upgrade.inferred`), what it returns kept in `types_folder` for the workers and later scans."""
+    index = TargetIndex.of(targets, infer=infer, types_folder=types_folder)
     errors: list[ScanError] = []
     roots: dict[Path, Path] = {}
     found_files = list(_files(paths, errors, roots))
@@ -166,9 +170,10 @@ def scan_capped(
     """`scan` within the settings' size caps; in `worker` (a bounded process, one scan at a time) when given,
     raising `Overrun` past `scan_timeout_s` or its memory ceiling; else `parallel` as `scan` says."""
     caps = {"max_bytes": settings.scan_max_file_kb * 1024, "max_notebook_bytes": settings.scan_max_notebook_kb * 1024}
+    types = {"infer": settings.scan_infer_types, "types_folder": settings.types_path}
     if worker is None:
-        return scan(paths, targets, progress=progress, parallel=parallel, **caps)
-    return worker.run(scan, list(map(Path, paths)), targets, seconds=settings.scan_timeout_s, **caps)
+        return scan(paths, targets, progress=progress, parallel=parallel, **types, **caps)  # type: ignore[arg-type]
+    return worker.run(scan, list(map(Path, paths)), targets, seconds=settings.scan_timeout_s, **types, **caps)  # type: ignore[arg-type]
 
 
 def scan_source(source: str, targets: Sequence[Target], *, filename: str = "<source>") -> ScanReport:

@@ -23,11 +23,12 @@ import re
 from dataclasses import dataclass
 from itertools import pairwise
 
+from assistant.upgrade.inferred import installed, returned_class
 from assistant.upgrade.lookup import Member, TargetIndex, class_of, telling_name, valued_hits
 from assistant.upgrade.names import Scopes, chain_base, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
 from assistant.upgrade.qualifiers import meets
-from assistant.upgrade.receivers import called_from, typed_names
+from assistant.upgrade.receivers import Ask, called_from, typed_names
 from assistant.upgrade.target import Target
 
 # Receivers whose type is plain from the code: a literal is a builtin, never the class a target names.
@@ -132,7 +133,7 @@ class HitVisitor:
         return self.scopes.imported(base), self.scopes.known(base)
 
     def _module(self, tree: ast.Module) -> None:
-        known = typed_names(tree, self.scopes, self.index.is_class, self.project)
+        known = typed_names(tree, self.scopes, self.index.is_class, self.project, self._ask(tree))
         self.types, self.methods, self.origins = known.types, known.methods, known.origins
         self.in_class, self.nested = known.in_class, known.nested
         for name, owner in known.settings.items():  # `USE_L10N = True`; `orm_mode = True` in a model's Config
@@ -175,6 +176,29 @@ class HitVisitor:
         elif isinstance(node, ast.Subscript) and self.index.settings:
             self._setting_key(node)
         return list(ast.iter_child_nodes(node))
+
+    def _ask(self, tree: ast.Module) -> Ask | None:
+        """What to ask the product's installed source about (`assistant.upgrade.inferred`): the names a target's
+        member is used on, in a module importing an installed product; None where nothing is worth asking."""
+        families = self.index.families
+        if not self.index.infer or not any(installed(top) for top in self.products & families):
+            return None
+        wanted = self.index.received
+        names = frozenset(
+            node.value.id
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in wanted
+        )
+        if not names:
+            return None
+
+        def answer(call: str) -> str | None:
+            # what another library's objects return is no product's class: not worth jedi's time
+            if call.split(".", 1)[0] not in families:
+                return None
+            return returned_class(call, self.index.class_named, self.index.types_folder)
+
+        return Ask(names, answer, lambda top: top not in families)
 
     def _setting_key(self, node: ast.Subscript) -> None:
         """A setting the docs name, read or set by its name as a key (`app.config["JSON_AS_ASCII"] = False`), in a
@@ -272,8 +296,10 @@ class HitVisitor:
             # `conn = sqlite3.connect(p)`: another library's object, whatever its name says
             named = receiver if self._origin(func.value) is None else None
             for target in self.index.by_keyword(func.attr, node, named):
-                if derived and derived.split(".")[0] in target.modules:
-                    continue  # got from an instance of the product: the classes its changes are about decide, below
+                if derived and derived.split(".")[0] in target.modules and class_of(target.symbol, target.member_of):
+                    # got from an instance of the product: the classes a member's change is about decide, below; a
+                    # form of no class (`df["a"].fillna(0, inplace=True)` under "Chained assignment") holds still
+                    continue
                 if target not in keyed and self.products.intersection(target.modules):
                     keyed.add(target)
                     self._hit(self.places.attr(func), f"{target.symbol}({_qualifier(target)})", target)
