@@ -172,12 +172,15 @@ def section(path: Path = ROWS) -> list[str]:
         "Real files from public repositories, every use of an API the docs change labelled by hand before any scan "
         "ran on them (`bench/scan_sets/<set>/LABELS.md` says how; `python bench/fetch_scan_sets.py` fetches the "
         "files by commit and checks their sha256), scored by `python bench/scan_quality.py --write` against the "
-        "docs in ../shared (networkx's and Flask's from their sdists, by digest). A labelled use is found when an "
+        "docs in ../shared (networkx's, Flask's, scikit-learn's and NumPy's from their sdists, by digest). A labelled "
+        "use is found when an "
         "exact finding is on its line; an exact finding on a line no label names is false; possible findings count "
         "neither way. The product's own "
         'codemod or lint rules ran on the same files (their commands in each `LABELS.md`). The rows "whole '
         'repositories" scan each repository the files come from, at the same commit, as a user scans a project '
-        "(`--repos`), and score the same labels in it (those of files a local copy lacked left out).",
+        "(`--repos`), and score the same labels in it (those of files a local copy lacked left out). The rows "
+        '"typed from … installed" type receivers from the product\'s installed source, as `upgrade` does by default '
+        "(`--infer`; `RELDOCS_SCAN_INFER_TYPES`): the release that was installed is named.",
         "",
         "| span | files scanned | labelled | exact found (recall) | false lines (precision) | possible lines "
         "| the product's own tool: found (recall) | its false lines | scan s |",
