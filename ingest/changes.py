@@ -54,11 +54,14 @@ _UNMARKED = re.compile(
 _FILE = re.compile(r"\.(?:py[ixd]?|rst|txt|md|cfg|toml|ini|json|ya?ml|[ch]|cpp|js|html?|in|com|org|io|net)$", re.I)
 _LINK = re.compile(r"\b[A-Za-z][A-Za-z0-9+.-]{0,15}+://\S*+|<[^<>\s]++>")
 _CALL_KEYWORD = re.compile(r"^(@?[A-Za-z_][\w.]*)\((?:[^()]*,\s*)?([A-Za-z_]\w*)\s*=")
+# "… in favour of `name` in `X`": what replaces the parameter, between it and its callable
+_FAVOUR = r"(?:in\s++favou?r\s++of\s++(?:the\s++)?(?:new\s++)?`[^`]++`\s++)?"
 # "the `verbose` parameter of `ReduceLROnPlateau`", "`strict` argument to `torch.export.export`"
 _PARAM_OF = re.compile(
     # "the `method` and `limit` keywords on `X`": the first of those listed; "`is_dst` argument is removed from: `X`"
     r"`([A-Za-z_]\w*+)`(?:\s*+(?:,|and|or)(?:\s++(?:and|or))?\s*+`[A-Za-z_]\w*+`){0,6}+\s+(?:keyword\s+)?"
     r"(?:argument|parameter|keyword|kwarg|option|flag)s?\s+(?:(?:is|are|was|were|has been|have been)\s++\w++\s++)?"
+    rf"{_FAVOUR}"
     # "… of the PostgreSQL specific aggregation functions `ArrayAgg`, …": after "of the", words naming what it is of
     r"(?:of\s++the\s++(?:[A-Za-z-]++\s++){1,5}+|(?:of|in|to|for|from|on)\s*+:?\s*+(?:the\s+)?)`([^`]+)`",
     re.I,
@@ -67,7 +70,7 @@ _PARAM_OF_2 = re.compile(
     # "Parameter `as_grey` has been removed from `skimage.data.load`"
     r"(?:argument|parameter|keyword|kwarg|option|flag)s?\s+`([A-Za-z_]\w*)`\s+"
     r"(?:(?:is|are|was|were|has been|have been)\s++(?:now\s++)?\w++\s++)?"
-    r"(?:of|in|to|for|from|on)\s+(?:the\s+)?`([^`]+)`",
+    rf"{_FAVOUR}(?:of|in|to|for|from|on)\s+(?:the\s+)?`([^`]+)`",
     re.I,
 )
 # "Switched default to `strict=False` in `torch.export.export`", "the default of `x` for `f`": the callable marked,
@@ -77,12 +80,27 @@ _DEFAULT_IN = re.compile(
     r"(?:the\s++)?`?((?<=`)[A-Za-z_][\w.]*+|[A-Za-z_]\w*+(?:\.[A-Za-z_]\w*+)++)",
     re.I,
 )
+_PARAM_WORD = r"(?:keyword\s++)?(?:argument|parameter|keyword|kwarg)s?"
+# "`metrics.brier_score_loss` deprecated the keyword argument `y_prob`", "`f` and `g` no longer accepts the `x`
+# keyword": the callable first, then what it did to its parameter
+_PARAM_BY = re.compile(
+    r"`([^`]++)`(?:\s*+(?:,|and|or)\s*+`[^`]++`){0,4}+\s++(?:has\s++|have\s++)?"
+    r"(?:deprecated|removed|renamed|dropped|no\s++longer\s++accepts?)\s++(?:the\s++)?"
+    rf"(?:{_PARAM_WORD}\s++`([A-Za-z_]\w*+)`|`([A-Za-z_]\w*+)`\s++{_PARAM_WORD}\b)",
+    re.I,
+)
+# "In `skimage.morphology.remove_small_objects`, deprecate the `min_size` parameter"
+_PARAM_IN = re.compile(
+    r"^In\s++`([^`]++)`\s*+,\s*+(?:deprecate|remove|rename|drop)\w*+\s++(?:the\s++)?`([A-Za-z_]\w*+)`\s++"
+    rf"{_PARAM_WORD}\b",
+    re.I,
+)
 _PARAM_AFTER = re.compile(
     r"`([^`]+)`(?:'s)?\s+`([A-Za-z_]\w*)`\s+(?:keyword\s+)?(?:argument|parameter|keyword|kwarg)", re.I
 )
 _DEFAULT = re.compile(r"\bdefaults?\b|\bdefault value\b", re.I)
 _REPLACEMENT = re.compile(
-    r"(?<!no longer )(?<!not )(?<!n't )\b(?:use|call|pass|in fav(?:ou)?r of|replaced (?:by|with)|renamed to|"
+    r"(?<!no longer )(?<!not )(?<!n't )\b(?:use|call|pass|in favou?r of|replaced (?:by|with)|renamed to|"
     r"(?<=` )becomes|moved to|superseded by|alias(?:es)? (?:of|for)|switch to|migrate to|"
     r"opt(?:-|\s)in(?:\s+\w+)?\s+(?:via|with|using|by setting)|"  # "opt in explicitly via `config.x = True`"
     # "Migrate calls from `a(...)` to `b(...)`", "switch from `a` to `b`"
@@ -369,6 +387,11 @@ def _parameter(text: str) -> tuple[str, str]:
         function = _clean(m.group(1))
         if _NAME.fullmatch(function):
             return m.group(2), function
+    for pattern in (_PARAM_BY, _PARAM_IN):
+        if m := pattern.search(text):
+            function = _clean(m.group(1))
+            if _NAME.fullmatch(function):
+                return next(g for g in m.groups()[1:] if g), function
     instead = m.group(1) if (m := _REPLACEMENT.search(text)) else None
     for code in CODE.findall(text):
         m = _CALL_KEYWORD.match(code.strip())

@@ -78,7 +78,8 @@ if TYPE_CHECKING:
 # 51: "Upgrading from v7" is about 8; "From v29 to v30" about 30
 # 52: "`x` should be replaced with `y`" is a deprecation; "`x` becomes `y`" a rename
 # 53: "Parameter `x` has been removed from `f`" is a parameter of `f`; changelog lines that mark no code name it
-# 54: a keyword in an example expression (`f(x, k=v) + g(y)`) or in the call to use instead names no parameter
+# 54: a keyword in an example expression (`f(x, k=v) + g(y)`) or in the call to use instead names no parameter;
+#     "`f` deprecated the `x` parameter", "In `f`, deprecate the `x` parameter" name one; "in favor of" a replacement
 CHUNKER_VERSION = 54
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut

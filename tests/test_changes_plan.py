@@ -112,6 +112,33 @@ def test_symbols_parameter_default_and_replacement() -> None:
     assert (was.symbols[0], was.parameter) == ("linear.Regression", "multi_class")
 
 
+def test_a_parameter_and_its_callable_however_the_sentence_orders_them() -> None:
+    found = chunk(
+        item("Remove deprecated parameter `array` in favor of `image` from `acme.measure.contours`."),
+        item("The `estimator_name` parameter is deprecated in favour of `name` in `acme.Display`."),
+        item("`acme.loss` deprecated the keyword argument `y_prob` in favor of `y_proba`."),
+        item("`acme.Chain` deprecated the `base_estimator` parameter in favor of `estimator`."),
+        item("In `acme.morphology.holes`, deprecate the `area_threshold` parameter in favor of `max_size`."),
+        item("`acme.transform` and `acme.Map.rotate` no longer accepts the `use_scipy` keyword."),
+        section="Deprecations",
+    ).changes
+    assert [(c.symbols[0], c.parameter) for c in found] == [
+        ("acme.measure.contours", "array"),
+        ("acme.Display", "estimator_name"),
+        ("acme.loss", "y_prob"),
+        ("acme.Chain", "base_estimator"),
+        ("acme.morphology.holes", "area_threshold"),
+        ("acme.transform", "use_scipy"),
+    ]
+    # American and British spelling alike name what replaces it
+    favor, favour = chunk(
+        item("`acme.old_name()` is deprecated in favor of `acme.new_name()`."),
+        item("`acme.old_func()` is deprecated in favour of `acme.new_func()`."),
+        section="Deprecations",
+    ).changes
+    assert (favor.replacement, favour.replacement) == ("acme.new_name", "acme.new_func")
+
+
 def test_a_table_row_names_the_old_and_the_new() -> None:
     row = Entry("row", "Pydantic V1: `construct()` — Pydantic V2: `model_construct()`")
     (change,) = chunk(row, section="Migration guide › Changes to pydantic.BaseModel").changes
