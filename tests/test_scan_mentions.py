@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from assistant.model.document import Entry
 from tests.test_scan_evidence import plan_targets, scan_files, seen
 
@@ -27,25 +29,30 @@ def test_the_class_whose_methods_were_removed_is_not_removed_itself(tmp_path: Pa
     assert [t.symbol for t in gone] == ["acme.ndarray"]
 
 
-def test_the_call_to_use_instead_gives_no_parameter(tmp_path: Path) -> None:
-    found = plan_targets(
-        Entry("row", "removed member: `cast` — migration guideline: Use `acme.asarray(arr, dtype=dtype)` instead."),
-        section="Main namespace",
-    )
+@pytest.mark.parametrize(
+    ("entry", "section", "call"),
+    [
+        # the call to use instead shows the new form
+        (
+            Entry("row", "removed member: `cast` — migration guideline: Use `acme.asarray(arr, dtype=dtype)` instead."),
+            "Main namespace",
+            "acme.asarray(x, dtype=float)",
+        ),
+        # an example expression shows what a call now evaluates to
+        (
+            Entry("item", "`acme.array([3], dtype=acme.float32) + acme.float64(3)` will now return a float64 array."),
+            "Changes",
+            "acme.array(x, dtype=float)",
+        ),
+    ],
+)
+def test_a_keyword_the_entry_only_shows_is_no_parameter(tmp_path: Path, entry: Entry, section: str, call: str) -> None:
+    found = plan_targets(entry, section=section)
     assert all(t.parameter != "dtype" for t in found)
-    code = "import acme\ny = acme.asarray(x, dtype=float)\n"
-    assert seen(scan_files(tmp_path, {"m.py": code}, *found)) == []
+    assert [f for f in seen(scan_files(tmp_path, {"m.py": f"import acme\ny = {call}\n"}, *found)) if f[2]] == []
 
 
-def test_a_keyword_in_an_example_expression_is_no_parameter(tmp_path: Path) -> None:
-    found = plan_targets(
-        Entry("item", "`acme.array([3], dtype=acme.float32) + acme.float64(3)` will now return a float64 array."),
-        section="Changes",
-    )
-    assert all(t.parameter != "dtype" for t in found)
-    code = "import acme\ny = acme.array(x, dtype=float)\n"
-    assert [f for f in seen(scan_files(tmp_path, {"m.py": code}, *found)) if f[2]] == []
-    # the call alone, as the change's subject, still names its parameter
+def test_the_call_alone_as_the_subject_still_names_its_parameter() -> None:
     said = plan_targets(Entry("item", "`acme.load(x, mmap=True)` is deprecated."), section="Deprecations")
     assert [(t.symbol, t.parameter) for t in said] == [("acme.load", "mmap")]
 
