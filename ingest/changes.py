@@ -410,7 +410,7 @@ def _in_expression(code: str) -> bool:
         return False
     while isinstance(node, ast.Attribute) or (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
         if isinstance(node, ast.Call) and any(k.arg for k in node.keywords):
-            return False  # `obj.astype('int64', copy=False).astype(dtype)`: a chain of calls, the first keyword's
+            return False  # `obj.astype('int64', copy=False).astype(dtype)`: a chain of calls, one passing it
         node = node.func.value if isinstance(node, ast.Call) else node.value  # type: ignore[attr-defined]
     return not isinstance(node, ast.Call)
 
