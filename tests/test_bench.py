@@ -29,6 +29,7 @@ def test_synthetic_corpus_is_about_the_target_size_and_seeded(tmp_path: Path) ->
     assert first != sorted(p.read_text() for p in other.root.rglob("*.md"))
 
 
+@pytest.mark.slow  # generates and reads a corpus of 2,000 documents
 def test_synthetic_corpus_scales_with_the_target(tmp_path: Path) -> None:
     small = len(read_chunks(generate(tmp_path / "s", 200).root))
     large = len(read_chunks(generate(tmp_path / "l", 2000).root))
@@ -219,6 +220,7 @@ def test_goals_compare_against_the_best_baseline_and_the_floors() -> None:
     }
 
 
+@pytest.mark.slow  # draws the report's plots with matplotlib
 def test_report_says_which_goals_were_missed_and_why(tmp_path: Path) -> None:
     result = _result()
     result["quality"]["bm25_baseline"]["mrr@10"] = 0.85
@@ -240,6 +242,7 @@ def test_report_says_which_goals_were_missed_and_why(tmp_path: Path) -> None:
     }
 
 
+@pytest.mark.slow  # draws the report's plots with matplotlib
 def test_a_size_that_failed_is_reported_and_left_out_of_the_span(tmp_path: Path) -> None:
     result = _result()
     failed = {**result["scale"][-1], "chunks": 100000, "p50_ms": None, "p95_ms": None, "open_s": None, "queries": 0}
