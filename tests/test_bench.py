@@ -361,11 +361,17 @@ def test_the_scan_sets_table_is_kept_and_put_before_the_goals_once(tmp_path: Pat
     row = {"set": "acme", "span": "acme 1 → 2", "files": 3, "labels": 4, "found": 2, "recall": 0.5,
            "false_lines": 1, "precision": 0.667, "possible_lines": 0, "scan_seconds": 0.1,
            "peer": {"tool": "acme-lint 1.0 (`acme-lint .`)", "found": 1, "recall": 0.25, "false_lines": 3}}  # fmt: skip
-    scan_quality.write([row], page, rows)
-    scan_quality.write([row], page, rows)
+    first = tmp_path / "first.jsonl"
+    first.write_text(
+        '{"span": "acme 1 → 2", "when": "stop 9", "labels": 4, "found": 1, "false_lines": 3, "precision": 0.25}\n',
+        encoding="utf-8",
+    )
+    scan_quality.write([row], page, rows, first)
+    scan_quality.write([row], page, rows, first)
     text = page.read_text(encoding="utf-8")
     assert text.count(scan_quality.HEADING) == 1 and text.index(scan_quality.HEADING) < text.index("## Goals")
     assert "| acme 1 → 2 | 3 | 4 | 2 (0.50) | 1 (0.67) | 0 | acme-lint 1.0: 1 (0.25) | 3 | 0.1 |" in text
+    assert text.count("| acme 1 → 2 | stop 9 | 4 | 1 (0.25) | 3 (0.25) |") == 1
 
 
 def test_a_scan_set_manifest_is_data_never_a_path_to_write_through(tmp_path: Path) -> None:
