@@ -174,8 +174,8 @@ def section(path: Path = ROWS, first: Path = FIRST_RUNS) -> list[str]:
         "Real files from public repositories, every use of an API the docs change labelled by hand before any scan "
         "ran on them (`bench/scan_sets/<set>/LABELS.md` says how; `python bench/fetch_scan_sets.py` fetches the "
         "files by commit and checks their sha256), scored by `python bench/scan_quality.py --write` against the "
-        "docs in ../shared (networkx's, Flask's, scikit-learn's and NumPy's from their sdists, by digest). A labelled "
-        "use is found when an "
+        "docs in ../shared (the others from their sdists, by digest: networkx, Flask, scikit-learn, NumPy, SciPy). "
+        "A labelled use is found when an "
         "exact finding is on its line; an exact finding on a line no label names is false; possible findings count "
         "neither way. The product's own "
         'codemod or lint rules ran on the same files (their commands in each `LABELS.md`). The rows "whole '
@@ -203,7 +203,7 @@ def section(path: Path = ROWS, first: Path = FIRST_RUNS) -> list[str]:
         lines += [
             "",
             "Each set's first run, scored once before anything of it was read (its labels committed first). "
-            "PyTorch's docs were the scan's own; it had never been built on the other four products. That is how it "
+            "PyTorch's docs were the scan's own; it had never been built on the others' docs. That is how it "
             "generalises; the rows above, run after rules were written from these sets' misses, no longer show it.",
             "",
             "| span | first run | labelled | exact found (recall) | false lines (precision) |",
