@@ -116,6 +116,7 @@ def test_missing_corpus_is_one_line_error(tmp_path: Path) -> None:
     assert out.returncode == 1 and "corpus folder not found" in out.stderr and "Traceback" not in out.stderr
 
 
+@pytest.mark.slow  # six interpreters started, one per command
 def test_every_command_has_help_with_an_example() -> None:
     for command in ("ask", "ingest", "search", "web", "slack", "mcp"):
         out = subprocess.run([sys.executable, "app.py", command, "--help"], cwd=ROOT, capture_output=True, text=True)

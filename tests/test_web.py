@@ -466,6 +466,7 @@ def run_events(http: httpx.Client, base: str, session: str, calls: list[tuple[in
     return completed
 
 
+@pytest.mark.slow  # 300 requests through the real web server
 def test_three_hundred_likes_from_one_session_leave_one_line(plain_server, plain_settings: Settings, caplog, capfd):
     """The report: 300 scripted 👍 on one answer. One session's votes are one line (its last vote); another
     session's vote on the same answer is a line of its own."""
