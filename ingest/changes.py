@@ -98,6 +98,9 @@ _PARAM_IN = re.compile(
 _PARAM_AFTER = re.compile(
     r"`([^`]+)`(?:'s)?\s+`([A-Za-z_]\w*)`\s+(?:keyword\s+)?(?:argument|parameter|keyword|kwarg)", re.I
 )
+# The patterns naming a parameter and its callable, in the order tried, each with its callable's group (the
+# parameter is its first other group that matched)
+_PARAMETER_OF = ((_PARAM_OF, 2), (_PARAM_OF_2, 2), (_DEFAULT_IN, 2), (_PARAM_AFTER, 1), (_PARAM_BY, 1), (_PARAM_IN, 1))
 _DEFAULT = re.compile(r"\bdefaults?\b|\bdefault value\b", re.I)
 _REPLACEMENT = re.compile(
     r"(?<!no longer )(?<!not )(?<!n't )\b(?:use|call|pass|in favou?r of|replaced (?:by|with)|renamed to|"
@@ -378,24 +381,16 @@ def _renames(row: str) -> bool:
 def _parameter(text: str) -> tuple[str, str]:
     """(parameter, callable) when the entry is about one parameter of one callable, else ('', ''); the call it
     says to use instead ("Use `np.asarray(arr, dtype=dtype)` instead") shows the new form, not the parameter."""
-    for pattern in (_PARAM_OF, _PARAM_OF_2, _DEFAULT_IN):
+    for pattern, at in _PARAMETER_OF:
         if m := pattern.search(text):
-            function = _clean(m.group(2))
+            function = _clean(m.group(at))
             if _NAME.fullmatch(function):
-                return m.group(1), function
-    if m := _PARAM_AFTER.search(text):
-        function = _clean(m.group(1))
-        if _NAME.fullmatch(function):
-            return m.group(2), function
-    for pattern in (_PARAM_BY, _PARAM_IN):
-        if m := pattern.search(text):
-            function = _clean(m.group(1))
-            if _NAME.fullmatch(function):
-                return next(g for g in m.groups()[1:] if g), function
+                return next(g for i, g in enumerate(m.groups(), start=1) if g and i != at), function
     instead = m.group(1) if (m := _REPLACEMENT.search(text)) else None
     for code in CODE.findall(text):
-        m = _CALL_KEYWORD.match(code.strip())
-        if m and not _in_expression(code.strip()) and code != instead:
+        call = code.strip()
+        m = _CALL_KEYWORD.match(call)
+        if m and not _in_expression(call) and code != instead:
             return m.group(2), m.group(1)
     return "", ""
 

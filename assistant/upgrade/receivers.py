@@ -174,7 +174,7 @@ def typed_names(
 
     out, origins = _typed(scopes, type_of, origin_of)
     if ask is not None:  # a second look, with what the product's source says the calls the code leaves return
-        told = _told(scopes, collector, out, type_of, origin_of, ask)
+        told = _told(scopes, collector, out, type_of, ask)
         if told:
             out, origins = _typed(scopes, lambda b: type_of(b) or told.get(b), origin_of)  # type: ignore[arg-type]
     methods = {node: derived[name] for node, name in collector.methods.items() if name in derived}
@@ -207,11 +207,10 @@ def _typed(
 class Ask:
     """Which names' bindings from calls the code does not type to ask about (those a target's member is used on),
     and who answers: a call's expression (`pandas.read_csv`, `pandas.DataFrame().groupby`) to the class whose
-    instance it returns, or None."""
+    instance it returns, or None (for another library's call, too: its top module is the expression's)."""
 
     names: frozenset[str]
     answer: Callable[[str], str | None]
-    foreign: Callable[[str], bool]  # a top module of another library: what its calls return is not asked about
 
 
 def _told(
@@ -219,12 +218,10 @@ def _told(
     collector: _Bindings,
     typed: dict[ast.Name, str],
     type_of: Callable[[ast.AST], str | None],
-    origin_of: Callable[[ast.AST], str | None],
     ask: Ask,
 ) -> dict[ast.Name, str]:
     """The classes `ask` answers for the bindings from calls the code does not type, of the names it asks about:
-    calls of an imported name (`pd.read_csv(p)`) or of a typed instance's method (`df.groupby(k)`), none of
-    another library."""
+    calls of an imported name (`pd.read_csv(p)`) or of a typed instance's method (`df.groupby(k)`)."""
     told: dict[ast.Name, str] = {}
     for name, bindings in scopes.accesses.items():
         if name.id not in ask.names:
@@ -233,9 +230,8 @@ def _told(
             how = collector.bound.get(binding) if isinstance(binding, ast.Name) else None
             if how is None or how[0] == _SAME or binding in told or type_of(binding) is not None:
                 continue
-            origin = origin_of(binding)
             call = _expression(how[1], scopes, typed)
-            if call is not None and not (origin and ask.foreign(origin)) and (found := ask.answer(call)):
+            if call is not None and (found := ask.answer(call)):
                 told[binding] = found  # type: ignore[index]
     return told
 

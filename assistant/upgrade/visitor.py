@@ -193,12 +193,12 @@ class HitVisitor:
             return None
 
         def answer(call: str) -> str | None:
-            # what another library's objects return is no product's class: not worth jedi's time
+            # what another library's calls return is no product's class: not worth jedi's time
             if call.split(".", 1)[0] not in families:
                 return None
             return returned_class(call, self.index.class_named, self.index.types_folder)
 
-        return Ask(names, answer, lambda top: top not in families)
+        return Ask(names, answer)
 
     def _setting_key(self, node: ast.Subscript) -> None:
         """A setting the docs name, read or set by its name as a key (`app.config["JSON_AS_ASCII"] = False`), in a
