@@ -174,7 +174,8 @@ def section(path: Path = ROWS, first: Path = FIRST_RUNS) -> list[str]:
         "Real files from public repositories, every use of an API the docs change labelled by hand before any scan "
         "ran on them (`bench/scan_sets/<set>/LABELS.md` says how; `python bench/fetch_scan_sets.py` fetches the "
         "files by commit and checks their sha256), scored by `python bench/scan_quality.py --write` against the "
-        "docs in ../shared (the others from their sdists, by digest: networkx, Flask, scikit-learn, NumPy, SciPy). "
+        "docs in ../shared (the others from their sdists, by digest: networkx, Flask, scikit-learn, NumPy, SciPy, "
+        "Matplotlib). "
         "A labelled use is found when an "
         "exact finding is on its line; an exact finding on a line no label names is false; possible findings count "
         "neither way. The product's own "
@@ -215,6 +216,14 @@ def section(path: Path = ROWS, first: Path = FIRST_RUNS) -> list[str]:
             ),
         ]
     return [*lines, ""]
+
+
+def merged(rows: list[dict[str, Any]], scored: list[dict[str, Any]], mode: str, infer: bool) -> list[dict[str, Any]]:
+    """The kept rows with `scored` in place of their like: the other mode's rows stay as they were, and so do the
+    other sets' where one set was scored."""
+    done = {r["set"] for r in scored}
+    like = [r for r in rows if (r.get("mode", "files"), bool(r.get("installed"))) == (mode, infer) and r["set"] in done]
+    return [r for r in rows if r not in like] + scored
 
 
 def write(rows: list[dict[str, Any]], page: Path = PAGE, path: Path = ROWS, first: Path = FIRST_RUNS) -> None:
@@ -259,10 +268,7 @@ def main(argv: list[str] | None = None) -> int:
                 p = row["peer"]
                 print(f"  peer {p['tool']}: {p['found']} found (recall {p['recall']}), {p['false_lines']} false lines")
     if args.write:
-        # The other mode's rows stay as they were.
-        mode = "files" if args.repos is None else "repositories"
-        kept = [r for r in _rows(ROWS) if (r.get("mode", "files"), bool(r.get("installed"))) != (mode, args.infer)]
-        write(kept + scored)
+        write(merged(_rows(ROWS), scored, "files" if args.repos is None else "repositories", args.infer))
     return 0
 
 

@@ -486,3 +486,17 @@ def test_evaluate_scores_a_baseline_on_any_question_file(
     with pytest.raises(SystemExit):
         evaluate.main(["--system", "grep"])
     assert "invalid choice: 'grep'" in capsys.readouterr().err
+
+
+def test_scoring_one_scan_set_keeps_the_other_sets_rows() -> None:
+    from bench import scan_quality
+
+    rows = [
+        {"set": "a", "mode": "files", "installed": "", "found": 1},
+        {"set": "b", "mode": "files", "installed": "", "found": 2},
+        {"set": "a", "mode": "files", "installed": "a 1.0", "found": 3},
+        {"set": "a", "mode": "repositories", "installed": "", "found": 4},
+    ]
+    new = {"set": "a", "mode": "files", "installed": "", "found": 9}
+    kept = scan_quality.merged(rows, [new], "files", False)
+    assert [r["found"] for r in kept] == [2, 3, 4, 9]
