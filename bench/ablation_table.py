@@ -11,6 +11,7 @@ is built with (`assistant.text.words`), the catalog learnt from the index (`assi
 from __future__ import annotations
 
 from assistant.text import words as text
+from assistant.tuning import DEFAULT
 from assistant.understand import query
 from bench.ablation_neutral import (
     CATALOG,
@@ -25,6 +26,14 @@ from bench.ablation_neutral import (
     ab,
     without,
 )
+
+MODEL_FEATURES = tuple(name for name, _ in DEFAULT.gate.model if name != "bias")
+
+
+def without_feature(name: str) -> tuple[tuple[str, float], ...]:
+    """The gate's fitted model with one feature's weight 0 (the model itself being one tuned value)."""
+    return tuple((n, 0.0 if n == name else w) for n, w in DEFAULT.gate.model)
+
 
 ABLATIONS: tuple[Ablation, ...] = (
     # assistant/answer/extractive.py: scoring sentences, choosing what to quote
@@ -130,15 +139,15 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("units__shown_code_chars", 0),
     ),
     # assistant/gate/refusals.py
-    ab("MIN_COVERAGE=0", "the weak-evidence refusal never fires", ("gate__min_coverage", 0.0)),
-    ab("MIN_COVERAGE=inf", "coverage is never evidence (only similarity)", ("gate__min_coverage", INFINITE)),
-    ab("MIN_SIMILARITY", "similarity never rescues weak coverage (inf)", ("gate__min_similarity", INFINITE)),
-    ab("MIN_OVERLAP", "similarity alone is evidence, whatever the coverage (0)", ("gate__min_overlap", 0.0)),
-    ab(
-        "_bare",
-        "a one-sentence question the two searches disagree on is answered on similarity",
-        ("gate__bare", False),
+    *(
+        ab(
+            f"model: {name}",
+            f"the gate's model without `{name}` (its weight 0)",
+            ("gate__model", without_feature(name)),
+        )
+        for name in MODEL_FEATURES
     ),
+    ab("model threshold", "the model never refuses (threshold 0)", ("gate__threshold", 0.0)),
     ab(
         "Query.topic",
         "the products a question names count in the overlap check",
@@ -194,11 +203,6 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("understand__acronym_names", False),
     ),
     ab("_BUILTINS", "Python's own exceptions ('ImportError') must be in the docs", ("gate__builtins", frozenset())),
-    ab(
-        "_sibling",
-        "a best sentence about Python 3.6 is evidence for a question about 3.8",
-        ("gate__sibling", False),
-    ),
     ab(
         "French quoted names",
         "a French question's quoted words must be in the docs as written («\u00a0nouveau style\u00a0»)",

@@ -500,3 +500,31 @@ def test_scoring_one_scan_set_keeps_the_other_sets_rows() -> None:
     new = {"set": "a", "mode": "files", "installed": "", "found": 9}
     kept = scan_quality.merged(rows, [new], "files", False)
     assert [r["found"] for r in kept] == [2, 3, 4, 9]
+
+
+@pytest.mark.slow  # fits some two thousand small models (scikit-learn)
+def test_the_gate_model_is_fitted_and_scored_one_family_left_out() -> None:
+    from bench import fit_gate
+
+    def row(family: str, answerable: bool, coverage: float, right: bool) -> dict[str, object]:
+        evidence = dict.fromkeys(("topic", "similarity", "absent", "symbols", "names", "sibling", "single"), 0.0)
+        evidence.update(coverage=coverage, agree=1.0, subject=1.0, focus=1.0, passages=3)
+        return {
+            "family": family,
+            "answerable": answerable,
+            "evidence": evidence,
+            "today_ok": right,
+            "through_ok": right,
+            "through_found": True,
+        }
+
+    rows = [
+        row(f, answerable, coverage, answerable)
+        for f in ("a", "b", "c")
+        for answerable, coverage in ((True, 0.9), (True, 0.8), (True, 0.7), (False, 0.1), (False, 0.2))
+    ]
+    report = fit_gate.fit([*rows, {**rows[0], "evidence": None}])
+    assert "coverage" in report["features"] and report["weights"]["coverage"] > 0
+    # each family, decided by a model of the other two, is right on all five questions
+    assert {f: r["left_out"] for f, r in report["families"].items()} == {"a": 5, "b": 5, "c": 5}
+    assert report["not_weighed"] == 1

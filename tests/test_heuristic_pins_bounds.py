@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.answer.extractive import ExtractiveAnswerer
 from assistant.gate.refusals import Reason, after_search
 from assistant.index.catalog import Catalog
 from assistant.model.records import Passage
@@ -80,7 +81,7 @@ def test_a_bound_that_keeps_the_version_is_no_evidence_it_was_dropped() -> None:
         chunks = [logged(said)]
         query = build_query(question, Catalog.learn(chunks))
         passage = Passage(chunks[0], 1.0, similarity=0.9)
-        return after_search(query, [passage], Stats(chunks), 1.0, best=frozenset(tokens(said)), best_text=said)
+        return after_search(query, [passage], Stats(chunks), 0.6, best=frozenset(tokens(said)), best_text=said)
 
     refused = reason("Was Python 3.7 support dropped in 4.0.0?", "Dropped support for Python < 3.7.")
     assert refused is not None and refused.kind == "weak_evidence"
@@ -98,8 +99,9 @@ def test_which_release_added_a_thing_is_answered_by_a_sentence_naming_it() -> No
     def reason(question: str, said: str) -> Reason | None:
         chunks = [logged(said), logged(elsewhere, version="0.1.0", n=1)]
         query = build_query(question, Catalog.learn(chunks))
-        passage = Passage(chunks[0], 1.0, similarity=0.9)
-        return after_search(query, [passage], Stats(chunks), 1.0, best=frozenset(tokens(said)), best_text=said)
+        passage, stats = Passage(chunks[0], 1.0, similarity=0.9), Stats(chunks)
+        best = ExtractiveAnswerer(stats).best_coverage(query, [passage])  # as much of the question as it holds
+        return after_search(query, [passage], stats, best, best=frozenset(tokens(said)), best_text=said)
 
     asked = "Which release added a per-task timeout argument to TaskGroup.start_soon()?"
     refused = reason(asked, "Changed `TaskGroup.start_soon()` to call the target function immediately.")

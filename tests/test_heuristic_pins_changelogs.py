@@ -172,7 +172,7 @@ def test_a_sentence_about_a_sibling_release_answers_no_question_about_another() 
         query = build_query(question, Catalog.learn(chunks))
         words = frozenset(tokens(said))
         passage = Passage(chunks[0], 1.0, similarity=0.9)
-        return after_search(query, [passage], Stats(chunks), 1.0, best=words, best_text=said)
+        return after_search(query, [passage], Stats(chunks), 0.6, best=words, best_text=said)
 
     refused = reason("Which release dropped support for Python 3.8?", "Dropped support for Python 3.6.")
     assert refused is not None and refused.kind == "weak_evidence"

@@ -16,7 +16,7 @@ from assistant.model.records import Passage
 from assistant.model.units import units_of
 from assistant.understand.query import build_query, proper_names
 from tests.test_answer_rules import Stats
-from tests.test_heuristic_pins import answer, make, passages, ranked
+from tests.test_heuristic_pins import answer, make, ranked
 
 
 def test_a_sentence_about_how_things_were_brings_how_they_are() -> None:
@@ -99,25 +99,6 @@ def test_what_a_question_asks_the_versions_of_is_a_name() -> None:
     chunks = [make("The minimum supported version of NumPy is 1.26.0.", version="3.0.0")]
     query = build_query(question, Catalog.learn(chunks))
     assert unknown_names(query, Stats(chunks)) == ["polars"]
-
-
-def test_similarity_alone_is_no_evidence_when_no_word_is_shared() -> None:
-    # MIN_OVERLAP, with the product's own name left out (`Query.topic`). Every passage of a product's
-    # guide is close to "Which Python versions does X 2.0 support?"; none that never says "Python" answers it.
-    chunks = [
-        make("Pandas 2.0 adds pyarrow-backed dtypes.", version="2.0.0", n=0),
-        make("Pandas 2.0 removes deprecated readers.", version="2.0.0", n=1),
-    ]
-    others = [make(f"Django {n}.0 drops old Python versions.", version=f"{n}.0.0", n=n) for n in range(4, 8)]
-    stats = Stats(chunks + others)  # in an index of several products, a product's name is a rare word
-    query = build_query("Which Python versions does pandas 2.0 support?", Catalog.learn(chunks))
-    close = [Passage(c, 1.0 - i / 100, similarity=0.8) for i, c in enumerate(chunks)]
-    answerer = ExtractiveAnswerer(stats)
-    best, about = answerer.best_coverage(query, close), answerer.best_coverage(topic(query), close)
-    assert best > 0.1 and about == 0.0  # the product's name alone makes the passages look relevant
-    reason = after_search(query, close, stats, best, about)
-    assert reason is not None and reason.kind == "weak_evidence"
-    assert after_search(query, passages(chunks), stats, 0.5, 0.5) is None  # sharing words, it answers
 
 
 def test_a_package_named_after_the_product_is_no_topic_word() -> None:
@@ -215,10 +196,10 @@ def test_a_bare_question_the_two_searches_disagree_on_is_not_answered_on_similar
     bare = build_query("How do I migrate my FastAPI app's dependency injection?", Catalog.learn(chunks))
     reason = after_search(bare, apart, stats, 0.24, 0.24)
     assert reason is not None and reason.kind == "weak_evidence"
-    # Where both searches put one passage first, or where a sentence shares enough words, it answers.
+    # Where both searches put one passage first, or where a sentence shares most of its words, it answers.
     together = [Passage(c, 1.0, similarity=0.6, both=i == 0) for i, c in enumerate(chunks)]
     assert after_search(bare, together, stats, 0.24, 0.24) is None
-    assert after_search(bare, apart, stats, 0.35, 0.35) is None
+    assert after_search(bare, apart, stats, 0.8, 0.8) is None
     # Told what happened first ("X fails after upgrading."), the docs say it in their own words: it answers.
     told = build_query("My app's dependency injection broke. How do I migrate it?", Catalog.learn(chunks))
     assert after_search(told, apart, stats, 0.24, 0.24) is None

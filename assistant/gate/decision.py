@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from assistant.gate import refusals
+from assistant.gate.evidence import Evidence
 from assistant.index.catalog import release_key
 from assistant.model.query import Query, prefers_product, topic
 from assistant.model.records import Chunk, Passage
@@ -61,6 +62,10 @@ class Gate:
         return Verdict((), reason) if reason is not None else Verdict(passages)
 
     def _evidence(self, query: Query, passages: Sequence[Passage]) -> refusals.Reason | None:
+        return refusals.judge(self.evidence(query, passages), self.tuning)
+
+    def evidence(self, query: Query, passages: Sequence[Passage]) -> Evidence:
+        """What the gate weighs of these passages for this question (`refusals.judge` decides from it)."""
         best = self.ranker.best_coverage(query, passages)
         # Proper names are looked for in the docs of the products the question is about, not in every product's
         # ("JSON Schema" in another product's notes says nothing of this one's). Code names stay whole-index:
@@ -75,7 +80,7 @@ class Gate:
         words, text = frozenset[str](), ""
         if ranked:  # read under its section: "Support for Python 3.7." under "Removed" says it was dropped
             words, text = ranked[0].unit.tokens, f"{passages[ranked[0].p_idx].chunk.section}: {ranked[0].unit.text}"
-        return refusals.after_search(
+        return refusals.evidence(
             query, passages, self.retriever, best, about, named=named, best=words, best_text=text, tuning=self.tuning
         )
 

@@ -1,10 +1,10 @@
 """When reldocs says "the docs don't cover this": every refusal rule, each returning a typed `Reason`.
 
 Checked in order by the knowledge base: `before_search` (a release or product the index does not hold, a
-question with no topic), `after_search` (names no document contains, too little evidence), then `release`
-(a question about one release that only other releases answer). The answer stage words the refusal
-(`assistant.answer.refusal`).
-The evidence they need and which of them apply are tuned (`GateTuning`, in the `Tuning` each is handed).
+question with no topic), `after_search` (the evidence, `evidence`, weighed by the fitted model, `judge`: too
+little of it, or names no document contains), then `release` (a question about one release that only other
+releases answer). The answer stage words the refusal (`assistant.answer.refusal`).
+The model and which of the rules apply are tuned (`GateTuning`, in the `Tuning` each is handed).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from assistant.gate.evidence import Evidence, probability
 from assistant.index.catalog import Catalog, release_key, sort_versions
 from assistant.index.lexical import TermStats
 from assistant.model.query import Query
@@ -77,32 +78,80 @@ def after_search(
     best_text: str = "",
     tuning: Tuning = DEFAULT,
 ) -> Reason | None:
-    """Names the question hinges on that no document contains, or passages too far from the question.
-    `topic_coverage` is the best coverage of the question's terms other than the products it names; `named`,
-    the statistics of the docs of the products it names, where its proper names must be (all docs' if None);
-    `best` and `best_text`, the words and text of the sentence that answers best."""
+    """The refusal the evidence of these passages calls for (`evidence`, `judge`): too little of it, or names the
+    question hinges on that no document contains. `topic_coverage` is the best coverage of the question's terms
+    other than the products it names; `named`, the statistics of the docs of the products it names, where its
+    proper names must be (all docs' if None); `best` and `best_text`, the words and text of the sentence that
+    answers best."""
+    found = evidence(
+        query,
+        passages,
+        stats,
+        best_coverage,
+        topic_coverage,
+        named=named,
+        best=best,
+        best_text=best_text,
+        tuning=tuning,
+    )
+    return judge(found, tuning)
+
+
+def evidence(
+    query: Query,
+    passages: Sequence[Passage],
+    stats: TermStats,
+    best_coverage: float,
+    topic_coverage: float | None = None,
+    *,
+    named: TermStats | None = None,
+    best: frozenset[str] = frozenset(),
+    best_text: str = "",
+    tuning: Tuning = DEFAULT,
+) -> Evidence:
+    """What `after_search` weighs, as named numbers (its arguments are the same)."""
+    return Evidence(
+        coverage=best_coverage,
+        topic=best_coverage if topic_coverage is None else topic_coverage,
+        similarity=max((p.similarity or 0.0 for p in passages), default=0.0),
+        agree=any(p.both is not False for p in passages),
+        symbols=tuple(missing_symbols(query, stats, tuning)),
+        names=tuple(unknown_names(query, named or stats, tuning)),
+        subject=_names_subject(query, best, tuning),
+        focus=_focus(query, stats, best),
+        sibling=_sibling(query, best, best_text),
+        single=_bare(query),
+        passages=len(passages),
+    )
+
+
+def judge(found: Evidence, tuning: Tuning = DEFAULT) -> Reason | None:
+    """The refusal the evidence calls for, if any: the fitted model's (`tuning.gate.model`) probability of a right
+    answer below `tuning.gate.threshold`, or no passage at all. Names no document holds are named in the refusal."""
     tuned = tuning.gate
-    absent = missing_symbols(query, stats, tuning) + unknown_names(query, named or stats, tuning)
-    if absent:
-        return Reason("unknown_names", names=tuple(dict.fromkeys(absent[: tuned.shown_names])))
-    similarity = max((p.similarity or 0.0 for p in passages), default=0.0)
-    topic = best_coverage if topic_coverage is None else topic_coverage
-    weak = best_coverage < tuned.min_coverage and similarity < tuned.min_similarity
-    if not passages or topic < tuned.min_overlap or weak:
-        return Reason("weak_evidence")
-    if topic < tuned.min_coverage and tuned.bare and _bare(query) and all(p.both is False for p in passages):
-        return Reason("weak_evidence")
-    if (tuned.sibling and _sibling(query, best, best_text)) or not _names_subject(query, best, tuning):
-        return Reason("weak_evidence")
-    return None
+    if found.passages and probability(found, dict(tuned.model)) >= tuned.threshold:
+        return None
+    if found.absent:
+        return Reason("unknown_names", names=tuple(dict.fromkeys(found.absent[: tuned.shown_names])))
+    return Reason("weak_evidence")
+
+
+def _focus(query: Query, stats: TermStats, words: frozenset[str]) -> bool:
+    """The best sentence's words hold the question's rarest term the docs know, or a spelling the docs use of it
+    (the products it names aside: their names are in every passage of theirs)."""
+    known = [t for t in query.terms if t not in query.product_terms and stats.knows(t)]
+    if not known:
+        return True
+    rarest = max(known, key=stats.idf)
+    return rarest in words or bool(set(dict(query.spellings).get(rarest, ())) & words)
 
 
 def _bare(query: Query) -> bool:
     """The question is one sentence: it asks for something ("How do I migrate my app's dependency injection?") and
     tells nothing of what happened to the asker. Told a symptom ("X fails in 2.0. What do I pass now?"), the docs
     say it in their own words, which the meaning search finds and the word search may not; asked for a thing
-    bare, the docs that have it name it, and both searches find it. Where they agree on none of their first
-    passages and no sentence shares enough of its words, what is close is only close: the docs lack it."""
+    bare, the docs that have it name it, and both searches find it: where they agree on none of their first
+    passages, what is close is only close (the model weighs `single` with `agree`)."""
     return len(sentences(query.question)) == 1
 
 

@@ -20,24 +20,29 @@ SETTING = re.compile(
 class GateTuning:
     """The refusal rules (`assistant.gate.refusals`) and the release decision (`assistant.gate.decision`)."""
 
-    # Evidence needed to answer: a sentence carrying this share of the question's weighted terms, or a
-    # passage this close in embedding space (paraphrased questions share few words with the docs).
-    min_coverage: float = 0.3
-    min_similarity: float = 0.4
-    # ... but never on similarity alone: passages sharing next to none of its words (the product's name aside)
-    # are about the product in general ("Which Python versions does X 2.0 support?" is close to all of X 2.0's guide).
-    min_overlap: float = 0.1
-    # A one-sentence question the two searches disagree on, sharing too few words with the docs, is refused.
-    bare: bool = True
-    # A best sentence about another release of a number's series (Python 3.6) is no evidence for it (3.8).
-    sibling: bool = True
-    # Code symbols the docs never mention are refused (an invented API) ...
+    # Whether the passages search found answer the question, weighed by the fitted model of the evidence
+    # (`assistant.gate.evidence`): each feature's weight and the intercept ("bias"), fitted by bench/fit_gate.py on
+    # every question set pooled, chosen by leaving one family of sets out at a time; it replaced five hand rules
+    # (the least coverage, similarity and overlap, the bare question, the sibling release).
+    model: tuple[tuple[str, float], ...] = (
+        ("bias", -0.892),
+        ("coverage", 1.048),
+        ("topic", 1.35),
+        ("agree", 1.352),
+        ("symbols", -1.494),
+        ("names", -1.298),
+        ("subject", 0.658),
+        ("sibling", -1.223),
+        ("single", -1.548),
+    )
+    threshold: float = 0.5  # the least probability of a right answer that is answered
+    # Code symbols the docs never mention weigh against answering (an invented API: the model's `symbols`) ...
     missing_symbols: bool = True
     in_family: bool = True  # ... unless the docs name their family with a wildcard (`node_link_*`)
     variable_member: bool = True  # ... or a member of the asker's variable (`f.create_dataset`) by its words
     # A dotted name's last part this long stands for it: known when the docs know it, and naming what is asked.
     member_chars: int = 4
-    # Proper names the question hinges on that no document contains are refused ("TensorFlow", "hyperdrive") ...
+    # Proper names the question hinges on that no document contains weigh against it ("TensorFlow": `names`) ...
     unknown_names: bool = True
     # ... Python's own exceptions and warnings ("ImportError", "DeprecationWarning") aside: names of the asker's
     # setting, which release notes leave unsaid ...
