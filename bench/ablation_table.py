@@ -150,7 +150,7 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab("model threshold", "the model never refuses (threshold 0)", ("gate__threshold", 0.0)),
     ab(
         "Query.topic",
-        "the products a question names count in the overlap check",
+        "the products a question names count in the model's `topic` coverage",
         ("understand__topic_apart", False),
     ),
     ab(
@@ -169,7 +169,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("search__scoped_rarity", False),
     ),
     ab("release rule", "never refuse for 'only other releases answer'", ("gate__release_rule", False)),
-    ab("missing_symbols", "invented symbols are not refused", ("gate__missing_symbols", False)),
+    ab(
+        "missing_symbols",
+        "code names no document holds are not counted (the model's `symbols`)",
+        ("gate__missing_symbols", False),
+    ),
     ab(
         "_in_family",
         "a name the docs write only as a wildcard family (`node_link_*`) is unknown",
@@ -180,7 +184,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         "a member of the asker's variable (`f.create_dataset`) must be written as it is",
         ("gate__variable_member", False),
     ),
-    ab("unknown_names", "unknown proper names are not refused", ("gate__unknown_names", False)),
+    ab(
+        "unknown_names",
+        "proper names no document holds are not counted (the model's `names`)",
+        ("gate__unknown_names", False),
+    ),
     ab(
         "_asks_later",
         "'fixed in 6.5.1 compared with 6.5.0?' is answered from 6.5.0 when 6.5.1 is not indexed",
@@ -188,12 +196,12 @@ ABLATIONS: tuple[Ablation, ...] = (
     ),
     ab(
         "_setting",
-        "names of the asker's machine ('on my Retina MacBook') must be in the docs",
+        "names of the asker's machine ('on my Retina MacBook') count against answering when the docs lack them",
         ("gate__setting", NEVER),
     ),
     ab(
         "_ACRONYM",
-        "an acronym of the asker's setting ('CI', 'LAN') must be in the docs",
+        "an acronym of the asker's setting ('CI', 'LAN') counts against answering when the docs lack them",
         ("text__acronym", NEVER),
         module="refusals.py",
     ),
@@ -202,10 +210,14 @@ ABLATIONS: tuple[Ablation, ...] = (
         "an acronym within a longer name ('Django REST Framework') is the asker's setting, not that name's word",
         ("understand__acronym_names", False),
     ),
-    ab("_BUILTINS", "Python's own exceptions ('ImportError') must be in the docs", ("gate__builtins", frozenset())),
+    ab(
+        "_BUILTINS",
+        "Python's own exceptions ('ImportError') count against answering when the docs lack them",
+        ("gate__builtins", frozenset()),
+    ),
     ab(
         "French quoted names",
-        "a French question's quoted words must be in the docs as written («\u00a0nouveau style\u00a0»)",
+        "a French question's quoted words count against it unless the docs write them («\u00a0nouveau style\u00a0»)",
         ("gate__french_names", False),
     ),
     ab(
@@ -271,10 +283,14 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab("_VERSIONS_OF", "what a question asks the versions of is no name", ("understand__versions_of", NEVER)),
     ab("_NOT_NAMES", "'API', 'FAQ' count as names", ("understand__not_names", frozenset())),
     ab("_MAJOR", "'pandas 3' names no release", ("understand__major", NEVER)),
-    ab("call_values", "names passed in a call (`app=my_app`) must be in the docs", ("understand__call_values", False)),
+    ab(
+        "call_values",
+        "names passed in a call (`app=my_app`) count against answering when the docs lack them",
+        ("understand__call_values", False),
+    ),
     ab(
         "CALL_KEYWORDS",
-        "a call's keywords (`day_of_week=`) must be in the docs",
+        "a call's keywords (`day_of_week=`) count against answering when the docs lack them",
         ("understand__call_keywords", False),
     ),
     # Fewer than 0 terms: no question leans on the conversation.

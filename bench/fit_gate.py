@@ -1,24 +1,26 @@
 """Fit the gate's model (`assistant.gate.evidence`) on every question set pooled, chosen by leaving one family out.
 
 Usage:
-    python bench/fit_gate.py collect [--out data/gate-evidence.jsonl] [--exclude SET ...]
-    python bench/fit_gate.py fit [--evidence data/gate-evidence.jsonl] [--json] [--write]
+    python bench/fit_gate.py collect [--out bench/gate-evidence.jsonl] [--exclude SET ...]
+    python bench/fit_gate.py fit [--evidence bench/gate-evidence.jsonl] [--json] [--write]
 
 `collect` asks every question of every own set (`bench/questions*.jsonl`, over the corpus `bench/evaluate.py`
 gives it) and of every fresh set (`bench/fresh/`, over its fetched docs), twice: as reldocs answers today, and
 with the gate letting every answer through (a model that answers everything). For each it writes one JSON line:
-the set, its family, the gate's evidence (`Gate.evidence` on the passages search found), and whether each answer
-was right as `bench/evaluate.py` checks it. Questions the gate does not weigh (refused before search, answered
-from an upgrade plan) are written without evidence.
+the set, its family, the gate's evidence (`Gate.evidence` on the passages the gate weighs, `Gate.weighed`), and
+whether each answer was right as `bench/evaluate.py` checks it. Questions the gate does not weigh (refused before
+search, answered from an upgrade plan) are written without evidence. A set whose docs are missing is named on
+stderr and left out.
 
 `fit` fits a logistic regression (scikit-learn, here only: answering imports none) on the features, the target
-being "the answer let through is right". Which features (from all, the one whose removal most raises
-the score taken out while none lowers it) and how strong
-a penalty are chosen by leave-one-family-out (each family, one product or one kind of set, is decided by a model
-fitted on the others); the threshold too. The
-score is that of the evaluation: answerable questions answered right plus unanswerable ones refused. It prints the
-gate's score as collected beside the model's, per family, and the weights to store in `GateTuning.model` (fitted
-on all); `--write` puts that table in docs/benchmarks.md.
+being "the answer let through is right". Which features (from all of them, the one whose removal most raises the
+score taken out, one at a time, while a removal does not lower it), how strong a penalty and which threshold are
+chosen by leave-one-family-out: each family (one product, or one kind of set) is decided by a model fitted on the
+others. The score is the evaluation's: answerable questions answered right plus unanswerable ones refused. What is
+fitted is the gate's first decision, on the passages search found; the release a question names, searched alone
+after a refusal for weak evidence, is weighed by the same model but not simulated here. It prints the gate's
+score as collected beside the model's, per family, and the weights to store in `GateTuning.model` (fitted on
+all); `--write` puts that table in docs/benchmarks.md.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ if str(BENCH_DIR.parent) not in sys.path:
 from bench import evaluate as ev  # noqa: E402
 from bench.fetch_fresh_docs import DEFAULT_DOCS, FRESH_DIR, docs_folder, sets  # noqa: E402
 
-DEFAULT_OUT = BENCH_DIR.parent / "data" / "gate-evidence.jsonl"
+DEFAULT_OUT = BENCH_DIR / "gate-evidence.jsonl"  # kept: the weights in `GateTuning` are fitted on it
 DEFAULT_INDEX = BENCH_DIR.parent / "data" / "fit-index"
 PAGE = BENCH_DIR.parent / "docs" / "benchmarks.md"
 HEADING = "## The gate's model, one family left out"
@@ -65,19 +67,27 @@ def _corpora(exclude: Sequence[str]) -> list[tuple[str, Path, Path]]:
     for name in OWN_SETS:
         if name in exclude:
             continue
-        with contextlib.suppress(FileNotFoundError):
+        try:
             corpus, files = ev._plan(argparse.Namespace(set=name, corpus=None, more_corpus=None, questions=None))
-            out.append((name, corpus, files[name]))
+        except FileNotFoundError as e:
+            print(f"{name}: left out: {e}", file=sys.stderr)
+            continue
+        out.append((name, corpus, files[name]))
     for name in sets():
         folder = docs_folder(name, DEFAULT_DOCS)
-        if name not in exclude and folder.is_dir():
-            out.append((name, folder, FRESH_DIR / name / "questions.jsonl"))
+        if name in exclude:
+            continue
+        if not folder.is_dir():
+            print(f"{name}: left out: no docs in {folder} (python bench/fetch_fresh_docs.py)", file=sys.stderr)
+            continue
+        out.append((name, folder, FRESH_DIR / name / "questions.jsonl"))
     return out
 
 
 def _evidence(kb: Any, question: dict[str, Any]) -> dict[str, Any] | None:
     """The gate's evidence for a question, as the knowledge base's pipeline reaches it (None: the gate does not
     weigh it)."""
+    from assistant.answer.upgrade import plan_for
     from assistant.gate.decision import Gate
     from assistant.understand.condense import understand
 
@@ -90,14 +100,14 @@ def _evidence(kb: Any, question: dict[str, Any]) -> dict[str, Any] | None:
         max_chars=kb.settings.max_question_chars,
         tuning=tuning,
     )
-    if query.upgrade is not None:
-        return None
+    if query.upgrade is not None and plan_for(query.upgrade, r.chunks, r.catalog) is not None:
+        return None  # answered from its plan, as the knowledge base does
     n, heads = tuning.search.answer_passages, tuning.search.head_passages
     gate = Gate(r, kb.extractive, lambda q: r.search(q, n, heads=heads), tuning)
     if gate.before_search(query) is not None:
         return None
-    found = gate.evidence(query, r.search(query, n, heads=heads))
-    return {**found.features(), "passages": found.passages}
+    found = gate.evidence(query, gate.weighed(query, r.search(query, n, heads=heads)))
+    return {**{k: round(v, 4) for k, v in found.features().items()}, "passages": found.passages}
 
 
 def collect(out: Path, exclude: Sequence[str], index: Path) -> int:
@@ -108,9 +118,11 @@ def collect(out: Path, exclude: Sequence[str], index: Path) -> int:
     from assistant.tuning import DEFAULT
     from ingest import sync
 
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], cwd=BENCH_DIR.parent, capture_output=True, text=True, check=False
-    ).stdout.strip()
+    commit = ""
+    with contextlib.suppress(OSError):  # no git: the rows name no commit
+        commit = subprocess.run(
+            ["git", "describe", "--always", "--dirty"], cwd=BENCH_DIR.parent, capture_output=True, text=True
+        ).stdout.strip()
     through = DEFAULT.with_values(gate__model=(("bias", 0.0),), gate__threshold=0.0)  # lets every answer through
     embedder = SentenceTransformerEmbedder(Settings().embedding_model)
     count = 0
@@ -134,7 +146,7 @@ def collect(out: Path, exclude: Sequence[str], index: Path) -> int:
                     "today_ok": bool(now["ok"]),
                     "through_ok": bool(forced["ok"]),
                     "through_found": bool(forced["found"]),
-                    "commit": commit,  # the gate "today" is that of this commit
+                    "commit": commit,  # the gate "today" is that of this commit ("-dirty": with changes)
                 }
                 sink.write(json.dumps(row) + "\n")
             count += len(rows)
@@ -167,8 +179,9 @@ def _fit(rows: Sequence[dict[str, Any]], names: Sequence[str], penalty: float) -
 
 
 def _probability(row: dict[str, Any], weights: dict[str, float]) -> float:
-    z = weights["bias"] + sum(w * row["evidence"][n] for n, w in weights.items() if n != "bias")
-    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+    from assistant.gate.evidence import logistic
+
+    return logistic(row["evidence"], weights)
 
 
 def _answers(rows: Sequence[dict[str, Any]], weights: dict[str, float], threshold: float) -> list[bool]:
@@ -189,7 +202,7 @@ def leave_one_out(
 
 def _backward(rows: Sequence[dict[str, Any]], penalty: float) -> tuple[int, list[str]]:
     """The features kept when, from all of them, the one whose removal most raises the leave-one-family-out score
-    is taken out, one at a time, until no removal raises it; with that score."""
+    is taken out, one at a time, while its removal does not lower it; with that score."""
     from assistant.gate.evidence import FEATURES
 
     kept = list(FEATURES)
@@ -234,7 +247,7 @@ def _families(rows: Sequence[dict[str, Any]], names: Sequence[str], penalty: flo
         not_asked = [(r, y) for r, y in zip(held, yes, strict=True) if not r["answerable"]]
         out[fam] = {
             "questions": len(held),
-            "rules": sum(r["today_ok"] for r in held),
+            "as_collected": sum(r["today_ok"] for r in held),
             "left_out": _score(held, yes),
             "answerable": len(asked),
             "answered_today": sum(r["today_ok"] for r, _ in asked),
@@ -253,9 +266,9 @@ def section(report: dict[str, Any]) -> list[str]:
         HEADING,
         "",
         "Whether to answer or say the docs don't cover it is decided by a logistic model of the gate's evidence "
-        "(`assistant/gate/evidence.py`), fitted by `python bench/fit_gate.py` on every question set pooled (own "
-        "sets and fresh sets once scored; the newest fresh set left out). Each family (a product, the changelog "
-        "sets, the release-notes sets, each fresh set) is decided here by a model fitted on the others; "
+        "(`assistant/gate/evidence.py`), fitted by `python bench/fit_gate.py` on every question set pooled (the "
+        f"own sets and the fresh sets once scored: {len(report['families'])} families). Each family (a product, "
+        "the changelog sets, the release-notes sets, each fresh set) is decided here by a model fitted on the others; "
         "features, penalty and threshold are chosen by that score. A question counts right as the evaluation "
         "counts it; questions the gate does not weigh (a release not indexed, an upgrade plan) are left out.",
         "",
@@ -322,7 +335,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(report, indent=1))
         return 0
     for fam, r in report["families"].items():
-        print(f"{fam:32} {r['questions']:4}  rules {r['rules']:4}  left out {r['left_out']:4}")
+        print(f"{fam:32} {r['questions']:4}  as collected {r['as_collected']:4}  left out {r['left_out']:4}")
     print(f"features {report['features']} penalty {report['penalty']} threshold {report['threshold']}")
     print("model = " + repr(tuple((k, round(v, 3)) for k, v in report["weights"].items())))
     return 0

@@ -221,9 +221,12 @@ def section(path: Path = ROWS, first: Path = FIRST_RUNS) -> list[str]:
 def merged(rows: list[dict[str, Any]], scored: list[dict[str, Any]], mode: str, infer: bool) -> list[dict[str, Any]]:
     """The kept rows with `scored` in place of their like: the other mode's rows stay as they were, and so do the
     other sets' where one set was scored."""
-    done = {r["set"] for r in scored}
-    like = [r for r in rows if (r.get("mode", "files"), bool(r.get("installed"))) == (mode, infer) and r["set"] in done]
-    return [r for r in rows if r not in like] + scored
+    new = {r["set"]: r for r in scored}
+    out = []
+    for r in rows:  # in place, so a set keeps its row's place in the table
+        like = (r.get("mode", "files"), bool(r.get("installed"))) == (mode, infer) and r["set"] in new
+        out.append(new.pop(r["set"]) if like else r)
+    return out + list(new.values())
 
 
 def write(rows: list[dict[str, Any]], page: Path = PAGE, path: Path = ROWS, first: Path = FIRST_RUNS) -> None:

@@ -499,7 +499,9 @@ def test_scoring_one_scan_set_keeps_the_other_sets_rows() -> None:
     ]
     new = {"set": "a", "mode": "files", "installed": "", "found": 9}
     kept = scan_quality.merged(rows, [new], "files", False)
-    assert [r["found"] for r in kept] == [2, 3, 4, 9]
+    assert [r["found"] for r in kept] == [9, 2, 3, 4]  # in its place
+    other = {"set": "c", "mode": "files", "installed": "", "found": 7}
+    assert [r["found"] for r in scan_quality.merged(rows, [other], "files", False)] == [1, 2, 3, 4, 7]
 
 
 @pytest.mark.slow  # fits some two thousand small models (scikit-learn)
@@ -528,3 +530,14 @@ def test_the_gate_model_is_fitted_and_scored_one_family_left_out() -> None:
     # each family, decided by a model of the other two, is right on all five questions
     assert {f: r["left_out"] for f, r in report["families"].items()} == {"a": 5, "b": 5, "c": 5}
     assert report["not_weighed"] == 1
+
+
+@pytest.mark.slow  # fits some two thousand small models (scikit-learn)
+def test_the_gate_model_in_the_tuning_is_the_one_fitted_on_the_kept_evidence() -> None:
+    from assistant.tuning import DEFAULT
+    from bench import fit_gate
+
+    rows = [json.loads(line) for line in fit_gate.DEFAULT_OUT.read_text(encoding="utf-8").splitlines() if line]
+    report = fit_gate.fit(rows)
+    assert tuple((k, round(v, 3)) for k, v in report["weights"].items()) == DEFAULT.gate.model
+    assert report["threshold"] == DEFAULT.gate.threshold

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from assistant.gate.evidence import FEATURES, Evidence, probability
 from assistant.gate.refusals import evidence, judge
 from assistant.index.catalog import Catalog
@@ -22,7 +24,8 @@ MODEL = DEFAULT.with_values(gate__model=(("bias", -3.0), ("coverage", 5.0), ("ab
 def test_the_features_are_named_and_bounded() -> None:
     features = replace(STRONG, symbols=("a", "b"), names=("c", "a")).features()
     assert tuple(features) == FEATURES
-    assert features["absent"] == 2.0  # counted up to two, each name once
+    assert features["absent"] == 2.0 and features["symbols"] == 2.0  # counted up to two
+    assert replace(STRONG, symbols=("a",), names=("a",)).features()["absent"] == 1.0  # each name once
     assert features["agree"] == 1.0 and features["sibling"] == 0.0
 
 
@@ -66,3 +69,20 @@ def test_the_evidence_is_what_the_rules_weighed() -> None:
     other = frozenset(tokens("`DataFrame.pipe` is kept."))
     near = evidence(query, [Passage(chunks[0], 1.0, similarity=0.55, both=True)], Stats(chunks), 0.9, 0.7, best=other)
     assert not near.focus
+
+
+def test_a_weight_of_no_feature_is_an_error() -> None:
+    # A misspelt feature would otherwise leave its feature unweighed, silently.
+    with pytest.raises(ValueError, match="coverge"):
+        probability(STRONG, {"bias": 0.0, "coverge": 1.0})
+
+
+def test_a_refusal_names_the_absent_names_only_when_they_are_why() -> None:
+    # Weak evidence with a name the docs lack is weak evidence (and a release asked about is searched again);
+    # evidence that would answer but for the name is refused for the name.
+    hopeless = replace(STRONG, coverage=0.0, topic=0.0, agree=False, single=True, names=("price",))
+    reason = judge(hopeless, DEFAULT)
+    assert reason is not None and reason.kind == "weak_evidence"
+    tipped = replace(STRONG, coverage=0.3, topic=0.3, single=True, names=("price",))
+    reason = judge(tipped, DEFAULT)
+    assert reason is not None and reason.kind == "unknown_names"

@@ -286,7 +286,7 @@ def test_a_bare_major_after_a_product_names_its_releases() -> None:
         ("Does `pandas.read_csvx` accept squeeze?", 0.6, "unknown_names"),
         ("Does `pandas.read_table` accept squeeze?", 0.6, None),
     ],
-    ids=["coverage", "neither", "symbols", "known symbol"],
+    ids=["coverage", "little coverage", "symbols", "known symbol"],
 )
 def test_evidence_rules(question: str, coverage: float, kind: str | None) -> None:
     chunks = [make("`read_csv()` no longer accepts `squeeze`; `pandas.read_table` neither.")]

@@ -80,8 +80,9 @@ def test_a_bound_that_keeps_the_version_is_no_evidence_it_was_dropped() -> None:
     def reason(question: str, said: str) -> Reason | None:
         chunks = [logged(said)]
         query = build_query(question, Catalog.learn(chunks))
-        passage = Passage(chunks[0], 1.0, similarity=0.9)
-        return after_search(query, [passage], Stats(chunks), 0.6, best=frozenset(tokens(said)), best_text=said)
+        passage, stats = Passage(chunks[0], 1.0, similarity=0.9), Stats(chunks)
+        best = ExtractiveAnswerer(stats).best_coverage(query, [passage])  # as much of the question as it holds
+        return after_search(query, [passage], stats, best, best=frozenset(tokens(said)), best_text=said)
 
     refused = reason("Was Python 3.7 support dropped in 4.0.0?", "Dropped support for Python < 3.7.")
     assert refused is not None and refused.kind == "weak_evidence"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from assistant.answer.extractive import ExtractiveAnswerer
 from assistant.gate.refusals import Reason, after_search
 from assistant.index.catalog import Catalog
 from assistant.model.document import Entry
@@ -171,8 +172,9 @@ def test_a_sentence_about_a_sibling_release_answers_no_question_about_another() 
         chunks = [logged(said)]
         query = build_query(question, Catalog.learn(chunks))
         words = frozenset(tokens(said))
-        passage = Passage(chunks[0], 1.0, similarity=0.9)
-        return after_search(query, [passage], Stats(chunks), 0.6, best=words, best_text=said)
+        passage, stats = Passage(chunks[0], 1.0, similarity=0.9), Stats(chunks)
+        best = ExtractiveAnswerer(stats).best_coverage(query, [passage])  # as much of the question as it holds
+        return after_search(query, [passage], stats, best, best=words, best_text=said)
 
     refused = reason("Which release dropped support for Python 3.8?", "Dropped support for Python 3.6.")
     assert refused is not None and refused.kind == "weak_evidence"

@@ -184,7 +184,7 @@ def test_a_release_before_every_release_asked_about_is_before() -> None:
     assert _before(make("x", version="4.0.0"), query) and not _before(make("x", version="4.0.1"), query)
 
 
-def test_a_bare_question_the_two_searches_disagree_on_is_not_answered_on_similarity() -> None:
+def test_a_bare_question_the_two_searches_disagree_on_needs_more_of_its_words() -> None:
     # _bare and Passage.both (AGREEMENT_HEADS). Close in meaning but sharing few words, and found first by
     # neither search together: a one-sentence question asks for what the docs lack.
     chunks = [

@@ -54,12 +54,16 @@ class Gate:
 
     def after_search(self, query: Query, passages: Sequence[Passage]) -> Verdict:
         """The passages to answer from, or the reason to refuse instead."""
-        # A question about one product is answered from its docs: another's would read as being about it.
-        passages = [p for p in passages if prefers_product(query, p.chunk, self.tuning)] or passages
+        passages = self.weighed(query, passages)
         reason = self._evidence(query, passages)
         if query.prefer and not query.versions and (reason is None or reason.kind == "weak_evidence"):
             passages, reason = self._from_release(query, passages, reason)
         return Verdict((), reason) if reason is not None else Verdict(passages)
+
+    def weighed(self, query: Query, passages: Sequence[Passage]) -> Sequence[Passage]:
+        """The passages search found that the gate weighs: a question about one product is answered from its docs
+        (another's would read as being about it), where search found any."""
+        return [p for p in passages if prefers_product(query, p.chunk, self.tuning)] or passages
 
     def _evidence(self, query: Query, passages: Sequence[Passage]) -> refusals.Reason | None:
         return refusals.judge(self.evidence(query, passages), self.tuning)

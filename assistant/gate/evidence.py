@@ -7,9 +7,10 @@ word and meaning searches agree on a passage (`agree`), how many names the quest
 asks the release of (`subject`), holds the question's rarest word (`focus`) or names another release of a number's
 series (`sibling`), and whether the question is one bare sentence (`single`).
 
-`probability` is a logistic model over them: its weights are fitted by `bench/fit_gate.py` on every question set
-pooled, chosen by leaving one family of sets out at a time, and stored in `GateTuning.model`. Written here by
-hand because answering imports no learning library: the model is a weighted sum and a logistic function.
+`probability` is a logistic model over them (the chosen model weighs eight of the eleven; the others stay as
+candidates for the next fit): its weights are fitted by `bench/fit_gate.py` on every question set pooled, chosen by
+leaving one family of sets out at a time, and stored in `GateTuning.model`. Written here by hand because answering
+imports no learning library: the model is a weighted sum and a logistic function.
 """
 
 from __future__ import annotations
@@ -74,6 +75,21 @@ class Evidence:
 def probability(evidence: Evidence, model: Mapping[str, float]) -> float:
     """The fitted model's probability that an answer from these passages is right: `model` maps each feature it
     uses to its weight, and `"bias"` to the intercept."""
-    values = evidence.features()
+    return logistic(evidence.features(), model)
+
+
+def logistic(values: Mapping[str, float], model: Mapping[str, float]) -> float:
+    """The model's probability for features given by name (as `Evidence.features` names them; the fit reads
+    them from its collected rows). A weight of no feature is an error, not a zero: a misspelt name would
+    otherwise leave its feature unweighed."""
+    unknown = set(model) - {"bias", *FEATURES}
+    if unknown:
+        raise ValueError(f"the gate's model weighs no such feature: {', '.join(sorted(unknown))}")
     z = model.get("bias", 0.0) + sum(w * values[name] for name, w in model.items() if name != "bias")
     return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
+
+
+def tipped_by_names(evidence: Evidence, model: Mapping[str, float], threshold: float) -> bool:
+    """Whether the names no document holds are what the evidence falls short by: without them, it would answer."""
+    values = {**evidence.features(), "absent": 0.0, "symbols": 0.0, "names": 0.0}
+    return bool(evidence.absent) and logistic(values, model) >= threshold

@@ -1,9 +1,9 @@
 """When reldocs says "the docs don't cover this": every refusal rule, each returning a typed `Reason`.
 
-Checked in order by the knowledge base: `before_search` (a release or product the index does not hold, a
-question with no topic), `after_search` (the evidence, `evidence`, weighed by the fitted model, `judge`: too
-little of it, or names no document contains), then `release` (a question about one release that only other
-releases answer). The answer stage words the refusal (`assistant.answer.refusal`).
+Checked in order by the gate (`assistant.gate.decision`): `before_search` (a release or product the index does not
+hold, a question with no topic), the evidence of the passages found (`evidence`, weighed by the fitted model in
+`judge`: too little of it, or names no document contains; `after_search` is both), then `release` (a question
+about one release that only other releases answer). The answer stage words the refusal (`assistant.answer.refusal`).
 The model and which of the rules apply are tuned (`GateTuning`, in the `Tuning` each is handed).
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from assistant.gate.evidence import Evidence, probability
+from assistant.gate.evidence import Evidence, probability, tipped_by_names
 from assistant.index.catalog import Catalog, release_key, sort_versions
 from assistant.index.lexical import TermStats
 from assistant.model.query import Query
@@ -127,11 +127,14 @@ def evidence(
 
 def judge(found: Evidence, tuning: Tuning = DEFAULT) -> Reason | None:
     """The refusal the evidence calls for, if any: the fitted model's (`tuning.gate.model`) probability of a right
-    answer below `tuning.gate.threshold`, or no passage at all. Names no document holds are named in the refusal."""
+    answer below `tuning.gate.threshold`, or no passage at all. Where the names no document holds are what it falls
+    short by, the refusal names them; otherwise the evidence is weak (and a question about a release is searched
+    again in that release alone)."""
     tuned = tuning.gate
-    if found.passages and probability(found, dict(tuned.model)) >= tuned.threshold:
+    model = dict(tuned.model)
+    if found.passages and probability(found, model) >= tuned.threshold:
         return None
-    if found.absent:
+    if found.passages and tipped_by_names(found, model, tuned.threshold):  # the names are why: the refusal says so
         return Reason("unknown_names", names=tuple(dict.fromkeys(found.absent[: tuned.shown_names])))
     return Reason("weak_evidence")
 
