@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import resource
 import sys
 import time
@@ -95,3 +96,16 @@ def read_chunks(root: Path) -> list[Any]:
         with contextlib.suppress(DocumentError):
             chunks.extend(chunk_document(load_document(path, Path(root))))
     return chunks
+
+
+def put_section(page: Path, heading: str, lines: Sequence[str], before: str) -> None:
+    """Put a generated section (`lines`, `heading` first) in `page`, replacing an earlier one, or else before the
+    first occurrence of `before` (a heading, "\n## Goals")."""
+    text = page.read_text(encoding="utf-8")
+    block = "\n".join(lines).rstrip() + "\n\n"
+    pattern = re.compile(rf"^{re.escape(heading)}\n.*?(?=^## )", re.MULTILINE | re.DOTALL)
+    if pattern.search(text):
+        text = pattern.sub(lambda _: block, text, count=1)
+    else:
+        text = text.replace(before, "\n" + block + before.lstrip("\n"), 1)
+    page.write_text(text, encoding="utf-8")

@@ -29,7 +29,6 @@ import argparse
 import contextlib
 import json
 import math
-import re
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -41,6 +40,7 @@ if str(BENCH_DIR.parent) not in sys.path:
     sys.path.insert(0, str(BENCH_DIR.parent))
 
 from bench import evaluate as ev  # noqa: E402
+from bench.common import put_section  # noqa: E402
 from bench.fetch_fresh_docs import DEFAULT_DOCS, FRESH_DIR, docs_folder, sets  # noqa: E402
 
 DEFAULT_OUT = BENCH_DIR / "gate-evidence.jsonl"  # kept: the weights in `GateTuning` are fitted on it
@@ -298,14 +298,7 @@ def section(report: dict[str, Any]) -> list[str]:
 
 def write(report: dict[str, Any], page: Path = PAGE) -> None:
     """Put the fit's section in `page` before the code scan's, replacing an earlier one."""
-    text = page.read_text(encoding="utf-8")
-    block = "\n".join(section(report)).rstrip() + "\n\n"
-    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## )", re.MULTILINE | re.DOTALL)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: block, text, count=1)
-    else:
-        text = text.replace("\n## The code scan on real code", "\n" + block + "## The code scan on real code", 1)
-    page.write_text(text, encoding="utf-8")
+    put_section(page, HEADING, section(report), "\n## The code scan on real code")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -10,12 +10,16 @@ docs/benchmarks.md; `bench/report.py` renders it too, so a full benchmark run ke
 from __future__ import annotations
 
 import json
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
 BENCH_DIR = Path(__file__).resolve().parent
+if str(BENCH_DIR.parent) not in sys.path:  # run as a script: `bench` is a package of the repository
+    sys.path.insert(0, str(BENCH_DIR.parent))
+
+from bench.common import put_section  # noqa: E402
+
 ROWS = BENCH_DIR / "fresh-blind.jsonl"
 PAGE = BENCH_DIR.parent / "docs" / "benchmarks.md"
 HEADING = "## Fresh blind sets (the headline)"
@@ -49,14 +53,7 @@ def section(path: Path = ROWS) -> list[str]:
 
 def update(page: Path = PAGE, path: Path = ROWS) -> None:
     """Put the section in `page` after its first paragraph, replacing an earlier one."""
-    text = page.read_text(encoding="utf-8")
-    block = "\n".join(section(path)).rstrip() + "\n\n"
-    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## )", re.MULTILINE | re.DOTALL)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: block, text, count=1)
-    else:
-        text = text.replace("\n## ", "\n" + block + "## ", 1)
-    page.write_text(text, encoding="utf-8")
+    put_section(page, HEADING, section(path), "\n## ")
 
 
 if __name__ == "__main__":

@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import importlib.metadata
 import json
-import re
 import sys
 import time
 from collections import Counter
@@ -40,6 +39,7 @@ from assistant.index.catalog import Catalog  # noqa: E402
 from assistant.upgrade.plan import make_plan  # noqa: E402
 from assistant.upgrade.scan import scan  # noqa: E402
 from assistant.upgrade.targeting import targets  # noqa: E402
+from bench.common import put_section  # noqa: E402
 from bench.fetch_scan_sets import DEFAULT_OUT, SETS_DIR, docs_folder, manifest, sets  # noqa: E402
 from ingest.chunking import chunk_document  # noqa: E402
 from ingest.loader import load_document  # noqa: E402
@@ -232,15 +232,7 @@ def merged(rows: list[dict[str, Any]], scored: list[dict[str, Any]], mode: str, 
 def write(rows: list[dict[str, Any]], page: Path = PAGE, path: Path = ROWS, first: Path = FIRST_RUNS) -> None:
     """Keep `rows` and put their section in `page` before "## Goals", replacing an earlier one."""
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-    text = page.read_text(encoding="utf-8")
-    block = "\n".join(section(path, first)).rstrip() + "\n\n"
-    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## )", re.MULTILINE | re.DOTALL)
-    text = (
-        pattern.sub(lambda _: block, text, count=1)
-        if pattern.search(text)
-        else text.replace("\n## Goals", "\n" + block + "## Goals", 1)
-    )
-    page.write_text(text, encoding="utf-8")
+    put_section(page, HEADING, section(path, first), "\n## Goals")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,16 +6,28 @@ Expected values are written out, not imported: the ablation changes the tuned va
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 import pytest
 
 from assistant.answer.extractive import ExtractiveAnswerer
-from assistant.gate.refusals import after_search
+from assistant.gate.refusals import Reason, evidence, judge
 from assistant.index.catalog import Catalog
 from assistant.model.document import Entry
+from assistant.model.query import Query
 from assistant.model.records import Chunk, Passage
 from assistant.model.units import units_of
+from assistant.tuning import DEFAULT
 from assistant.understand.query import build_query, proper_names
 from tests.test_answer_rules import Stats
+
+
+def after_search(
+    query: Query, found: Sequence[Passage], stats: Stats, coverage: float, topic: float | None = None, **known: Any
+) -> Reason | None:
+    """The gate's refusal for these passages, as it decides after search: their evidence, judged."""
+    return judge(evidence(query, found, stats, coverage, topic, **known), known.get("tuning", DEFAULT))
 
 
 def make(

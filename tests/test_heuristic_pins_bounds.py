@@ -6,14 +6,14 @@ from __future__ import annotations
 import pytest
 
 from assistant.answer.extractive import ExtractiveAnswerer
-from assistant.gate.refusals import Reason, after_search
+from assistant.gate.refusals import Reason
 from assistant.index.catalog import Catalog
 from assistant.model.records import Passage
 from assistant.text.bounds import bounds, says_dropped, says_so
 from assistant.text.words import tokens
 from assistant.understand.query import build_query
 from tests.test_answer_rules import Stats
-from tests.test_heuristic_pins import ranked
+from tests.test_heuristic_pins import after_search, ranked
 from tests.test_heuristic_pins_changelogs import logged
 
 

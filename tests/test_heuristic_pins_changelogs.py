@@ -10,14 +10,14 @@ from __future__ import annotations
 from dataclasses import replace
 
 from assistant.answer.extractive import ExtractiveAnswerer
-from assistant.gate.refusals import Reason, after_search
+from assistant.gate.refusals import Reason
 from assistant.index.catalog import Catalog
 from assistant.model.document import Entry
 from assistant.model.records import Chunk, Passage
 from assistant.text.words import tokens
 from assistant.understand.query import build_query
 from tests.test_answer_rules import Stats
-from tests.test_heuristic_pins import answer, make, ranked
+from tests.test_heuristic_pins import after_search, answer, make, ranked
 
 
 def logged(*items: str, version: str = "4.0.0", n: int = 0) -> Chunk:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from assistant.answer.extractive import ExtractiveAnswerer
 from assistant.gate.decision import _before
-from assistant.gate.refusals import after_search, unknown_names
+from assistant.gate.refusals import unknown_names
 from assistant.index.catalog import Catalog
 from assistant.model.document import Entry
 from assistant.model.query import topic
@@ -16,7 +16,7 @@ from assistant.model.records import Passage
 from assistant.model.units import units_of
 from assistant.understand.query import build_query, proper_names
 from tests.test_answer_rules import Stats
-from tests.test_heuristic_pins import answer, make, ranked
+from tests.test_heuristic_pins import after_search, answer, make, ranked
 
 
 def test_a_sentence_about_how_things_were_brings_how_they_are() -> None:

@@ -2,7 +2,7 @@
 
 Checked in order by the gate (`assistant.gate.decision`): `before_search` (a release or product the index does not
 hold, a question with no topic), the evidence of the passages found (`evidence`, weighed by the fitted model in
-`judge`: too little of it, or names no document contains; `after_search` is both), then `release` (a question
+`judge`: too little of it, or names no document contains), then `release` (a question
 about one release that only other releases answer). The answer stage words the refusal (`assistant.answer.refusal`).
 The model and which of the rules apply are tuned (`GateTuning`, in the `Tuning` each is handed).
 """
@@ -66,37 +66,6 @@ def _asks_later(query: Query) -> bool:
     return any(all(release_key(u) > k and release_key(u)[:1] == k[:1] for k in keys) for u in query.unknown_versions)
 
 
-def after_search(
-    query: Query,
-    passages: Sequence[Passage],
-    stats: TermStats,
-    best_coverage: float,
-    topic_coverage: float | None = None,
-    *,
-    named: TermStats | None = None,
-    best: frozenset[str] = frozenset(),
-    best_text: str = "",
-    tuning: Tuning = DEFAULT,
-) -> Reason | None:
-    """The refusal the evidence of these passages calls for (`evidence`, `judge`): too little of it, or names the
-    question hinges on that no document contains. `topic_coverage` is the best coverage of the question's terms
-    other than the products it names; `named`, the statistics of the docs of the products it names, where its
-    proper names must be (all docs' if None); `best` and `best_text`, the words and text of the sentence that
-    answers best."""
-    found = evidence(
-        query,
-        passages,
-        stats,
-        best_coverage,
-        topic_coverage,
-        named=named,
-        best=best,
-        best_text=best_text,
-        tuning=tuning,
-    )
-    return judge(found, tuning)
-
-
 def evidence(
     query: Query,
     passages: Sequence[Passage],
@@ -109,7 +78,10 @@ def evidence(
     best_text: str = "",
     tuning: Tuning = DEFAULT,
 ) -> Evidence:
-    """What `after_search` weighs, as named numbers (its arguments are the same)."""
+    """What the gate weighs of these passages, as named numbers (`judge` decides from them). `topic_coverage` is the
+    best coverage of the question's terms other than the products it names; `named`, the statistics of the docs of
+    the products it names, where its proper names must be (all docs' if None); `best` and `best_text`, the words
+    and text of the sentence that answers best."""
     return Evidence(
         coverage=best_coverage,
         topic=best_coverage if topic_coverage is None else topic_coverage,
@@ -217,7 +189,7 @@ def release(
 ) -> Reason | None:
     """A question about a release is answered from that release's docs, or not at all: quoting another
     release's notes would read as "yes, in the one you asked about". `own` are the passages of the releases
-    asked about, `own_ok` whether they pass `after_search`, `leads` whether the best sentence to quote (the
+    asked about, `own_ok` whether their evidence is enough (`judge`), `leads` whether the best sentence to quote (the
     asked release's ranking bonus included) is theirs.
     """
     if not tuning.gate.release_rule:
