@@ -2,8 +2,8 @@
 
 Checked in order by the gate (`assistant.gate.decision`): `before_search` (a release or product the index does not
 hold, a question with no topic), the evidence of the passages found (`evidence`, weighed by the fitted model in
-`judge`: too little of it, or names no document contains), then `release` (a question
-about one release that only other releases answer). The answer stage words the refusal (`assistant.answer.refusal`).
+`judge`: too little of it, or names no document contains), then `release` (a question about one release that only
+other releases answer). The answer stage words the refusal (`assistant.answer.refusal`).
 The model and which of the rules apply are tuned (`GateTuning`, in the `Tuning` each is handed).
 """
 
