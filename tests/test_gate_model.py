@@ -82,7 +82,7 @@ def test_a_refusal_names_the_absent_names_only_when_they_are_why() -> None:
     # evidence that would answer but for the name is refused for the name.
     hopeless = replace(STRONG, coverage=0.0, topic=0.0, agree=False, single=True, names=("price",))
     reason = judge(hopeless, DEFAULT)
-    assert reason is not None and reason.kind == "weak_evidence"
+    assert reason is not None and reason.kind == "weak_evidence" and reason.names == ("price",)  # still said
     tipped = replace(STRONG, coverage=0.3, topic=0.3, single=True, names=("price",))
     reason = judge(tipped, DEFAULT)
     assert reason is not None and reason.kind == "unknown_names"

@@ -30,7 +30,7 @@ def refusal(query: Query, reason: Reason | None = None, *, mode: str = "extracti
 
 def explain(reason: Reason, language: str = "en") -> str:
     """The note a refusal adds for its reason ('' when it adds none)."""
-    if reason.kind == "unknown_names":
+    if reason.kind in ("unknown_names", "weak_evidence") and reason.names:  # what the docs lack, whatever tipped it
         return say("nothing_mentions", language, names=", ".join(f"`{n}`" for n in reason.names))
     if reason.kind == "release_not_indexed":
         return coverage_note(reason.coverage, language)

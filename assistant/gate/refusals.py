@@ -100,15 +100,16 @@ def evidence(
 def judge(found: Evidence, tuning: Tuning = DEFAULT) -> Reason | None:
     """The refusal the evidence calls for, if any: the fitted model's (`tuning.gate.model`) probability of a right
     answer below `tuning.gate.threshold`, or no passage at all. Where the names no document holds are what it falls
-    short by, the refusal names them; otherwise the evidence is weak (and a question about a release is searched
-    again in that release alone)."""
+    short by, that is the reason; otherwise the evidence is weak (and a question about a release is searched again
+    in that release alone). Either names them."""
     tuned = tuning.gate
     model = dict(tuned.model)
     if found.passages and probability(found, model) >= tuned.threshold:
         return None
-    if found.passages and tipped_by_names(found, model, tuned.threshold):  # the names are why: the refusal says so
-        return Reason("unknown_names", names=tuple(dict.fromkeys(found.absent[: tuned.shown_names])))
-    return Reason("weak_evidence")
+    absent = tuple(dict.fromkeys(found.absent[: tuned.shown_names]))
+    if found.passages and tipped_by_names(found, model, tuned.threshold):  # the names are why
+        return Reason("unknown_names", names=absent)
+    return Reason("weak_evidence", names=absent)  # the names still said, as the docs lack them
 
 
 def _focus(query: Query, stats: TermStats, words: frozenset[str]) -> bool:
