@@ -178,14 +178,10 @@ def _fit(rows: Sequence[dict[str, Any]], names: Sequence[str], penalty: float) -
     return {"bias": float(model.intercept_[0]), **{n: float(w) for n, w in zip(names, model.coef_[0], strict=True)}}
 
 
-def _probability(row: dict[str, Any], weights: dict[str, float]) -> float:
+def _answers(rows: Sequence[dict[str, Any]], weights: dict[str, float], threshold: float) -> list[bool]:
     from assistant.gate.evidence import logistic
 
-    return logistic(row["evidence"], weights)
-
-
-def _answers(rows: Sequence[dict[str, Any]], weights: dict[str, float], threshold: float) -> list[bool]:
-    return [r["evidence"]["passages"] > 0 and _probability(r, weights) >= threshold for r in rows]
+    return [r["evidence"]["passages"] > 0 and logistic(r["evidence"], weights) >= threshold for r in rows]
 
 
 def leave_one_out(

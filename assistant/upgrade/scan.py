@@ -170,10 +170,12 @@ def scan_capped(
     """`scan` within the settings' size caps; in `worker` (a bounded process, one scan at a time) when given,
     raising `Overrun` past `scan_timeout_s` or its memory ceiling; else `parallel` as `scan` says."""
     caps = {"max_bytes": settings.scan_max_file_kb * 1024, "max_notebook_bytes": settings.scan_max_notebook_kb * 1024}
-    types = {"infer": settings.scan_infer_types, "types_folder": settings.types_path}
+    infer, types = settings.scan_infer_types, settings.types_path
     if worker is None:
-        return scan(paths, targets, progress=progress, parallel=parallel, **types, **caps)  # type: ignore[arg-type]
-    return worker.run(scan, list(map(Path, paths)), targets, seconds=settings.scan_timeout_s, **types, **caps)  # type: ignore[arg-type]
+        return scan(paths, targets, progress=progress, parallel=parallel, infer=infer, types_folder=types, **caps)
+    return worker.run(
+        scan, list(map(Path, paths)), targets, seconds=settings.scan_timeout_s, infer=infer, types_folder=types, **caps
+    )
 
 
 def scan_source(source: str, targets: Sequence[Target], *, filename: str = "<source>") -> ScanReport:
