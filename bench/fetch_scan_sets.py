@@ -37,7 +37,7 @@ from bench.fetch_changelogs import download_verified, regular_files  # noqa: E40
 SETS_DIR = BENCH_DIR / "scan_sets"
 DEFAULT_OUT = BENCH_DIR.parent / "data" / "scan-sets"
 DEFAULT_DOCS = BENCH_DIR.parent / "data" / "scan-docs"
-MAX_ARCHIVE = 50_000_000  # a source distribution of release docs larger than this is not read
+MAX_ARCHIVE = 100_000_000  # a source distribution larger than this is not read (nilearn 0.14.1's is 57 MB)
 RAW = "https://raw.githubusercontent.com/{repo}/{commit}/{path}"
 MAX_BYTES = 2_000_000
 

@@ -5,6 +5,10 @@ not used before (../shared/blind-sets.md), and scored once before anything is re
 `bench/fresh-blind.jsonl` (one JSON object a row: date, project, docs, questions, index, answer, source, refusal,
 commit), the sets themselves in `bench/fresh/`. `python bench/fresh_blind.py` rewrites the section in
 docs/benchmarks.md; `bench/report.py` renders it too, so a full benchmark run keeps it.
+
+`python bench/fresh_blind.py --used` lists every project whose docs some set already holds (the shared corpora,
+the fetched changelog and release-notes sets, the fresh sets, the scan sets): a new set's writer is told to avoid
+them, since a project a set holds is no longer fresh.
 """
 
 from __future__ import annotations
@@ -51,10 +55,29 @@ def section(path: Path = ROWS) -> list[str]:
     return [*lines, ""]
 
 
+def used() -> list[str]:
+    """Registry names (lower case) of the projects some evaluation or scan set already holds."""
+    from bench import fetch_changelogs, fetch_release_notes
+
+    names = {"pytorch", "torch", "numpy", "pandas", "sqlalchemy", "pydantic", "django", "rich"}  # the shared corpora
+    for sets in (fetch_changelogs.SETS, fetch_release_notes.SETS):
+        for products in sets.values():
+            for spec in products.values():  # "attrs==24.2.0", or an archive's URL ".../pywavelets-1.8.0.tar.gz"
+                pin = str(spec[0])
+                names.add(pin.rsplit("/", 1)[-1].split("-")[0] if "://" in pin else pin.split("==")[0])
+    for about in (BENCH_DIR / "fresh").glob("*/docs.json"):
+        names.add(str(json.loads(about.read_text(encoding="utf-8"))["product"]))
+    names.update(p.name for p in (BENCH_DIR / "scan_sets").iterdir() if p.is_dir())
+    return sorted(n.lower() for n in names)
+
+
 def update(page: Path = PAGE, path: Path = ROWS) -> None:
     """Put the section in `page` after its first paragraph, replacing an earlier one."""
     put_section(page, HEADING, section(path), "\n## ")
 
 
 if __name__ == "__main__":
-    update(*(Path(a) for a in sys.argv[1:3]))
+    if sys.argv[1:] == ["--used"]:
+        print(", ".join(used()))
+    else:
+        update(*(Path(a) for a in sys.argv[1:3]))
