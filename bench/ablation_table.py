@@ -79,7 +79,6 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("answer__entry_rest", False),
     ),
     ab("RELEASE_BONUS", "the named release's sentences rank as any other (0)", ("search__release_bonus", 0.0)),
-    ab("BUG_FIX_PENALTY", "bug-fix sentences rank as changes (0)", ("search__bug_fix_penalty", 0.0)),
     ab(
         "ENTRY_WEIGHT",
         "a changelog sentence ranks by its own coverage, not its entry's (0)",
@@ -114,20 +113,13 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("answer__following_from", 0),
     ),
     ab("_with_leads", "a sentence does not bring its entry's lead", ("answer__with_leads", False)),
-    ab("_own_language", "no own-language passage quoted first", ("answer__own_language", False)),
     # A share of shared words no pair of sentences reaches: none is a near-duplicate of another.
     ab("_similar", "near-duplicate sentences are all quoted", ("answer__similar_share", INFINITE)),
     ab("_release_label", "no 'pandas 3.0.0:' label before quotes", ("answer__release_label", False)),
     ab("_full_stop", "list titles are not given a full stop", ("answer__full_stop", False)),
     ab("_THEN", "a sentence about how things were does not bring the next one", ("answer__then", NEVER)),
-    ab(
-        "_WHY",
-        "a why-question does not bring the sentence after the change (the reason)",
-        ("understand__why", NEVER),
-    ),
     ab("_GONE", "no question says a name is gone", ("understand__gone", NEVER)),
     # assistant/model/units.py: what a sentence is
-    ab("glossed units", "French sentences are matched by their own words", ("units__glossed", False)),
     ab("QUOTE_CHARS", "citation excerpts are not cut", ("units__quote_chars", UNLIMITED), module="units.py"),
     ab("_HEADLINE", "no heading becomes a lead sentence", ("units__headline", NEVER)),
     ab("_INSTRUCTION", "no sentence is an instruction", ("text__instruction", NEVER)),
@@ -159,11 +151,6 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("understand__of_product", False),
     ),
     ab(
-        "_package_products",
-        "a package named after a product (`pydantic-core`) does not single that product's docs out",
-        ("understand__package_products", False),
-    ),
-    ab(
         "ScopedTerms.idf",
         "a named product's topic words weigh by their rarity in the whole index, not in its docs",
         ("search__scoped_rarity", False),
@@ -178,11 +165,6 @@ ABLATIONS: tuple[Ablation, ...] = (
         "_in_family",
         "a name the docs write only as a wildcard family (`node_link_*`) is unknown",
         ("gate__in_family", False),
-    ),
-    ab(
-        "_variable_member",
-        "a member of the asker's variable (`f.create_dataset`) must be written as it is",
-        ("gate__variable_member", False),
     ),
     ab(
         "unknown_names",
@@ -206,19 +188,9 @@ ABLATIONS: tuple[Ablation, ...] = (
         module="refusals.py",
     ),
     ab(
-        "_acronym_names",
-        "an acronym within a longer name ('Django REST Framework') is the asker's setting, not that name's word",
-        ("understand__acronym_names", False),
-    ),
-    ab(
         "_BUILTINS",
         "Python's own exceptions ('ImportError') count against answering when the docs lack them",
         ("gate__builtins", frozenset()),
-    ),
-    ab(
-        "French quoted names",
-        "a French question's quoted words count against it unless the docs write them («\u00a0nouveau style\u00a0»)",
-        ("gate__french_names", False),
     ),
     ab(
         "release rule leads",
@@ -227,11 +199,6 @@ ABLATIONS: tuple[Ablation, ...] = (
     ),
     # assistant/understand/query.py
     ab("_HOW", "no question is a how-question", ("understand__how", NEVER)),
-    ab(
-        "_before (gate)",
-        "asked which release fixed what 4.0.0 broke, 4.0.0's notes answer too",
-        ("gate__skip_earlier", False),
-    ),
     ab(
         "_FIXED_LATER",
         "'which release fixed it?' stays with the release the problem was met in",
@@ -281,7 +248,6 @@ ABLATIONS: tuple[Ablation, ...] = (
     ),
     ab("_QUOTED", "quoted literals are not names", ("understand__quoted", NEVER)),
     ab("_VERSIONS_OF", "what a question asks the versions of is no name", ("understand__versions_of", NEVER)),
-    ab("_NOT_NAMES", "'API', 'FAQ' count as names", ("understand__not_names", frozenset())),
     ab("_MAJOR", "'pandas 3' names no release", ("understand__major", NEVER)),
     ab(
         "call_values",
@@ -381,11 +347,6 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("understand__own_product", False),
     ),
     ab("_from_release narrowing", "a refused release is not searched alone", ("gate__narrow_release", False)),
-    ab(
-        "_on_merit",
-        "the release asked about answers only when its passages alone are evidence enough",
-        ("gate__on_merit", False),
-    ),
     ab(
         "HEAD_PASSAGES",
         "the answerer reads fusion's best passages only (0)",

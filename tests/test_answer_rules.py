@@ -106,15 +106,6 @@ def test_a_question_naming_a_release_quotes_that_release_first() -> None:
     assert first.removeprefix("- ").startswith("2.1.0: ") and "isinstance" in first
 
 
-def test_bug_fixes_rank_below_changes_unless_the_question_is_about_a_bug() -> None:
-    chunks = [
-        chunk("Bug in `value_counts()` returning a result named count instead of the column name.", "Bug fixes", n=0),
-        chunk("The result of `value_counts()` is now named count instead of the column name.", "API changes", n=1),
-    ]
-    assert "is now named count" in answer("Why is value_counts() named count instead of my column name?", chunks)
-    assert answer("Was there a bug in value_counts() and its name?", chunks).startswith("Bug in")
-
-
 @pytest.mark.parametrize(
     ("question", "names"),
     [

@@ -57,10 +57,6 @@ class ExtractiveAnswerer(SentenceRanker):
         if not ranked:
             return []
         best = ranked[0].score
-        # Where a passage in the asker's language answers as fully as the best one, it is quoted first.
-        top = ranked[0].coverage
-        if tuned.own_language and any(p.chunk.language != query.language for p in passages):
-            ranked.sort(key=lambda s: not _own_language(s, query, passages, top, tuned.group_ratio * best))
         groups: dict[int, list[Scored]] = {}
         taken: list[Scored] = []
         for cand in ranked:
@@ -89,7 +85,7 @@ class ExtractiveAnswerer(SentenceRanker):
                 continue
             groups.setdefault(cand.p_idx, []).append(cand)
             taken.append(cand)
-        now = self._then_now(ranked[0], passages, why=query.asks_why or query.asks_fixed)
+        now = self._then_now(ranked[0], passages, fixed=query.asks_fixed)
         if now is not None and all(s.u_idx != now.u_idx for s in groups[now.p_idx]):
             groups[now.p_idx].append(now)
         if query.asks_how and tuned.best_fix and not any(_tells(s.unit, tuning) for s in taken):
@@ -147,11 +143,11 @@ class ExtractiveAnswerer(SentenceRanker):
         entry = [c for c in ranked if c.p_idx == named.p_idx and c.unit.entry == named.unit.entry]
         return [c for c in entry if _tells(c.unit, self.tuning)][: self.tuning.answer.fix_units]
 
-    def _then_now(self, best: Scored, passages: Sequence[Passage], *, why: bool = False) -> Scored | None:
+    def _then_now(self, best: Scored, passages: Sequence[Passage], *, fixed: bool = False) -> Scored | None:
         """The sentence after the best one in its entry when the best says how things were (the next says how
-        they are), or when the question asks why (the next gives the reason: "… were removed. Reason: …") or
-        whether a problem was fixed (the entry describes the problem, then "This issue has been rectified")."""
-        if not why and not self.tuning.answer.then.search(best.unit.text):
+        they are), or when the question asks whether a problem was fixed (the entry describes the problem, then
+        "This issue has been rectified")."""
+        if not fixed and not self.tuning.answer.then.search(best.unit.text):
             return None
         units = units_of(passages[best.p_idx].chunk, self.tuning)
         nxt = best.u_idx + 1
@@ -216,11 +212,6 @@ class ExtractiveAnswerer(SentenceRanker):
             draft = replace(draft, text=text, citations=citations)
             yield draft
         yield replace(draft, final=True)
-
-
-def _own_language(s: Scored, query: Query, passages: Sequence[Passage], coverage: float, score: float) -> bool:
-    same = passages[s.p_idx].chunk.language == query.language
-    return same and s.coverage >= coverage - 1e-9 and s.score >= score
 
 
 def _tells(unit: Unit, tuning: Tuning) -> bool:

@@ -98,8 +98,6 @@ class Gate:
         """
         if not self.tuning.gate.narrow_release:  # every passage kept, the release asked about never searched alone
             return passages, weak or self._release(query, passages, self._own(query, passages))
-        if query.asks_after:  # asked what releases after the one it names did (fixed): its own notes can't say
-            passages = [p for p in passages if not _before(p.chunk, query, self.tuning)]
         own = self._own(query, passages)
         reason = weak or self._release(query, passages, own)
         if reason is None:  # nearly the best, it answers alone: the better-worded sentence is of another release
@@ -118,11 +116,6 @@ class Gate:
         self, query: Query, passages: Sequence[Passage], own: Sequence[Passage], *, narrowed: bool = False
     ) -> refusals.Reason | None:
         ok = bool(own) and self._evidence(query, own) is None
-        # Where the passages together are evidence enough, the release asked about answers when its sentence is
-        # the best on merit, its ranking bonus aside: its passages alone may be short of it only because the
-        # closest in meaning are other releases' ("Publish musllinux wheels again" in 1.6 for "did 1.7's
-        # musllinux tag change?", which 1.7's "upgraded from `musllinux_1_1` to `musllinux_1_2`" answers).
-        ok = ok or (bool(own) and not narrowed and self._on_merit(query, passages))
         # The release searched alone must write a code symbol the question names when others' passages do.
         ok = ok and not (narrowed and refusals.symbols_elsewhere(query, own, passages, self.tuning))
         leads = bool(self._leads(query, passages))
@@ -142,17 +135,6 @@ class Gate:
         own_best = max((s.score for s in ranked if query.prefers(passages[s.p_idx].chunk)), default=0.0)
         return "nearly" if own_best >= self.tuning.gate.own_close * ranked[0].score else ""
 
-    def _on_merit(self, query: Query, passages: Sequence[Passage]) -> bool:
-        """The best sentence is of the release asked about, ahead of every other release's by more than the
-        bonus it ranks with (`tuning.search.release_bonus`)."""
-        if not self.tuning.gate.on_merit:
-            return False
-        ranked = self.ranker.ranked(query, passages)
-        if not ranked or not query.prefers(passages[ranked[0].p_idx].chunk):
-            return False
-        other = max((s.score for s in ranked if not query.prefers(passages[s.p_idx].chunk)), default=0.0)
-        return ranked[0].score - self.tuning.search.release_bonus > other
-
 
 def _later(chunk: Chunk, query: Query, tuning: Tuning = DEFAULT) -> bool:
     """The chunk is of a release after every release the question names (where `tuning.gate.no_later_fix` bars
@@ -160,11 +142,3 @@ def _later(chunk: Chunk, query: Query, tuning: Tuning = DEFAULT) -> bool:
     if not (tuning.gate.no_later_fix and chunk.version and query.prefer):
         return False
     return release_key(chunk.version) > max(map(release_key, query.prefer))
-
-
-def _before(chunk: Chunk, query: Query, tuning: Tuning = DEFAULT) -> bool:
-    """The chunk is of a release before every release the question names (where `tuning.gate.skip_earlier`
-    leaves such releases out of what later releases did)."""
-    if not (tuning.gate.skip_earlier and chunk.version and query.prefer):
-        return False
-    return release_key(chunk.version) < min(map(release_key, query.prefer))

@@ -19,7 +19,6 @@ from assistant.index.lexical import TermStats
 from assistant.model.query import Query
 from assistant.model.records import Passage
 from assistant.text.bounds import says_so
-from assistant.text.french import translate_french
 from assistant.text.words import (
     is_acronym,
     is_identifier,
@@ -219,18 +218,10 @@ def missing_symbols(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) ->
         # member (`ndarray.newbyteorder`, `DataFrame.append`).
         last = parts[-1]
         member = len(parts) == 2 and len(last) >= tuned.member_chars and all(stats.knows(t) for t in tokens(last))
-        member = member or (tuned.variable_member and _variable_member(parts, stats))
         spelled = all(stats.knows(p) or ((t := tokens(p)) and all(stats.knows(x) for x in t)) for p in parts)
         if not (is_symbol(last) and stats.knows(last)) and not member and not spelled:
             missing.append(term)
     return missing
-
-
-def _variable_member(parts: Sequence[str], stats: TermStats) -> bool:
-    """A member called on the asker's own variable (`f.create_dataset`, a receiver the docs never write) is known
-    when the docs write its words ("Creating a dataset with neither data nor dtype")."""
-    words = tokens(parts[-1])[1:]  # the words after the whole name
-    return len(parts) == 2 and not stats.knows(parts[0]) and bool(words) and all(map(stats.knows, words))
 
 
 def _in_family(term: str, stats: TermStats) -> bool:
@@ -285,9 +276,7 @@ def unknown_names(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) -> l
     hinges = [
         n for n in query.names if not is_acronym(n, tuning) and n not in builtin and not _yours(n, own, query, tuning)
     ]
-    # A French question quotes its own words (« nouveau style »): the docs say them in English.
-    french = query.language == "fr" and tuned.french_names
-    missing = [n for n in hinges if not all(map(known, _name_tokens(translate_french(n, tuning) if french else n)))]
+    missing = [n for n in hinges if not all(map(known, _name_tokens(n)))]
     whole = {w for n in missing if " " in n for w in n.split()}  # "JSON Schema" says it all, not "Schema" too
     return [n for n in missing if n not in whole]
 

@@ -25,7 +25,6 @@ class Query:
     unknown_versions: tuple[str, ...] = ()  # "PyTorch 1.13" when 1.13 is not indexed
     names: tuple[str, ...] = ()  # proper names and literals the question hinges on ("TensorFlow", "hyperdrive")
     asks_how: bool = False  # wants a fix or replacement ("how do I…", "what instead"), not just a fact
-    asks_why: bool = False  # wants the reason for a change
     asks_gone: bool = False  # says something is gone ("disappeared", "no longer exists", "ModuleNotFoundError")
     # A symbol term and the other ways the docs write it (`np.float_` -> `numpy.float_`, `df.append` ->
     # `DataFrame.append`): filled in by the knowledge base from its index, see `with_spellings`.
@@ -37,7 +36,6 @@ class Query:
     values: tuple[str, ...] = ()  # the asker's own names, passed to a call in the question (`app=my_app`, `f(x)`)
     drops: tuple[str, ...] = ()  # versions the question asks whether or when support ended for ("Python 3.9")
     asks_fixed: bool = False  # asks which release after the one it names fixed a problem met there
-    asks_after: bool = False  # asks of the releases after the one it names: that fixed it, or "in later releases"
     # Terms of the thing the question asks the release that added or removed it of ("a timeout argument").
     subject: tuple[str, ...] = ()
     # The (from, to, product) of the upgrade whose whole plan the question asks for ("What breaks if I go from

@@ -63,7 +63,7 @@ def units_of(chunk: Chunk, tuning: Tuning = DEFAULT) -> tuple[Unit, ...]:
         words = text.removesuffix(f" `{shown}`") if shown else text
         glossed = None
         if chunk.language == "fr":  # matched as a French question's terms are weighed: in English
-            glossed = frozenset(tokens(translate_french(words, tuning) if tuned.glossed else words))
+            glossed = frozenset(tokens(translate_french(words, tuning)))
         return Unit(text, frozenset(tokens(words)), lead, entry, glossed, kind, code, closes)
 
     if tuned.headline.search(heading) and ": " not in heading:

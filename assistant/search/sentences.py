@@ -6,10 +6,8 @@ both read the same scores, kept per question until the index is reloaded. Moved 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any
 
 from assistant.index.lexical import TermStats
@@ -23,11 +21,6 @@ from assistant.text.words import tokens
 from assistant.tuning import Tuning
 
 MEMO_SIZE = 8192  # sentence scores and term weights kept; one question takes a few dozen entries
-
-
-@lru_cache(maxsize=4096)  # a section is asked about at every question its passages answer
-def _about_bugs(section: str, bugs: re.Pattern[str]) -> bool:
-    return bool(bugs.search(section))
 
 
 def _words(unit: Unit, fr: bool, drops: Sequence[str] = (), terms: Sequence[str] = ()) -> frozenset[str]:
@@ -60,9 +53,6 @@ class SentenceRanker:
         top = passages[0].score if passages and passages[0].score else 1.0
         # A question naming a release is answered from that release's passages first (all of them when none do).
         own_release = [bool(query.prefer) and query.prefers(p.chunk) for p in passages]
-        # A bug fix answers a question about a bug; a user asking why behaviour changed wants the change.
-        about_bugs = bool(tuned.bugs.search(query.question))
-        fixes = [not about_bugs and _about_bugs(p.chunk.section, tuned.bugs) for p in passages]
         out = []
         for p_idx, passage in enumerate(passages):
             prior = passage.score / top
@@ -73,8 +63,6 @@ class SentenceRanker:
             for u_idx, (unit, cov, whole) in enumerate(zip(units, covs, ranks, strict=True)):
                 rank = cov + tuned.entry_weight * (whole - cov)
                 score = rank + tuned.prior_weight * prior + (tuned.lead_bonus if unit.lead else 0.0)
-                if fixes[p_idx]:
-                    score -= tuned.bug_fix_penalty
                 if own_release[p_idx]:
                     score += tuned.release_bonus
                 if unit.entry in removing:

@@ -31,7 +31,6 @@ class AnswerTuning:
     # ... and a further changelog passage quoted brings the rest of its entry's change
     entry_neighbours: bool = True
     similar_share: float = 0.6  # a sentence sharing this share of its words with one quoted says the same
-    own_language: bool = True  # a passage in the asker's language that answers as fully as the best is quoted first
     # A sentence from inside an entry brings the entry's first sentence, which says what changed.
     with_leads: bool = True
     then: re.Pattern[str] = THEN  # a sentence about how things were brings the next one (see above)

@@ -39,7 +39,6 @@ class GateTuning:
     # Code symbols the docs never mention weigh against answering (an invented API: the model's `absent`) ...
     missing_symbols: bool = True
     in_family: bool = True  # ... unless the docs name their family with a wildcard (`node_link_*`)
-    variable_member: bool = True  # ... or a member of the asker's variable (`f.create_dataset`) by its words
     # A dotted name's last part this long stands for it: known when the docs know it, and naming what is asked.
     member_chars: int = 4
     # Proper names the question hinges on that no document contains weigh against it ("TensorFlow": `absent`) ...
@@ -48,8 +47,6 @@ class GateTuning:
     # setting, which release notes leave unsaid ...
     builtins: frozenset[str] = frozenset(dir(builtins))
     setting: re.Pattern[str] = SETTING  # ... and so are the words of the asker's setting (see above)
-    # A French question quotes its own words (« nouveau style »): the docs say them in English.
-    french_names: bool = True
     prefix_chars: int = 3  # a name ending in a symbol ("C++") this long is known as a prefix ("C++20")
     shown_names: int = 3  # missing names a refusal names
     # "What was fixed in 6.5.1 compared with 6.5.0?" asks of 6.5.1: refused when 6.5.1 is not indexed.
@@ -61,14 +58,9 @@ class GateTuning:
     # 7 is now the default" answers which draft 3.0 uses, though a later "JSON Schema draft" fix has more of the
     # question's words. Further behind, the other release's change is what the question is about.
     own_close: float = 0.95
-    # Where the passages together are evidence enough, the release asked about answers when its sentence is the
-    # best on merit, its ranking bonus aside.
-    on_merit: bool = True
     narrow_release: bool = True  # a release the joint search cannot answer for is searched alone
     # The release searched alone must write a code symbol the question names when others' passages do.
     symbols_elsewhere: bool = True
-    # Asked which release fixed what the one it names broke, that release's own notes cannot say.
-    skip_earlier: bool = True
     # A how-question about a release may take its fix from the release that deprecated the thing, never from one
     # after it, which the asker does not have.
     no_later_fix: bool = True

@@ -41,9 +41,6 @@ class SearchTuning:
     lead_context_weight: float = 1.0  # ... and fully for a lead sentence, which the heading speaks for
     no_terms_coverage: float = 0.5  # a question with no content terms ("what's new in 2.11?")
     release_bonus: float = 0.1  # sentences of the release a question names rank above other releases' near matches
-    bug_fix_penalty: float = 0.2  # sentences under a "Bug fixes" heading rank below changes, unless asked about a bug
-    # ... a heading or question about bugs.
-    bugs: re.Pattern[str] = re.compile(r"\bbugs?\b|\bfix(?:es|ed)?\b|\bregressions?\b", re.IGNORECASE)
     # A changelog entry is one change: its sentences rank by what the whole entry covers, by this share ("New
     # `array_hook` parameter …" then "Called with each decoded JSON array …" answer a question together).
     entry_weight: float = 0.9

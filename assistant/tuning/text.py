@@ -83,5 +83,3 @@ class UnitsTuning:
     min_sentence_chars: int = 15  # shorter sentences are fragments, not answers
     intro_chars: int = 60  # a shorter sentence ending in ":" only introduces what follows
     shown_code_chars: int = 100  # one line of code this short, introduced by a sentence, is quoted with it
-    # A French sentence is matched against a French question's terms in English (glossary words translated).
-    glossed: bool = True

@@ -63,7 +63,6 @@ class UnderstandTuning:
     """How a question is read into a `Query`: its patterns, word lists and rule switches."""
 
     how: re.Pattern[str] = HOW  # a how-question (see above)
-    why: re.Pattern[str] = re.compile(r"\b(?:why|how come|pourquoi)\b", re.IGNORECASE)  # wants the change's reason
     gone: re.Pattern[str] = GONE  # says a name is gone (see above)
     fixed_later: re.Pattern[str] = FIXED_LATER  # asks which later release fixed it (see above)
     # ... unless it asks whether the release it names fixed it ("fixed in 2.1?").
@@ -89,14 +88,10 @@ class UnderstandTuning:
     )
     # A capitalised word of a hyphenated compound is the compound's name ("Title-Cased"), not a name of its own.
     compounds: bool = True
-    not_names: frozenset[str] = frozenset(["ok", "okay", "faq", "api", "apis"])  # capitalised, yet no names
     name_chars: int = 3  # a capitalised word mid-sentence this long is a name ("Ray"; "An" is not)
-    # Names side by side, one an acronym ("Django REST Framework"): the acronym is that name's word.
-    acronym_names: bool = True
     # A package named after an indexed product (`pydantic-core`, `django-admin`) names its product: it says whose
     # docs to read, not what in them ...
     of_product: bool = True
-    package_products: bool = True  # ... and singles that product's docs out, as the product's own name does
     # The products a question names say which docs to read, not what in them: the topic leaves their terms out.
     topic_apart: bool = True
     own_product: bool = True  # a question naming a product is answered from that product's docs

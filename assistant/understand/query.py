@@ -13,7 +13,7 @@ from dataclasses import replace
 from functools import lru_cache
 from typing import NamedTuple
 
-from assistant.index.catalog import Catalog, Product, release_key, version_key
+from assistant.index.catalog import Catalog, release_key, version_key
 from assistant.model.query import Query
 from assistant.text.bounds import asks_dropped, following
 from assistant.text.french import expand_french, translate_french
@@ -24,7 +24,6 @@ from assistant.text.words import (
     content_terms,
     detect_language,
     fold,
-    is_acronym,
     is_identifier,
     is_release_number,
 )
@@ -171,26 +170,14 @@ def proper_names(question: str, tuning: Tuning = DEFAULT) -> list[str]:
             continue
         inner_caps = any(c.isupper() for c in word[1:])
         capitalised = word[0].isupper() and not sentence_start and len(word) >= tuned.name_chars
-        if (inner_caps or capitalised) and fold(word) not in STOPWORDS and fold(word) not in tuned.not_names:
+        if (inner_caps or capitalised) and fold(word) not in STOPWORDS:
             # A capitalised word of a hyphenated compound is the compound's name ("Title-Cased"); an acronym
             # in one stays itself ("Non-ASCII").
             compound = _COMPOUND.match(question, m.start()) if not word.isupper() and tuned.compounds else None
             names.append(compound.group(0) if compound else word)
             within = compound.end() if compound else within
         sentence_start = False
-    names += _acronym_names(question, names, tuning) if tuned.acronym_names else []
     return list(dict.fromkeys(names))
-
-
-def _acronym_names(question: str, names: Sequence[str], tuning: Tuning) -> list[str]:
-    """Names written side by side, one an acronym and one not ("Django REST Framework"): the acronym is a word of
-    that name, which the docs must hold, not of the asker's setting ("CI")."""
-    words = [n for n in names if re.fullmatch(r"[\w+-]+", n)]
-    if len(words) < 2:
-        return []
-    word = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
-    runs = [r.group(0) for r in re.finditer(rf"(?<![\w-])(?:{word})(?:\s+(?:{word}))+(?![\w-])", question)]
-    return [r for r in runs if 0 < sum(is_acronym(w, tuning) for w in r.split()) < len(r.split())]
 
 
 def is_follow_up(terms: Sequence[str], tuning: Tuning) -> bool:
@@ -220,7 +207,6 @@ def build_query(
     text = expand_french(question, tuning) if language == "fr" else question
     prefer, unknown, bare_question, unnumbered = _scan_versions(question, catalog, tuning)
     named = catalog.named_products(question)
-    named += [p for p in _package_products(question, catalog, tuning) if p not in named]
     upgrade = upgrade_versions(question) if tuned.upgrade_range else None
     if upgrade:  # what changed for someone upgrading is in the releases they went through, not the one they left
         prefer = [v for p in named or catalog.products for v in releases_between(*upgrade, p.versions)] or prefer
@@ -273,10 +259,8 @@ def build_query(
         unknown_versions=tuple(unknown),
         names=tuple(proper_names(question, tuning)),
         asks_how=bool(tuned.how.search(question)),
-        asks_why=bool(tuned.why.search(question)),
         asks_gone=bool(tuned.gone.search(question)),
         asks_fixed=asks_fixed,
-        asks_after=asks_after,
         products=products,
         prefer_products=prefer_products,
         truncated=truncated,
@@ -293,18 +277,6 @@ def _owners(releases: Sequence[str], catalog: Catalog) -> tuple[str, ...]:
     """The products holding a release of `releases`, when more than one does (else none: it singles one out)."""
     owners = tuple(p.name for p in catalog.products if set(p.versions) & set(releases))
     return owners if len(owners) > 1 else ()
-
-
-_PACKAGE = re.compile(r"\b([A-Za-z]\w*)-[A-Za-z]\w*")
-
-
-def _package_products(question: str, catalog: Catalog, tuning: Tuning) -> list[Product]:
-    """Products a package the question names is named after (`pydantic-core`, `django-admin`): their docs are the
-    ones to read, as for the product itself."""
-    if not tuning.understand.package_products:
-        return []
-    heads = " ".join(m.group(1) for m in _PACKAGE.finditer(question))
-    return catalog.named_products(heads) if heads else []
 
 
 def _of_product(term: str, catalog: Catalog, tuning: Tuning) -> bool:
