@@ -55,20 +55,30 @@ def section(path: Path = ROWS) -> list[str]:
     return [*lines, ""]
 
 
-def used() -> list[str]:
-    """Registry names (lower case) of the projects some evaluation or scan set already holds."""
+def used(shared: Path = BENCH_DIR.parents[1] / "shared") -> list[str]:
+    """Registry names (normalized, PEP 503) of the projects some evaluation or scan set already holds: the shared
+    corpora's product folders, the fetched changelog and release-notes sets' pins or archives, and the fresh and
+    scan sets' source distributions. NumPy, rich and click are held out (`../shared/heldout`, never read here)."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name, parse_sdist_filename
+
     from bench import fetch_changelogs, fetch_release_notes
 
-    names = {"pytorch", "torch", "numpy", "pandas", "sqlalchemy", "pydantic", "django", "rich"}  # the shared corpora
+    def of_sdist(url: str) -> str:  # ".../scikit_learn-1.9.1.tar.gz#sha256=…" is scikit-learn
+        return str(parse_sdist_filename(url.split("#", 1)[0].rsplit("/", 1)[-1])[0])
+
+    names = {"torch", "numpy", "rich", "click"}  # the registry's name of PyTorch; the held-out products
+    for corpus in ("corpus", "corpus-more"):
+        names.update(p.name for p in (shared / corpus).glob("*") if p.is_dir())
     for sets in (fetch_changelogs.SETS, fetch_release_notes.SETS):
         for products in sets.values():
             for spec in products.values():  # "attrs==24.2.0", or an archive's URL ".../pywavelets-1.8.0.tar.gz"
                 pin = str(spec[0])
-                names.add(pin.rsplit("/", 1)[-1].split("-")[0] if "://" in pin else pin.split("==")[0])
-    for about in (BENCH_DIR / "fresh").glob("*/docs.json"):
-        names.add(str(json.loads(about.read_text(encoding="utf-8"))["product"]))
-    names.update(p.name for p in (BENCH_DIR / "scan_sets").iterdir() if p.is_dir())
-    return sorted(n.lower() for n in names)
+                names.add(of_sdist(pin) if "://" in pin else Requirement(pin).name)
+    for about in [*(BENCH_DIR / "fresh").glob("*/docs.json"), *(BENCH_DIR / "scan_sets").glob("*/set.json")]:
+        spec = json.loads(about.read_text(encoding="utf-8"))  # a scan set over the shared docs names no archive
+        names.add(of_sdist(str(spec["sdist"])) if "sdist" in spec else str(spec["product"]))
+    return sorted({str(canonicalize_name(n)) for n in names})
 
 
 def update(page: Path = PAGE, path: Path = ROWS) -> None:
@@ -76,8 +86,21 @@ def update(page: Path = PAGE, path: Path = ROWS) -> None:
     put_section(page, HEADING, section(path), "\n## ")
 
 
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--used"]:
+def main(argv: list[str] | None = None) -> int:
+    """Rewrite the table (into PAGE from ROWS, or the two paths given), or list the projects used (`--used`)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    parser.add_argument("--used", action="store_true", help="list the projects some set holds, and stop")
+    parser.add_argument("page", nargs="?", type=Path, default=PAGE)
+    parser.add_argument("rows", nargs="?", type=Path, default=ROWS)
+    args = parser.parse_args(argv)
+    if args.used:
         print(", ".join(used()))
     else:
-        update(*(Path(a) for a in sys.argv[1:3]))
+        update(args.page, args.rows)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -353,6 +353,19 @@ def test_the_fresh_blind_table_is_put_after_the_first_paragraph_once(tmp_path: P
     assert "| 2026-12-06 | acme 1.0 | CHANGES | 32 | alone | 0.80 | 0.76 | 0.86 | `abc` |" in text
 
 
+def test_the_projects_used_are_named_as_the_registry_names_them(tmp_path: Path) -> None:
+    # A new set's writer is told to avoid these: a project some set holds is not fresh. Folder names and pins
+    # are read as the registry's names (scikit_learn-1.9.1.tar.gz is scikit-learn, tables-3.11.1 is tables).
+    from bench import fresh_blind
+
+    (tmp_path / "corpus" / "pytorch").mkdir(parents=True)
+    (tmp_path / "corpus-more" / "Acme_Lib").mkdir(parents=True)
+    used = fresh_blind.used(tmp_path)
+    assert {"pytorch", "acme-lib", "scikit-learn", "tables", "python-dateutil", "pywavelets", "pyopenssl"} <= set(used)
+    assert {"h5py", "fabric", "nox", "django", "numpy"} <= set(used)
+    assert not {"sklearn", "pytables", "dateutil"} & set(used) and used == sorted(set(used))
+
+
 def test_the_scan_sets_table_is_kept_and_put_before_the_goals_once(tmp_path: Path) -> None:
     from bench import scan_quality
 

@@ -251,8 +251,7 @@ def test_the_release_asked_about_answers_when_its_sentence_is_nearly_the_best(tm
 
 def test_a_word_common_in_the_named_products_docs_is_no_evidence_of_them(tmp_path: Path) -> None:
     # ScopedTerms.idf. attrs' notes say "validate" everywhere; among the threading library's many notes it looks
-    # rare, and sharing it alone would let a question about attrs pass on the passages' closeness. Counted within
-    # attrs' docs, it weighs next to nothing.
+    # rare. Counted within attrs' docs, the docs of the product a question names, it weighs next to nothing.
     def note(text: str, product: str, n: int) -> Chunk:
         return replace(make(text, "1.0.0", n), id=f"{product}{n}", product=product, source=f"{product}/NEWS.md")
 

@@ -1,4 +1,4 @@
-"""Stage 1's tuned values: what a question asks (a fix, a reason, a removal, a later release), which of its words
+"""Stage 1's tuned values: what a question asks (a fix, a removal, a later release), which of its words
 are names, and which of the query builder's rules apply."""
 
 from __future__ import annotations
@@ -89,8 +89,8 @@ class UnderstandTuning:
     # A capitalised word of a hyphenated compound is the compound's name ("Title-Cased"), not a name of its own.
     compounds: bool = True
     name_chars: int = 3  # a capitalised word mid-sentence this long is a name ("Ray"; "An" is not)
-    # A package named after an indexed product (`pydantic-core`, `django-admin`) names its product: it says whose
-    # docs to read, not what in them ...
+    # A package named after an indexed product (`pydantic-core`, `django-admin`) is no topic word: it says whose
+    # docs to read, not what in them.
     of_product: bool = True
     # The products a question names say which docs to read, not what in them: the topic leaves their terms out.
     topic_apart: bool = True

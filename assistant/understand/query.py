@@ -1,6 +1,6 @@
 """Understanding a question before search: versions it names, follow-ups, French terms.
 
-The patterns of what a question asks (how, why, gone, fixed later) and the rules' switches are tuned values,
+The patterns of what a question asks (how, gone, fixed later) and the rules' switches are tuned values,
 read from the `Tuning` each function is handed (`UnderstandTuning`); the patterns that read version numbers and
 words stay here.
 """
@@ -280,8 +280,8 @@ def _owners(releases: Sequence[str], catalog: Catalog) -> tuple[str, ...]:
 
 
 def _of_product(term: str, catalog: Catalog, tuning: Tuning) -> bool:
-    """A package named after an indexed product (`pydantic-core`, `django-admin`) names its product: it says
-    whose docs to read, not what in them ("make pydantic-core validate with several threads" is about threads)."""
+    """A package named after an indexed product (`pydantic-core`, `django-admin`) is no topic word: it says whose
+    docs to read, not what in them ("make pydantic-core validate with several threads" is about threads)."""
     if not tuning.understand.of_product:
         return False
     head = content_terms(term.split("-", 1)[0]) if "-" in term else []
