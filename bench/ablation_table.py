@@ -188,6 +188,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         module="refusals.py",
     ),
     ab(
+        "_acronym_names",
+        "an acronym within a longer name ('Django REST Framework') is the asker's setting, not that name's word",
+        ("understand__acronym_names", False),
+    ),
+    ab(
         "_BUILTINS",
         "Python's own exceptions ('ImportError') count against answering when the docs lack them",
         ("gate__builtins", frozenset()),

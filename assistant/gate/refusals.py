@@ -250,7 +250,8 @@ def unknown_names(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) -> l
     """Names the question hinges on ("TensorFlow", "hyperdrive") that no indexed text contains. Names of the
     asker's setting are theirs, not what is asked (`tuning.gate`): acronyms ("CI", "LAN", "HMAC", "ASCII"),
     Python's own exceptions and warnings ("ImportError", "DeprecationWarning"), and the words of the asker's
-    machine, app or deployment; release notes leave them unsaid."""
+    machine, app or deployment; release notes leave them unsaid. An acronym written within a longer name
+    ("Django REST Framework") is that name's word: the name is checked whole."""
     tuned = tuning.gate
     if not tuned.unknown_names:
         return []

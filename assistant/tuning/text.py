@@ -54,7 +54,7 @@ class TextTuning:
     """Word-level rules the stages share: acronyms, instructions, and how a French text is read in English."""
 
     # A short all-capitals word ("CI", "LAN", "GPUs", "REST"): a name of the asker's setting, which release notes
-    # leave unsaid.
+    # leave unsaid, unless written within a longer name ("Django REST Framework").
     acronym: re.Pattern[str] = re.compile(r"[A-Z]{2,5}s?")
     instruction: re.Pattern[str] = INSTRUCTION  # a sentence that tells the reader what to do (see above)
     # French release-doc words are read through the glossary (`assistant.text.french`), so a French question

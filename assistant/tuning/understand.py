@@ -89,6 +89,8 @@ class UnderstandTuning:
     # A capitalised word of a hyphenated compound is the compound's name ("Title-Cased"), not a name of its own.
     compounds: bool = True
     name_chars: int = 3  # a capitalised word mid-sentence this long is a name ("Ray"; "An" is not)
+    # Names side by side, one an acronym ("Django REST Framework"): the acronym is that name's word.
+    acronym_names: bool = True
     # A package named after an indexed product (`pydantic-core`, `django-admin`) is no topic word: it says whose
     # docs to read, not what in them.
     of_product: bool = True

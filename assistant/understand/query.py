@@ -24,6 +24,7 @@ from assistant.text.words import (
     content_terms,
     detect_language,
     fold,
+    is_acronym,
     is_identifier,
     is_release_number,
 )
@@ -177,7 +178,19 @@ def proper_names(question: str, tuning: Tuning = DEFAULT) -> list[str]:
             names.append(compound.group(0) if compound else word)
             within = compound.end() if compound else within
         sentence_start = False
+    names += _acronym_names(question, names, tuning) if tuned.acronym_names else []
     return list(dict.fromkeys(names))
+
+
+def _acronym_names(question: str, names: Sequence[str], tuning: Tuning) -> list[str]:
+    """Names written side by side, one an acronym and one not ("Django REST Framework"): the acronym is a word of
+    that name, which the docs must hold, not of the asker's setting ("CI")."""
+    words = [n for n in names if re.fullmatch(r"[\w+-]+", n)]
+    if len(words) < 2:
+        return []
+    word = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
+    runs = [r.group(0) for r in re.finditer(rf"(?<![\w-])(?:{word})(?:\s+(?:{word}))+(?![\w-])", question)]
+    return [r for r in runs if 0 < sum(is_acronym(w, tuning) for w in r.split()) < len(r.split())]
 
 
 def is_follow_up(terms: Sequence[str], tuning: Tuning) -> bool:
