@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -55,21 +56,22 @@ def section(path: Path = ROWS) -> list[str]:
     return [*lines, ""]
 
 
-def used(shared: Path = BENCH_DIR.parents[1] / "shared") -> list[str]:
-    """Registry names (normalized, PEP 503) of the projects some evaluation or scan set already holds: the shared
-    corpora's product folders, the fetched changelog and release-notes sets' pins or archives, and the fresh and
-    scan sets' source distributions. NumPy, rich and click are held out (`../shared/heldout`, never read here)."""
+def used(corpora: Sequence[Path] | None = None) -> list[str]:
+    """Registry names (normalized, PEP 503) of the projects some evaluation or scan set already holds: the product
+    folders of the shared corpora (`corpora`, else where `bench/evaluate.py` reads them), the fetched changelog and
+    release-notes sets' pins or archives, and the fresh and scan sets' source distributions. NumPy, rich and click
+    are held out (`../shared/heldout`, never read here)."""
     from packaging.requirements import Requirement
     from packaging.utils import canonicalize_name, parse_sdist_filename
 
-    from bench import fetch_changelogs, fetch_release_notes
+    from bench import evaluate, fetch_changelogs, fetch_release_notes
 
     def of_sdist(url: str) -> str:  # ".../scikit_learn-1.9.1.tar.gz#sha256=…" is scikit-learn
         return str(parse_sdist_filename(url.split("#", 1)[0].rsplit("/", 1)[-1])[0])
 
     names = {"torch", "numpy", "rich", "click"}  # the registry's name of PyTorch; the held-out products
-    for corpus in ("corpus", "corpus-more"):
-        names.update(p.name for p in (shared / corpus).glob("*") if p.is_dir())
+    for corpus in corpora if corpora is not None else (evaluate.default_corpus_dir(), evaluate.default_more_dir()):
+        names.update(p.name for p in corpus.glob("*") if p.is_dir())
     for sets in (fetch_changelogs.SETS, fetch_release_notes.SETS):
         for products in sets.values():
             for spec in products.values():  # "attrs==24.2.0", or an archive's URL ".../pywavelets-1.8.0.tar.gz"

@@ -360,7 +360,7 @@ def test_the_projects_used_are_named_as_the_registry_names_them(tmp_path: Path) 
 
     (tmp_path / "corpus" / "pytorch").mkdir(parents=True)
     (tmp_path / "corpus-more" / "Acme_Lib").mkdir(parents=True)
-    used = fresh_blind.used(tmp_path)
+    used = fresh_blind.used([tmp_path / "corpus", tmp_path / "corpus-more"])
     assert {"pytorch", "acme-lib", "scikit-learn", "tables", "python-dateutil", "pywavelets", "pyopenssl"} <= set(used)
     assert {"h5py", "fabric", "nox", "django", "numpy"} <= set(used)
     assert not {"sklearn", "pytables", "dateutil"} & set(used) and used == sorted(set(used))
