@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.answer.extractive import Answerer, ExtractiveAnswerer
-from assistant.answer.following import next_in_section
 from assistant.answer.respond import finished, respond
 from assistant.embed.embedder import Embedder
 from assistant.embed.loading import load_with_model
@@ -47,12 +46,7 @@ class KnowledgeBase:
         self.settings = settings
         self.tuning = tuning  # the stages' tuned values, handed to each
         self.retriever = retriever
-        self.extractive = ExtractiveAnswerer(
-            retriever,
-            tuning,
-            max_units=settings.top_k,
-            following=lambda c: next_in_section(c, self.retriever.chunks, self.retriever.by_id),
-        )
+        self.extractive = ExtractiveAnswerer(retriever, tuning, max_units=settings.top_k)
         self.answerer: Answerer = answerer or self.extractive
         self._stamp = retriever.store.stamp()
         self._reload_lock = threading.Lock()
@@ -202,13 +196,13 @@ class KnowledgeBase:
         if query.upgrade is not None and (plan := plan_for(query.upgrade, r.chunks, r.catalog)) is not None:
             yield from plan_answer(query.question, plan, query.language, self.tuning)
             return
-        n, heads = self.tuning.search.answer_passages, self.tuning.search.head_passages
-        gate = Gate(r, self.extractive, lambda q: r.search(q, n, heads=heads), self.tuning)
+        n = self.tuning.search.answer_passages
+        gate = Gate(r, self.extractive, lambda q: r.search(q, n), self.tuning)
         reason = gate.before_search(query)
         if reason is not None:
             yield from respond(query, Verdict((), reason), self.answerer, tuning=self.tuning)
             return
-        passages = r.search(query, n, timings, heads=heads)
+        passages = r.search(query, n, timings)
         started = time.perf_counter()
         verdict = gate.after_search(query, passages)
         following = (r.chunks, r.by_id) if self.answerer is self.extractive else None

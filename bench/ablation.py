@@ -14,7 +14,7 @@ Usage (index caches live in the temp dir, so give each checkout its own):
     TMPDIR=/tmp/mine python bench/ablation.py --sets pytorch pandas sqlalchemy pydantic django all
     TMPDIR=/tmp/mine python bench/ablation.py --tests --json raw.json    # also the fast tests, per ablation
     TMPDIR=/tmp/mine python bench/ablation.py --tests-from raw.json      # reuse those test results
-    TMPDIR=/tmp/mine python bench/ablation.py --only PRIOR_WEIGHT _HOW --out -   # a few, to stdout
+    TMPDIR=/tmp/mine python bench/ablation.py --only "sentences: prior" _HOW --out -   # a few, to stdout
     python bench/ablation.py --pytest NAME -- tests/test_answers.py   # pytest with one heuristic off
 
 One pass over the five sets takes about 2 s in-process; the table tests take about 3 s per ablation.

@@ -89,5 +89,5 @@ class UnlimitedAnswerer(ExtractiveAnswerer):
     """The extractive answerer with no cap on quoted sentences: the knowledge base passes `Settings.top_k`, a
     setting, not a tuned value, so its answerer class is replaced."""
 
-    def __init__(self, stats: Any, tuning: Tuning = DEFAULT, *, max_units: int | None = None, following: Any = None):
-        super().__init__(stats, tuning, max_units=UNLIMITED, following=following)
+    def __init__(self, stats: Any, tuning: Tuning = DEFAULT, *, max_units: int | None = None):
+        super().__init__(stats, tuning, max_units=UNLIMITED)

@@ -30,6 +30,11 @@ from bench.ablation_neutral import (
 MODEL_FEATURES = tuple(name for name, _ in DEFAULT.gate.model if name != "bias")
 
 
+def without_sentence_feature(name: str) -> tuple[tuple[str, float], ...]:
+    """The sentence scores' fitted weights with one feature's weight 0."""
+    return tuple((n, 0.0 if n == name else w) for n, w in DEFAULT.search.sentence_model)
+
+
 def without_feature(name: str) -> tuple[tuple[str, float], ...]:
     """The gate's fitted model with one feature's weight 0 (the model itself being one tuned value)."""
     return tuple((n, 0.0 if n == name else w) for n, w in DEFAULT.gate.model)
@@ -47,14 +52,17 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab("MAX_GROUPS", "no cap on quoted passages", ("answer__max_groups", UNLIMITED)),
     ab("GROUP_RATIO=0", "every passage may join", ("answer__group_ratio", 0.0)),
     ab("GROUP_RATIO=1", "no further passage joins", ("answer__group_ratio", 1.0)),
-    ab("PRIOR_WEIGHT", "retrieval rank does not lift sentences (0)", ("search__prior_weight", 0.0)),
-    ab("LEAD_BONUS", "no bonus for lead sentences (0)", ("search__lead_bonus", 0.0)),
-    ab("PART_WEIGHT", "a symbol's parts earn no partial coverage (0)", ("search__part_weight", 0.0)),
     ab(
-        "release_spellings",
-        "'TOML 1.1' in a question does not meet 'v1.1.0' in the docs",
-        ("search__release_spellings", False),
+        "sentences: prior",
+        "retrieval rank does not lift sentences (its weight 0)",
+        ("search__sentence_model", without_sentence_feature("prior")),
     ),
+    ab(
+        "sentences: lead",
+        "no weight for lead sentences",
+        ("search__sentence_model", without_sentence_feature("lead")),
+    ),
+    ab("PART_WEIGHT", "a symbol's parts earn no partial coverage (0)", ("search__part_weight", 0.0)),
     ab(
         "CONTEXT_WEIGHT",
         "title/section terms count nothing for non-lead sentences (0)",
@@ -72,17 +80,20 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("search__coverage_spellings", False),
     ),
     ab("NEIGHBOUR_RATIO", "any sentence of the best passage may join it (0)", ("answer__neighbour_ratio", 0.0)),
-    ab("GROUP_UNITS", "no cap on sentences from the best passage", ("answer__group_units", UNLIMITED)),
     ab(
         "ENTRY_REST",
         "the rest of the best sentence's entry joins only by its own coverage",
         ("answer__entry_rest", False),
     ),
-    ab("RELEASE_BONUS", "the named release's sentences rank as any other (0)", ("search__release_bonus", 0.0)),
     ab(
-        "ENTRY_WEIGHT",
-        "a changelog sentence ranks by its own coverage, not its entry's (0)",
-        ("search__entry_weight", 0.0),
+        "sentences: release",
+        "the named release's sentences rank as any other (its weight 0)",
+        ("search__sentence_model", without_sentence_feature("release")),
+    ),
+    ab(
+        "sentences: entry",
+        "a changelog sentence ranks by its own coverage, not its entry's (its weight 0)",
+        ("search__sentence_model", without_sentence_feature("entry")),
     ),
     ab(
         "ENTRY_NEIGHBOURS",
@@ -90,23 +101,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("answer__entry_neighbours", False),
     ),
     ab(
-        "GONE_BONUS",
-        "a removal's entry ranks as any other for a question saying a name is gone (0)",
-        ("search__gone_bonus", 0.0),
+        "sentences: gone",
+        "a removal's entry ranks as any other for a question saying a name is gone (its weight 0)",
+        ("search__sentence_model", without_sentence_feature("gone")),
     ),
-    ab("rows as instructions", "a table row is no instruction unless its words are", ("answer__rows_instruct", False)),
     ab("how-question fix fallback", "no fix added after choosing", ("answer__best_fix", False)),
-    ab(
-        "_named_fix",
-        "a how-question gets no fix from the entry naming its rarest term",
-        ("answer__named_fix", False),
-    ),
-    ab("CODE_LINES", "no line of an instruction's example is quoted (0)", ("answer__code_lines", 0)),
-    ab(
-        "FIX_UNITS",
-        "a how-question's fix is one instruction, without its entry's others (1)",
-        ("answer__fix_units", 1),
-    ),
     ab(
         "FOLLOWING_FROM",
         "the chunk after a best passage in its section is not read (0)",
@@ -117,19 +116,11 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab("_similar", "near-duplicate sentences are all quoted", ("answer__similar_share", INFINITE)),
     ab("_release_label", "no 'pandas 3.0.0:' label before quotes", ("answer__release_label", False)),
     ab("_full_stop", "list titles are not given a full stop", ("answer__full_stop", False)),
-    ab("_THEN", "a sentence about how things were does not bring the next one", ("answer__then", NEVER)),
     ab("_GONE", "no question says a name is gone", ("understand__gone", NEVER)),
     # assistant/model/units.py: what a sentence is
     ab("QUOTE_CHARS", "citation excerpts are not cut", ("units__quote_chars", UNLIMITED), module="units.py"),
     ab("_HEADLINE", "no heading becomes a lead sentence", ("units__headline", NEVER)),
     ab("_INSTRUCTION", "no sentence is an instruction", ("text__instruction", NEVER)),
-    ab("MIN_SENTENCE_CHARS", "short fragments are quotable (0)", ("units__min_sentence_chars", 0)),
-    ab("INTRO_CHARS", "short 'intro:' sentences are quotable (0)", ("units__intro_chars", 0)),
-    ab(
-        "SHOWN_CODE_CHARS",
-        "no one-line code is quoted with its introduction (0)",
-        ("units__shown_code_chars", 0),
-    ),
     # assistant/gate/refusals.py
     *(
         ab(
@@ -140,31 +131,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         for name in MODEL_FEATURES
     ),
     ab("model threshold", "the model never refuses (threshold 0)", ("gate__threshold", 0.0)),
-    ab(
-        "Query.topic",
-        "the products a question names count in the model's `topic` coverage",
-        ("understand__topic_apart", False),
-    ),
-    ab(
-        "_of_product",
-        "a package named after a product (`pydantic-core`) is a topic word",
-        ("understand__of_product", False),
-    ),
-    ab(
-        "ScopedTerms.idf",
-        "a named product's topic words weigh by their rarity in the whole index, not in its docs",
-        ("search__scoped_rarity", False),
-    ),
     ab("release rule", "never refuse for 'only other releases answer'", ("gate__release_rule", False)),
     ab(
         "missing_symbols",
         "code names no document holds are not counted (the model's `symbols`)",
         ("gate__missing_symbols", False),
-    ),
-    ab(
-        "_in_family",
-        "a name the docs write only as a wildcard family (`node_link_*`) is unknown",
-        ("gate__in_family", False),
     ),
     ab(
         "unknown_names",
@@ -175,11 +146,6 @@ ABLATIONS: tuple[Ablation, ...] = (
         "_asks_later",
         "'fixed in 6.5.1 compared with 6.5.0?' is answered from 6.5.0 when 6.5.1 is not indexed",
         ("gate__asks_later", False),
-    ),
-    ab(
-        "_setting",
-        "names of the asker's machine ('on my Retina MacBook') count against answering when the docs lack them",
-        ("gate__setting", NEVER),
     ),
     ab(
         "_ACRONYM",
@@ -208,16 +174,6 @@ ABLATIONS: tuple[Ablation, ...] = (
         "_FIXED_LATER",
         "'which release fixed it?' stays with the release the problem was met in",
         ("understand__fixed_later", NEVER),
-    ),
-    ab(
-        "_LATER_RELEASES",
-        "a question about later releases asks of the release it names",
-        ("understand__later_releases", NEVER),
-    ),
-    ab(
-        "_LISTED",
-        "'Python 3.7 and 3.8': 3.8 is read alone, as a release of the product",
-        ("understand__listed", NEVER),
     ),
     ab("_COMPOUND", "'Title-Cased' is two names, 'Title' and 'Cased'", ("understand__compounds", False)),
     ab(
@@ -252,17 +208,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("text__french_inversion", NEVER),
     ),
     ab("_QUOTED", "quoted literals are not names", ("understand__quoted", NEVER)),
-    ab("_VERSIONS_OF", "what a question asks the versions of is no name", ("understand__versions_of", NEVER)),
     ab("_MAJOR", "'pandas 3' names no release", ("understand__major", NEVER)),
     ab(
         "call_values",
         "names passed in a call (`app=my_app`) count against answering when the docs lack them",
         ("understand__call_values", False),
-    ),
-    ab(
-        "CALL_KEYWORDS",
-        "a call's keywords (`day_of_week=`) count against answering when the docs lack them",
-        ("understand__call_keywords", False),
     ),
     # Fewer than 0 terms: no question leans on the conversation.
     ab("is_follow_up", "no question leans on the conversation", ("understand__follow_up_terms", 0)),
@@ -293,28 +243,11 @@ ABLATIONS: tuple[Ablation, ...] = (
     # assistant/search/retrieval.py
     ab("RRF_K", "no rank damping in fusion (0)", ("search__rrf_k", 0)),
     ab("LEXICAL_RATIO", "every BM25 candidate votes (0)", ("search__lexical_ratio", 0.0)),
-    ab(
-        "SYMBOL_HITS",
-        "no cap on symbol hits and dotted-name tails",
-        ("search__symbol_hits", UNLIMITED),
-        rebuild=True,
-    ),
     ab("PREFERRED_BOOST", "named release/product not boosted (1.0)", ("search__preferred_boost", 1.0)),
-    ab("PREFERRED_HITS", "no extra dense search of the named release (0)", ("search__preferred_hits", 0)),
     ab(
         "REMOVAL_HEADS",
         "no match that removes a name the question says is gone is added after fusion (0)",
         ("search__removal_heads", 0),
-    ),
-    ab(
-        "NAME_CANDIDATES",
-        "a removal of a gone name is looked for among the question's matches only, not the chunks naming it (0)",
-        ("search__name_candidates", 0),
-    ),
-    ab(
-        "SHORT_NAME_CHARS",
-        "a dotted name's last part is not its name in prose (`WSGIMiddleware`)",
-        ("search__short_name_chars", UNLIMITED),
     ),
     ab(
         "HybridRetriever.within",
@@ -340,37 +273,6 @@ ABLATIONS: tuple[Ablation, ...] = (
         (CATALOG, "_prose_names", lambda name, chunks: set()),
         rebuild=True,
     ),
-    ab(
-        "snake_case prefix (knows)",
-        "`SECRET_KEY` is unknown where the docs only write `SECRET_KEY_FALLBACKS`",
-        ("search__snake_prefix", False),
-    ),
     # assistant/gate/decision.py and assistant/knowledge_base.py
-    ab(
-        "Query.prefers_product",
-        "a question naming a product may be answered from another product's docs",
-        ("understand__own_product", False),
-    ),
     ab("_from_release narrowing", "a refused release is not searched alone", ("gate__narrow_release", False)),
-    ab(
-        "HEAD_PASSAGES",
-        "the answerer reads fusion's best passages only (0)",
-        ("search__head_passages", 0),
-        module="knowledge_base.py",
-    ),
-    ab(
-        "_later (release rule)",
-        "a how-question about a release may be answered by a later release's fix",
-        ("gate__no_later_fix", False),
-    ),
-    ab(
-        "OWN_CLOSE",
-        "the release a question names answers only when its sentence is the best, not nearly (inf)",
-        ("gate__own_close", INFINITE),
-    ),
-    ab(
-        "symbols_elsewhere",
-        "a release searched alone answers though only other releases write the question's symbol",
-        ("gate__symbols_elsewhere", False),
-    ),
 )

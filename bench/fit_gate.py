@@ -102,11 +102,11 @@ def _evidence(kb: Any, question: dict[str, Any]) -> dict[str, Any] | None:
     )
     if query.upgrade is not None and plan_for(query.upgrade, r.chunks, r.catalog) is not None:
         return None  # answered from its plan, as the knowledge base does
-    n, heads = tuning.search.answer_passages, tuning.search.head_passages
-    gate = Gate(r, kb.extractive, lambda q: r.search(q, n, heads=heads), tuning)
+    n = tuning.search.answer_passages
+    gate = Gate(r, kb.extractive, lambda q: r.search(q, n), tuning)
     if gate.before_search(query) is not None:
         return None
-    found = gate.evidence(query, gate.weighed(query, r.search(query, n, heads=heads)))
+    found = gate.evidence(query, gate.weighed(query, r.search(query, n)))
     return {**{k: round(v, 4) for k, v in found.features().items()}, "passages": found.passages}
 
 

@@ -554,3 +554,29 @@ def test_the_gate_model_in_the_tuning_is_the_one_fitted_on_the_kept_evidence() -
     report = fit_gate.fit(rows)
     assert tuple((k, round(v, 3)) for k, v in report["weights"].items()) == DEFAULT.gate.model
     assert report["threshold"] == DEFAULT.gate.threshold
+
+
+@pytest.mark.slow  # fits some hundred small models (scikit-learn)
+def test_the_sentence_weights_are_fitted_as_a_ranking_one_family_left_out() -> None:
+    from bench import fit_sentences
+
+    # Two families whose right sentence covers more of the question than the wrong one, though it ranks lower.
+    def question(family: str) -> dict[str, object]:
+        rows = [[0.4, 0.0, 1.0, 1.0, 0.0, 0.0, 0.0], [0.9, 0.0, 0.9, 0.0, 0.0, 0.0, 1.0]]
+        return {"family": family, "rows": rows}
+
+    report = fit_sentences.fit([question("a"), question("b"), question("a")])
+    weights = dict(report["weights"])
+    assert weights["coverage"] == 1.0 and report["families"]["a"]["left_out"] == 2
+    assert fit_sentences.first_right([question("a")], [1.0, 0, 0, 0, 0, 0]) == 1
+    assert fit_sentences.first_right([question("a")], [0, 0, 1.0, 0, 0, 0]) == 0  # the retrieval rank alone
+
+
+@pytest.mark.slow  # fits some hundred small rankings (scikit-learn), about 30 s
+def test_the_sentence_weights_in_the_tuning_are_the_ones_fitted_on_the_kept_features() -> None:
+    from assistant.tuning import DEFAULT
+    from bench import fit_sentences
+
+    text = fit_sentences.DEFAULT_OUT.read_text(encoding="utf-8")
+    report = fit_sentences.fit([json.loads(line) for line in text.splitlines() if line])
+    assert tuple((n, w) for n, w in report["weights"]) == DEFAULT.search.sentence_model

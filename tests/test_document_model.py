@@ -152,12 +152,13 @@ def test_units_and_excerpt_read_the_entries(tmp_path: Path) -> None:
         ("It explains the changes.", False, 1),
         ("`Model.dict()` is now `model_dump()`.", True, 2),
         ("The old name still works for now.", True, 2),  # a further paragraph of entry 2
-        ("`@validator` is deprecated.", True, 4),  # "Validators changed:" is no sentence
-        ("Version 2.11: `model.model_dump()`", True, 5),  # one line of code is quoted with its introduction
+        ("Validators changed:", True, 3),
+        ("`@validator` is deprecated.", True, 4),
+        ("Version 2.11:", True, 5),  # the code block after it is no sentence
     ]
     assert excerpt(chunk) == (
         "Read this first. It explains the changes. `Model.dict()` is now `model_dump()`. The old name still works"
-        " for now. Validators changed: `@validator` is deprecated. Version 2.11: `model.model_dump()`"
+        " for now. Validators changed: `@validator` is deprecated. Version 2.11:"
     )
     solution = next(c for c in chunk_document(load_document(_write(tmp_path, "m.txt", FLATTENED), tmp_path)))
     assert "Solution: Install CUDA 12.6" in excerpt(solution)

@@ -75,20 +75,6 @@ def ranked(question: str, chunks: list[Chunk]) -> list[str]:
 # -- ranking sentences ------------------------------------------------------------------------------------
 
 
-def test_lead_bonus_prefers_an_entrys_first_sentence_on_a_tie() -> None:
-    # LEAD_BONUS. Both sentences say the same; the one opening its entry is the entry's summary, the other
-    # continues a sentence about something else. Without the bonus the tie goes to document order.
-    chunks = [
-        make(
-            entries=(
-                Entry("item", "The cache moved to the user folder. Since then, `flush()` writes the cache to disk."),
-                Entry("item", "`flush()` writes the cache to disk."),
-            )
-        )
-    ]
-    assert ranked("Does flush() write the cache to disk?", chunks)[0] == "`flush()` writes the cache to disk."
-
-
 def test_a_symbols_parts_count_partly() -> None:
     # PART_WEIGHT. The docs write `DataFrame.applymap` apart ("the applymap method of DataFrame"): that
     # sentence is about the question, the higher-ranked passage's is not.
@@ -135,20 +121,6 @@ def test_an_answer_quotes_at_most_three_passages() -> None:
     assert len(lines) == 3 and all(line.startswith("- ") for line in lines)
 
 
-def test_the_best_passage_gives_at_most_three_sentences() -> None:
-    # GROUP_UNITS. Every sentence of the passage is about `squeeze`; quoting them all would quote the whole
-    # passage, which its citation already shows.
-    said = [
-        "The `squeeze` keyword of `read_csv()` is removed.",
-        "Calling `squeeze()` on the frame read gives the same result.",
-        "A `squeeze` argument now raises a `TypeError`.",
-        "Code passing `squeeze` must change before upgrading.",
-        "Series readers that relied on `squeeze` are listed below.",
-    ]
-    text = answer("What happened to squeeze?", [make(" ".join(said))])
-    assert sum(s in text for s in said) == 3
-
-
 def test_the_best_sentence_brings_the_rest_of_its_entry() -> None:
     # ENTRY_REST. The question's words are in the entry's first sentence; what happens now is in its second,
     # which shares none of them. Another entry of the passage, as unrelated in words, stays out.
@@ -189,19 +161,6 @@ def test_list_titles_get_a_full_stop_before_the_next_sentence() -> None:
     )
     text = answer("What replaces DataFrame.append?", [make(entries=entries)])
     assert text.startswith("Removed `DataFrame.append`. Use `concat()` instead.")
-
-
-def test_a_table_row_is_the_fix_a_how_question_wants() -> None:
-    # rows as instructions. A table of removed names and their replacements tells the reader what to do,
-    # though no row is worded as an instruction: the how-question's answer adds the row to the description.
-    row = "Removed: `DataFrame.append` — Replacement: `concat()`"
-    chunks = [
-        make("`DataFrame.append` was removed; the migration guide lists its uses.", n=0),
-        make(entries=(Entry("row", row), Entry("row", "Removed: `Series.ravel` — Replacement: `to_numpy()`")), n=1),
-    ]
-    query = build_query("How do I migrate off DataFrame.append now that it is removed?", Catalog.learn(chunks))
-    groups = ExtractiveAnswerer(Flat(chunks)).choose(query, passages(chunks))
-    assert [[s.unit.text for s in g] for g in groups] == [[chunks[0].text], [row]]
 
 
 def test_a_heading_that_states_a_change_is_the_lead_of_its_entries() -> None:
@@ -304,19 +263,6 @@ def test_a_question_with_no_topic_words_is_answered_from_the_release_it_names() 
     query = build_query("What changed in 2.0.0?", Catalog.learn(chunks))
     best = ExtractiveAnswerer(Stats(chunks)).best_coverage(query, passages(chunks))
     assert after_search(query, passages(chunks), Stats(chunks), best) is None
-
-
-def test_fragments_and_short_introductions_are_not_quoted() -> None:
-    # MIN_SENTENCE_CHARS, INTRO_CHARS. "See below." and "The replacements are as follows:" say nothing alone.
-    chunk = make(
-        entries=(
-            Entry("paragraph", "The `frobnicate` option was removed. See below. The replacements are as follows:"),
-        ),
-    )
-    assert [u.text for u in units_of(chunk)] == ["The `frobnicate` option was removed."]
-    # ... but a short introduction that tells what to do is the fix its code shows.
-    told = make(entries=(Entry("paragraph", "Positional use fails. Instead, pass them as keywords:"),))
-    assert [u.text for u in units_of(told)] == ["Positional use fails.", "Instead, pass them as keywords:"]
 
 
 def test_a_long_passage_is_cited_by_an_excerpt_around_the_quote() -> None:

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -142,7 +143,8 @@ def test_planted_passage_stays_data() -> None:
 
 def test_model_obeying_a_planted_passage_is_not_presented_as_grounded(kb: KnowledgeBase, cuda) -> None:
     query, passages = cuda
-    injected = [passage(1, INJECTION), *passages]
+    # Planted where search would rank it: first, at the best real passage's score.
+    injected = [replace(passage(1, INJECTION), score=passages[0].score), *passages]
     answer = list(LLMAnswerer(fake("PWNED, CUDA 9.0 is enough."), fallback=kb.extractive).stream(query, injected))[-1]
     assert answer.final and answer.mode == "extractive" and answer.notice == UNCITED["en"]
     # What is shown is the extractive answer over the same passages, every line a cited quote, the real passage's

@@ -254,12 +254,14 @@ def test_cli_rejects_questions_with_set_and_a_missing_product_folder(tmp_path: P
 
 
 # Regression floors, about one question under what the pipeline scores today (issue 10 aims at 0.9 everywhere).
+# Lowered at stop 57, when 34 tuned items went and the sentence weights were fitted on every set pooled: the
+# product sets fell (answers: pandas 0.875 -> 0.825, SQLAlchemy 0.949 -> 0.821, Pydantic 0.974 -> 0.868).
 FLOORS = {  # about a question below what each set scores today, alone and (for "all") combined
-    "pandas": {"answer_acc": 0.87, "source_acc": 0.97, "refusal_acc": 0.87},
-    "sqlalchemy": {"answer_acc": 0.87, "source_acc": 0.94, "refusal_acc": 0.87},
-    "pydantic": {"answer_acc": 0.92, "source_acc": 0.97, "refusal_acc": 0.62},
+    "pandas": {"answer_acc": 0.8, "source_acc": 0.95, "refusal_acc": 0.87},
+    "sqlalchemy": {"answer_acc": 0.79, "source_acc": 0.94, "refusal_acc": 0.87},
+    "pydantic": {"answer_acc": 0.84, "source_acc": 0.97, "refusal_acc": 0.62},
     "django": {"answer_acc": 0.94, "source_acc": 0.97, "refusal_acc": 0.87},
-    "all": {"answer_acc": 0.9, "source_acc": 0.98, "refusal_acc": 0.94},
+    "all": {"answer_acc": 0.88, "source_acc": 0.97, "refusal_acc": 0.9},
 }
 
 

@@ -99,13 +99,6 @@ def test_a_product_named_is_answered_from_its_own_docs_only(kb: KnowledgeBase) -
     assert {str(c.source).split("/")[0] for c in answer.citations} <= {"zeta"}
 
 
-def test_a_fix_from_a_later_release_is_no_answer_for_the_release_asked_about(kb: KnowledgeBase) -> None:
-    # _later. Only acme 3.0.0 says what replaces `Widget.resize`; someone on 2.0 asking has not got it.
-    answer = kb.ask("What should I call instead of Widget.resize in acme 2.0?")
-    assert not answer.found and "3.0.0" in answer.text
-    assert kb.ask("What should I call instead of Widget.resize in acme 3.0?").found
-
-
 def test_unindexed_release_of_a_product_is_refused_with_its_range(kb: KnowledgeBase) -> None:
     answer = kb.ask("What did acme 4.0 remove?")
     assert not answer.found and "acme versions 2.0.0–3.0.0" in answer.text
@@ -165,19 +158,6 @@ def test_a_file_name_is_no_module() -> None:
     ]
     (product,) = Catalog.learn(chunks).products
     assert product.words == {"pytest"} and product.main == "pytest"
-
-
-def test_a_number_listed_after_another_is_read_by_the_name_before_the_list() -> None:
-    # _LISTED. "Python 3.7 and 3.8": 3.8 is Python's like 3.7, not an unindexed release of the product (3.x).
-    catalog = Catalog.learn(
-        [
-            chunk(0, "Remove support for Python 3.7 and 3.8.", "acme", "3.2.0"),
-            chunk(1, "Python 3.6 is gone.", "acme", "3.1.0"),
-        ]
-    )
-    for question in ("Which acme release dropped Python 3.7 and 3.8?", "Quelle version a retiré Python 3.7 et 3.8 ?"):
-        assert named_versions(question, catalog) == ([], [])
-    assert named_versions("What changed in acme 3.1 and 3.2?", catalog) == (["3.1.0", "3.2.0"], [])
 
 
 def test_a_name_before_numbers_is_another_things_though_its_numbers_are_the_products_releases() -> None:

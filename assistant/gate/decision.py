@@ -11,16 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
 
 from assistant.gate import refusals
 from assistant.gate.evidence import Evidence
-from assistant.index.catalog import release_key
-from assistant.model.query import Query, prefers_product, topic
-from assistant.model.records import Chunk, Passage
+from assistant.model.query import Query, prefers_product
+from assistant.model.records import Passage
 from assistant.search.retrieval import HybridRetriever
 from assistant.search.sentences import SentenceRanker
-from assistant.tuning import DEFAULT, Tuning
+from assistant.tuning import Tuning
 
 
 @dataclass(frozen=True)
@@ -79,7 +77,7 @@ class Gate:
         # What the question asks of a product it names weighs as rare as it is in those docs: "validate", rare
         # among many products' notes, is in every other passage of a validation library's.
         within = None if named is self.retriever else named
-        about = self.ranker.best_coverage(topic(query, self.tuning), passages, within) if query.product_terms else best
+        about = self.ranker.best_coverage(query, passages, within) if query.product_terms else best
         ranked = self.ranker.ranked(query, passages)
         words, text = frozenset[str](), ""
         if ranked:  # read under its section: "Support for Python 3.7." under "Removed" says it was dropped
@@ -100,11 +98,11 @@ class Gate:
             return passages, weak or self._release(query, passages, self._own(query, passages))
         own = self._own(query, passages)
         reason = weak or self._release(query, passages, own)
-        if reason is None:  # nearly the best, it answers alone: the better-worded sentence is of another release
-            return (own if self._leads(query, passages) == "nearly" else passages), None
+        if reason is None:
+            return passages, None
         only = replace(query, versions=query.prefer, products=query.products or query.prefer_products)
         narrowed = self.search(only)
-        if narrowed and self._release(query, [*narrowed, *passages], narrowed, narrowed=True) is None:
+        if narrowed and self._release(query, [*narrowed, *passages], narrowed) is None:
             return narrowed, None
         return passages, reason
 
@@ -112,33 +110,14 @@ class Gate:
     def _own(query: Query, passages: Sequence[Passage]) -> list[Passage]:
         return [p for p in passages if query.prefers(p.chunk)]  # `query.prefer` is set: its release
 
-    def _release(
-        self, query: Query, passages: Sequence[Passage], own: Sequence[Passage], *, narrowed: bool = False
-    ) -> refusals.Reason | None:
+    def _release(self, query: Query, passages: Sequence[Passage], own: Sequence[Passage]) -> refusals.Reason | None:
         ok = bool(own) and self._evidence(query, own) is None
-        # The release searched alone must write a code symbol the question names when others' passages do.
-        ok = ok and not (narrowed and refusals.symbols_elsewhere(query, own, passages, self.tuning))
-        leads = bool(self._leads(query, passages))
+        leads = self._leads(query, passages)
         return refusals.release(query, passages, own, ok, leads=leads, tuning=self.tuning)
 
-    def _leads(self, query: Query, passages: Sequence[Passage]) -> Literal["first", "nearly", ""]:
-        """Whether the best sentence to quote is of the release asked about ("first"), or its best scores nearly as
-        well ("nearly"). What a release did is that release's to say; a fix may come from the release that
-        deprecated the thing ("fails after upgrading to 3.0: how do I pass it now?"), its version shown beside it,
-        but not from a later release, which the asker does not have."""
+    def _leads(self, query: Query, passages: Sequence[Passage]) -> bool:
+        """Whether the best sentence to quote is of the release asked about: what a release did is that release's
+        to say. A how-question may take its fix from another release (the one that deprecated the thing: "fails
+        after upgrading to 3.0: how do I pass it now?"), its version shown beside it."""
         ranked = self.ranker.ranked(query, passages)
-        if not ranked:
-            return "first"
-        top = passages[ranked[0].p_idx].chunk
-        if query.prefers(top) or (query.asks_how and not _later(top, query, self.tuning)):
-            return "first"
-        own_best = max((s.score for s in ranked if query.prefers(passages[s.p_idx].chunk)), default=0.0)
-        return "nearly" if own_best >= self.tuning.gate.own_close * ranked[0].score else ""
-
-
-def _later(chunk: Chunk, query: Query, tuning: Tuning = DEFAULT) -> bool:
-    """The chunk is of a release after every release the question names (where `tuning.gate.no_later_fix` bars
-    such a release's fix)."""
-    if not (tuning.gate.no_later_fix and chunk.version and query.prefer):
-        return False
-    return release_key(chunk.version) > max(map(release_key, query.prefer))
+        return not ranked or query.prefers(passages[ranked[0].p_idx].chunk) or query.asks_how

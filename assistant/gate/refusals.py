@@ -146,21 +146,6 @@ def _names_subject(query: Query, words: frozenset[str], tuning: Tuning) -> bool:
     return bool(names & words)
 
 
-def symbols_elsewhere(
-    query: Query, own: Sequence[Passage], passages: Sequence[Passage], tuning: Tuning = DEFAULT
-) -> bool:
-    """Other releases' passages write the question's code symbols and none of `own` writes any: the release
-    asked about says nothing of `random_lobster` when only 3.6 renamed it, however close its passages."""
-    symbols = [t for t in query.terms if is_identifier(t) and t not in query.values]
-    if not symbols or not tuning.gate.symbols_elsewhere:
-        return False
-
-    def written(group: Sequence[Passage]) -> frozenset[str]:
-        return frozenset(t for p in group for t in tokens(p.chunk.text)) & frozenset(symbols)
-
-    return bool(written([p for p in passages if p not in own])) and not written(own)
-
-
 def _sibling(query: Query, words: frozenset[str], text: str = "") -> bool:
     """The best sentence names another release of the series a number of the question is in, and not that one:
     "Dropped support for Python 3.6" answers no question about 3.8 (a 12.x number says nothing of 13.0), nor
@@ -210,7 +195,7 @@ def missing_symbols(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) ->
     for term in query.terms:
         if term in query.values or not is_identifier(term) or stats.knows(term):
             continue
-        if any(stats.knows(a) for a in spellings.get(term, ())) or (tuned.in_family and _in_family(term, stats)):
+        if any(stats.knows(a) for a in spellings.get(term, ())):
             continue
         parts = [p for p in term.lstrip("@").split(".") if p]  # `@root_validator` where docs say `root_validator`
         # `cfg.max_autotune_x` is known when its distinctive last part is; `torch.made.up` is not. A member used
@@ -222,28 +207,6 @@ def missing_symbols(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) ->
         if not (is_symbol(last) and stats.knows(last)) and not member and not spelled:
             missing.append(term)
     return missing
-
-
-def _in_family(term: str, stats: TermStats) -> bool:
-    """The docs name the family the term belongs to with a wildcard: `node_link_graph` in "the `node_link_*`
-    functions" (the tokenizer keeps `node_link_*` as `node_link_`)."""
-    return any(stats.knows(term[: i + 1]) for i, c in enumerate(term) if c == "_" and 0 < i < len(term) - 1)
-
-
-def _setting(query: Query, stats: TermStats, tuning: Tuning) -> frozenset[str]:
-    """Words of the asker's setting ("on my Retina MacBook", "a legacy Flask app"), when the question names a code
-    symbol the docs know (or whose last part they know: `starlette.middleware.wsgi.WSGIMiddleware`): what is asked
-    is then that symbol ("ImageGrab.grab(bbox=...) screenshots on my Retina MacBook come out at double the size"),
-    not the machine. Without one ("Does it run on my Jetson Nano?") the setting is the topic."""
-    if not any(is_identifier(t) and (stats.knows(t) or _last_known(t, stats)) for t in query.terms):
-        return frozenset()
-    setting = tuning.gate.setting.finditer(query.question)
-    return frozenset(w for m in setting for w in (m.group(1) or m.group(2)).split())
-
-
-def _last_known(term: str, stats: TermStats) -> bool:
-    words = tokens(term.rsplit(".", 1)[-1])
-    return bool(words) and all(map(stats.knows, words))
 
 
 def unknown_names(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) -> list[str]:
@@ -271,8 +234,8 @@ def unknown_names(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) -> l
     # Python's own names are no product's ("DeprecationWarning", or "DeprecationWarnings" as users write it).
     python = tuned.builtins
     builtin = [n for n in query.names if n in python or (n.endswith("s") and n[:-1] in python)]
-    # The asker's own values ("executor=AsyncioExecutor()", "'Europe/Paris'") and setting are theirs to name.
-    own = _setting(query, stats, tuning) | frozenset(query.values)
+    # The asker's own values ("executor=AsyncioExecutor()", "'Europe/Paris'") are theirs to name.
+    own = frozenset(query.values)
     hinges = [
         n for n in query.names if not is_acronym(n, tuning) and n not in builtin and not _yours(n, own, query, tuning)
     ]
@@ -282,7 +245,7 @@ def unknown_names(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) -> l
 
 
 def _yours(name: str, own: frozenset[str], query: Query, tuning: Tuning) -> bool:
-    """The name is the asker's (their setting or values), or a product's part by its acronym ("Django ORM", a
+    """The name is the asker's (their values), or a product's part by its acronym ("Django ORM", a
     name the notes need not write: they say "the ORM")."""
     words = name.split()  # `own` holds single words: a name is theirs when each of its words is
     if all(w in own for w in words):

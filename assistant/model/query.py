@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from assistant.model.records import Chunk
-from assistant.tuning import DEFAULT, Tuning
+from assistant.tuning import Tuning
 
 
 @dataclass(frozen=True)
@@ -62,11 +62,6 @@ class Query:
         """The chunk is of the release and product the question names (where it names them)."""
         release = not self.prefer or chunk.version in self.prefer
         return release and (not self.prefer_products or chunk.product in self.prefer_products)
-
-
-def topic(query: Query, tuning: Tuning = DEFAULT) -> Query:
-    """`query.topic` where `tuning.understand.topic_apart` sets the products it names apart, else `query`."""
-    return query.topic if tuning.understand.topic_apart else query
 
 
 def prefers_product(query: Query, chunk: Chunk, tuning: Tuning) -> bool:

@@ -13,7 +13,6 @@ from functools import lru_cache
 from assistant.model.document import Entry
 from assistant.model.records import Chunk
 from assistant.text.french import translate_french
-from assistant.text.instructions import instructs
 from assistant.text.words import sentences, strip_markup, tokens
 from assistant.tuning import DEFAULT, Tuning
 
@@ -32,8 +31,6 @@ class Unit:
     # matched against them the same way. Other questions see `tokens`, the sentence's own words.
     glossed: frozenset[str] | None = None
     kind: str = "paragraph"  # the kind of entry it comes from: "paragraph", "item" or "row" (of a table)
-    code: str = ""  # the code block right after its paragraph ("… may be used::" and the example)
-    closes: bool = False  # its paragraph ends the chunk: the code after it may open the next one
 
 
 def entries(chunk: Chunk) -> tuple[Entry, ...]:
@@ -53,45 +50,25 @@ def numbered(parts: Sequence[Entry]) -> Iterator[tuple[int, int, Entry]]:
 
 @lru_cache(maxsize=8192)
 def units_of(chunk: Chunk, tuning: Tuning = DEFAULT) -> tuple[Unit, ...]:
-    """Readable sentences of a chunk, code blocks and 'Version 2.11:' labels left out (`tuning.units` says which)."""
+    """The sentences of a chunk, code blocks left out; first a heading that states a change
+    (`tuning.units.headline`)."""
     out: list[Unit] = []
     heading = chunk.section.rsplit(" › ", 1)[-1]
     tuned = tuning.units
 
-    def unit(text: str, lead: bool, entry: int, kind: str, shown: str, code: str, closes: bool) -> Unit:
-        # Code shown with a sentence is quoted, not matched: the sentence says what it is for.
-        words = text.removesuffix(f" `{shown}`") if shown else text
+    def unit(text: str, lead: bool, entry: int, kind: str) -> Unit:
         glossed = None
         if chunk.language == "fr":  # matched as a French question's terms are weighed: in English
-            glossed = frozenset(tokens(translate_french(words, tuning)))
-        return Unit(text, frozenset(tokens(words)), lead, entry, glossed, kind, code, closes)
+            glossed = frozenset(tokens(translate_french(text, tuning)))
+        return Unit(text, frozenset(tokens(text)), lead, entry, glossed, kind)
 
     if tuned.headline.search(heading) and ": " not in heading:
         # Some notes put the whole change in a `###` heading ("…now raises `NotImplementedError`…").
-        out.append(unit(heading, True, HEADING_ENTRY, "paragraph", "", "", False))
-    parts = entries(chunk)
-    for n, entry, part in numbered(parts):
-        said = sentences(part.text)
-        shown = _one_line_code(parts[n + 1], tuning) if n + 1 < len(parts) and said and said[-1].endswith(":") else ""
-        if shown:  # "You can install the tool from PyPI: `pip install bump-pydantic`": the fix is the code
-            said[-1] = f"{said[-1]} `{shown}`"
-        code = parts[n + 1].text if not shown and n + 1 < len(parts) and parts[n + 1].kind == "code" else ""
-        closes = n + 1 == len(parts)
-        for i, sentence in enumerate(said):
-            # ... unless it tells what to do ("Instead, simply pass these parameters as keyword arguments:").
-            intro = sentence.endswith(":") and len(sentence) < tuned.intro_chars and not instructs(sentence, tuning)
-            if len(sentence) >= tuned.min_sentence_chars and not intro:
-                last = i == len(said) - 1
-                out.append(unit(sentence, i == 0, entry, part.kind, shown if last else "", code, closes))
+        out.append(unit(heading, True, HEADING_ENTRY, "paragraph"))
+    for _, entry, part in numbered(entries(chunk)):
+        for i, sentence in enumerate(sentences(part.text)):
+            out.append(unit(sentence, i == 0, entry, part.kind))
     return tuple(out)
-
-
-def _one_line_code(part: Entry, tuning: Tuning) -> str:
-    """The code of a one-line code entry short enough to quote inline, else ''."""
-    code = part.text.strip()
-    if part.kind != "code" or "\n" in code or "`" in code or len(code) > tuning.units.shown_code_chars:
-        return ""
-    return code
 
 
 def excerpt(chunk: Chunk, around: str = "", tuning: Tuning = DEFAULT) -> str:
@@ -101,12 +78,7 @@ def excerpt(chunk: Chunk, around: str = "", tuning: Tuning = DEFAULT) -> str:
     label = ""
     for part in entries(chunk):
         if part.kind == "code":
-            # Its label ("Version 2.11:") is the paragraph before it, quoted as such; one short line of code
-            # is quoted after it, as the sentence quoting it shows it.
-            shown = _one_line_code(part, tuning) if parts and parts[-1].endswith(":") else ""
-            if shown:
-                parts.append(f"`{shown}`")
-            continue
+            continue  # its label ("Version 2.11:") is the paragraph before it, quoted as such
         if part.label and part.label != label:
             parts.append(f"{part.label}:")  # "✓Solution" reads "Solution:" before what it heads
         label = part.label

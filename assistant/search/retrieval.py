@@ -19,7 +19,7 @@ from assistant.index.vectors import ExactVectors
 from assistant.model.query import Query, prefers_product
 from assistant.model.records import Chunk, Passage
 from assistant.search.removals import gone_names, removes
-from assistant.text.words import is_symbol, tokens
+from assistant.text.words import tokens
 from assistant.tuning import DEFAULT, Tuning
 
 
@@ -98,18 +98,13 @@ class HybridRetriever:
         # write the full path.
         self._tails: dict[str, list[str]] = {}
         self._members: dict[str, list[str]] = {}  # "append" -> ["dataframe.append", "series.append"]
-        hits = tuning.search.symbol_hits
         for token in self._vocab:
             parts = token.split(".")
             if len(parts) < 2 or not all(parts):
                 continue
             for i in range(1, len(parts) - 1):
-                tails = self._tails.setdefault(".".join(parts[i:]), [])
-                if len(tails) < hits:
-                    tails.append(token)
-            members = self._members.setdefault(parts[-1], [])
-            if len(members) < hits:
-                members.append(token)
+                self._tails.setdefault(".".join(parts[i:]), []).append(token)
+            self._members.setdefault(parts[-1], []).append(token)
 
     @classmethod
     def of(cls, store: ChunkStore, embedder: Embedder, generation: Generation, tuning: Tuning) -> HybridRetriever:
@@ -123,18 +118,8 @@ class HybridRetriever:
 
     def knows(self, token: str) -> bool:
         """The index holds `token`, or a dotted name that ends with it or starts with it (`finders.find` is in
-        `staticfiles.finders.find`, `django.utils.timezone` in `django.utils.timezone.utc`), or a snake_case
-        name that starts with it (`SECRET_KEY` in `SECRET_KEY_FALLBACKS`, where `tuning.search.snake_prefix`)."""
-        return (
-            token in self._idf
-            or token in self._tails
-            or ("." in token and self.knows_prefix(token + "."))
-            or (
-                self.tuning.search.snake_prefix
-                and "_" in token.strip("_")
-                and self.knows_prefix(token.rstrip("_") + "_")
-            )
-        )
+        `staticfiles.finders.find`, `django.utils.timezone` in `django.utils.timezone.utc`)."""
+        return token in self._idf or token in self._tails or ("." in token and self.knows_prefix(token + "."))
 
     def spellings(self, symbol: str) -> list[str]:
         """Other ways the docs write a symbol of a question: through import aliases (`np.float_` ->
@@ -151,10 +136,6 @@ class HybridRetriever:
             if receiver and len(member) >= tuned.member_chars:
                 # `model.dict()` is `dict()` in a table of renamed methods, `BaseModel.dict` elsewhere.
                 alts += self._members.get(member, []) + ([member] if member in self._idf else [])
-            # `starlette.middleware.wsgi.WSGIMiddleware` is "WSGIMiddleware" in prose, a word to the tokenizer.
-            word = tokens(member) if len(member) >= tuned.short_name_chars and not is_symbol(member) else []
-            if len(word) == 1 and word[0] in self._idf:
-                alts.append(word[0])
         return list(dict.fromkeys(a for a in alts if a != symbol))
 
     def within(self, products: Sequence[str]) -> TermStats:
@@ -165,16 +146,15 @@ class HybridRetriever:
         if not self.tuning.search.scoped_names:
             return self
         allowed = self.filter.mask(None, products) if products else None
-        return self if allowed is None else ScopedTerms(self, self.bm25, allowed, self.tuning)
+        return self if allowed is None else ScopedTerms(self, self.bm25, allowed)
 
     def knows_prefix(self, prefix: str) -> bool:
         """Some indexed token starts with `prefix` ("c++" for "c++20")."""
         i = bisect.bisect_left(self._vocab, prefix)
         return i < len(self._vocab) and self._vocab[i].startswith(prefix)
 
-    def search(self, query: Query, k: int, timings: dict[str, float] | None = None, *, heads: int = 0) -> list[Passage]:
-        """The k best passages for a query, honouring its version filter and preference; then any of each
-        ranking's first `heads` that fusion ranked below them."""
+    def search(self, query: Query, k: int, timings: dict[str, float] | None = None) -> list[Passage]:
+        """The k best passages for a query, honouring its version filter and preference."""
         timings = timings if timings is not None else {}
         if not self.chunks:
             return []
@@ -200,11 +180,6 @@ class HybridRetriever:
         both = self._agreed(dense, lexical, query)
         ranked = sorted(fused, key=fused.__getitem__, reverse=True)
         best = ranked[:k]
-        # Fusion ranks a passage only one signal is sure of (BM25's best: the one entry naming the removed class)
-        # below passages both find middling; the answerer, which weighs each sentence, may read it all the same.
-        # Only the named product's: another product's best match is no evidence for this one.
-        sure = {cid for ranking in (dense, lexical) for cid in self._heads(ranking, query, heads)}
-        best += [cid for cid in ranked[k:] if cid in sure]
         top = fused[best[0]] if best else 0.0
         for cid in self._removing(lexical + dense, query, set(best)):
             fused[cid] = top  # the entry asked about, as sure as the best match: sure of what fusion is not
@@ -236,29 +211,16 @@ class HybridRetriever:
         return frozenset(heads(dense) & heads(lexical))
 
     def _removing(self, ranking: list[tuple[str, float]], query: Query, taken: set[str]) -> list[str]:
-        """For a question saying a name is gone, the best matches (lexical, then dense, then the chunks naming it)
-        whose entries remove that name: the removal shares few words with "it disappeared after I upgraded", and
-        fusion ranks it below the entries that added or deprecated the name."""
+        """For a question saying a name is gone, the best matches (lexical, then dense) whose entries remove that
+        name: the removal shares few words with "it disappeared after I upgraded", and fusion ranks it below the
+        entries that added or deprecated the name."""
         names, tuned = gone_names(query, self.tuning), self.tuning.search
         if not names or not tuned.removal_heads:
             return []
         named = query.prefer_products
-
-        # Then the chunks that name it at all, searched by the name alone (only when those matches hold too few):
-        # a long entry listing every removed name ranks low on the question's other words and on meaning.
-        def by_name() -> Iterator[str]:
-            yield from (cid for cid, _ in self._ranked(sorted(names), query, tuned.name_candidates))
-
-        ids = itertools.chain((cid for cid, _ in ranking), by_name())
-        candidates = (self.chunks[self.by_id[cid]] for cid in unique(ids) if cid not in taken)
+        candidates = (self.chunks[self.by_id[cid]] for cid in unique(c for c, _ in ranking) if cid not in taken)
         found = (c.id for c in candidates if (not named or c.product in named) and removes(c, names, self.tuning))
         return list(itertools.islice(found, tuned.removal_heads))
-
-    def _heads(self, ranking: list[tuple[str, float]], query: Query, n: int) -> list[str]:
-        """The first `n` chunks of a ranking, of the products the question names if it names any."""
-        named = query.prefer_products
-        chunks = (cid for cid, _ in ranking if not named or self.chunks[self.by_id[cid]].product in named)
-        return list(itertools.islice(chunks, n))
 
     def _within_versions(self, scores: np.ndarray, query: Query) -> np.ndarray:
         """BM25 scores with chunks outside the query's version and product filters zeroed."""
@@ -271,17 +233,6 @@ class HybridRetriever:
         only = {"versions": query.versions or None, "products": query.products or None, "manifest": self.manifest}
         source = self.vectors or self.store
         hits = source.query(vector, n, **only)
-        wanted = (query.prefer and not query.versions) or (query.prefer_products and not query.products)
-        # Counted only when a search of their own may follow.
-        preferred = sum(query.prefers(self.chunks[self.by_id[c]]) for c, _ in hits if c in self.by_id) if wanted else 0
-        if wanted and preferred < tuned.preferred_hits:
-            # The preferred release's (or product's) own neighbours, so its passages are candidates even when
-            # others crowd them out.
-            near = {
-                "versions": query.versions or query.prefer or None,
-                "products": query.products or query.prefer_products or None,
-            }
-            hits += source.query(vector, min(n, tuned.preferred_candidates), **near, manifest=self.manifest)
         best: dict[str, float] = {}
         for cid, sim in hits:
             if cid in self.by_id:

@@ -12,25 +12,20 @@ from typing import Any
 
 import numpy as np
 
-from assistant.index.lexical import TermStats, bm25_idf
-from assistant.tuning import Tuning
+from assistant.index.lexical import TermStats
 
 
 class ScopedTerms:
-    """`stats` limited to the chunks `allowed` marks: a token the index holds only elsewhere is unknown here, and
-    rarity is counted among those chunks ("validate", rare in an index of many products, is in every other
-    passage of a validation library's notes; unless `tuning.search.scoped_rarity` is off: then as in the whole
-    index). Names the index knows through longer names (`finders.find`, `SECRET_KEY` in `SECRET_KEY_FALLBACKS`)
-    are judged on the whole index."""
+    """`stats` limited to the chunks `allowed` marks: a token the index holds only elsewhere is unknown here; its
+    rarity is the whole index's. Names the index knows through longer names (`finders.find` in
+    `staticfiles.finders.find`) are judged on the whole index."""
 
-    def __init__(self, stats: TermStats, bm25: Any, allowed: np.ndarray, tuning: Tuning) -> None:
+    def __init__(self, stats: TermStats, bm25: Any, allowed: np.ndarray) -> None:
         self.stats = stats
-        self.tuning = tuning
         self.allowed = allowed
         self.vocab: dict[str, int] = bm25.vocab_dict
         self.indptr = np.asarray(bm25.scores["indptr"])
         self.indices = np.asarray(bm25.scores["indices"])
-        self.n = int(allowed.sum())
 
     def _df(self, token: str) -> int:
         column = self.vocab.get(token)
@@ -39,10 +34,8 @@ class ScopedTerms:
         return int(self.allowed[self.indices[self.indptr[column] : self.indptr[column + 1]]].sum())
 
     def idf(self, token: str) -> float:
-        """BM25's rarity, as in the index (`HybridRetriever.idf`), among the allowed chunks."""
-        if not self.tuning.search.scoped_rarity:
-            return self.stats.idf(token)
-        return bm25_idf(self.n, self._df(token))
+        """BM25's rarity, as in the whole index (`HybridRetriever.idf`)."""
+        return self.stats.idf(token)
 
     def knows(self, token: str) -> bool:
         return self._df(token) > 0 if token in self.vocab else self.stats.knows(token)

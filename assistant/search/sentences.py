@@ -6,7 +6,7 @@ both read the same scores, kept per question until the index is reloaded. Moved 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +21,11 @@ from assistant.text.words import tokens
 from assistant.tuning import Tuning
 
 MEMO_SIZE = 8192  # sentence scores and term weights kept; one question takes a few dozen entries
+# What a sentence's score weighs (`tuning.search.sentence_model` holds a weight for each): its coverage of the
+# question's terms; what its changelog entry covers beyond it; the passage's retrieval score, relative to the
+# best; whether it leads its entry; whether it is of the release the question names; whether its entry removes a
+# name the question says is gone.
+FEATURES = ("coverage", "entry", "prior", "lead", "release", "gone")
 
 
 def _words(unit: Unit, fr: bool, drops: Sequence[str] = (), terms: Sequence[str] = ()) -> frozenset[str]:
@@ -36,8 +41,8 @@ def _context(chunk: Chunk) -> frozenset[str]:
 
 
 class SentenceRanker:
-    """Scores the sentences of passages against a question, keeping the scores for the question's next look;
-    `tuning.search` holds the weights."""
+    """Scores the sentences of passages against a question, keeping the scores for the question's next look: a
+    weighted sum of `FEATURES`, the weights fitted by bench/fit_sentences.py (`tuning.search.sentence_model`)."""
 
     def __init__(self, stats: TermStats, tuning: Tuning) -> None:
         # The refusal checks and the answer weigh the same question's terms and score the same passages' sentences
@@ -48,28 +53,30 @@ class SentenceRanker:
 
     def scored_units(self, query: Query, passages: Sequence[Passage]) -> list[Scored]:
         """Every sentence of the passages with its term coverage, best first."""
-        tuning, tuned = self.tuning, self.tuning.search
+        weights = dict(self.tuning.search.sentence_model)
+        out = [
+            Scored(sum(weights.get(f, 0.0) * x for f, x in zip(FEATURES, row, strict=True)), row[0], p, u, unit)
+            for p, u, unit, row in self.features(query, passages)
+        ]
+        out.sort(key=lambda s: s.score, reverse=True)
+        return out
+
+    def features(self, query: Query, passages: Sequence[Passage]) -> Iterator[tuple[int, int, Unit, tuple[float, ...]]]:
+        """Each sentence of the passages (passage and sentence index, the sentence) with its `FEATURES`."""
+        tuning = self.tuning
         terms = self._kept(("terms", query.terms, query.spellings), lambda: Terms.of(query, self.stats, tuning))
         top = passages[0].score if passages and passages[0].score else 1.0
-        # A question naming a release is answered from that release's passages first (all of them when none do).
-        own_release = [bool(query.prefer) and query.prefers(p.chunk) for p in passages]
-        out = []
         for p_idx, passage in enumerate(passages):
             prior = passage.score / top
+            # A question naming a release is answered from that release's passages first.
+            own = float(bool(query.prefer) and query.prefers(passage.chunk))
             units = units_of(passage.chunk, tuning)
             covs = self._coverages(query, terms, passage.chunk, units)
             removing = removals(passage.chunk, tuning) if query.asks_gone else frozenset()
-            ranks = self._entry_coverages(query, terms, passage.chunk, units) if tuned.entry_weight else covs
-            for u_idx, (unit, cov, whole) in enumerate(zip(units, covs, ranks, strict=True)):
-                rank = cov + tuned.entry_weight * (whole - cov)
-                score = rank + tuned.prior_weight * prior + (tuned.lead_bonus if unit.lead else 0.0)
-                if own_release[p_idx]:
-                    score += tuned.release_bonus
-                if unit.entry in removing:
-                    score += tuned.gone_bonus
-                out.append(Scored(score, cov, p_idx, u_idx, unit))
-        out.sort(key=lambda s: s.score, reverse=True)
-        return out
+            wholes = self._entry_coverages(query, terms, passage.chunk, units)
+            for u_idx, (unit, cov, whole) in enumerate(zip(units, covs, wholes, strict=True)):
+                row = (cov, whole - cov, prior, float(unit.lead), own, float(unit.entry in removing))
+                yield p_idx, u_idx, unit, row
 
     @property
     def stats(self) -> TermStats:

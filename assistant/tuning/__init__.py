@@ -9,8 +9,10 @@ to `DEFAULT`. This is the lowest layer: it imports nothing of the project.
 
 Tuned are the weights, thresholds and limits of the stages, their word lists and the patterns of the words a
 heuristic reacts to (what asks how, what says a name is gone), and "switches": a rule the ablation can turn off
-as a whole (`named_fix`, `release_rule`) is a bool its code checks. A constant that is a cache's size (the
-sentence memo, `lru_cache` bounds) is no tuning: it changes no answer. Left in their modules, with the reason:
+as a whole (`best_fix`, `release_rule`) is a bool its code checks; a fitted model (`search.sentence_model`,
+`gate.model`) is one value, its weights fitted by a bench script on every question set pooled. A constant that is
+a cache's size (the sentence memo, `lru_cache` bounds) is no tuning: it changes no answer. Left in their modules,
+with the reason:
 
 - the tokenizer (`assistant.text.words`: `_TOKEN`, `_BRITISH`, `_ABLE`, `STOPWORDS`, `GENERIC`): the index is
   built with it by ingest, which takes no tuning; `GENERIC` is the tokenizer's filler-word list for query terms

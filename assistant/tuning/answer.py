@@ -3,17 +3,7 @@ and held to, and how much of an upgrade plan an answer quotes."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-
-# A sentence about how things were ("In V1, …", "Previously …", "… would previously raise …", "… are no longer
-# errors") is half an answer: the next one says how they are.
-THEN = re.compile(
-    r"^(?:(?:previously|formerly|historically|in the past|until now|auparavant|jusqu'ici)\b|"
-    r"before (?:this|now|v?\d)|in (?:[A-Za-z][\w-]* )?v?\d[\w.]*,)|\bused to\b|\bno longer\b|"
-    r"\b(?:would|was|were|had|did) (?:previously|formerly)\b",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)
@@ -24,25 +14,17 @@ class AnswerTuning:
     max_groups: int = 3  # passages quoted in one answer
     group_ratio: float = 0.8  # a further passage joins when its best sentence scores this close to the best
     neighbour_ratio: float = 0.5  # the best passage's further sentences need this share of the best coverage
-    group_units: int = 3  # sentences quoted from the best passage
-    # ... the rest of the best sentence's entry among them: "Fixes a denial of service due to recursion error for
-    # deeply nested statements." answers only with "Instead of recursion error a generic SQLParseError is raised."
+    # The best passage's further sentences include the rest of the best sentence's entry: "Fixes a denial of
+    # service due to recursion error for deeply nested statements." answers only with "Instead of recursion error
+    # a generic SQLParseError is raised."
     entry_rest: bool = True
     # ... and a further changelog passage quoted brings the rest of its entry's change
     entry_neighbours: bool = True
     similar_share: float = 0.6  # a sentence sharing this share of its words with one quoted says the same
     # A sentence from inside an entry brings the entry's first sentence, which says what changed.
     with_leads: bool = True
-    then: re.Pattern[str] = THEN  # a sentence about how things were brings the next one (see above)
-    # A how-question wants the fix: a row of a table (of removed names and their replacements) tells what to do,
-    # as an instruction does ...
-    rows_instruct: bool = True
-    best_fix: bool = True  # ... the best-ranked instruction is added however low it ranks, when none is chosen
-    named_fix: bool = True  # ... and the one of the entry naming the question's rarest term
-    fix_units: int = 3  # ... with the other instructions of its entry that score as well, up to this many in all
-    code_lines: int = 2  # lines of an instruction's example quoted with it, those using the code names asked about
-    # ... each this short (the units' `shown_code_chars`, apart: switching that off leaves examples alone).
-    code_line_chars: int = 100
+    # A how-question wants the fix: the best-ranked instruction is added however low it ranks, when none is chosen.
+    best_fix: bool = True
     # The chunk after each of the first few best passages, when it continues their section, is read with them: a
     # change and its fix often fall in neighbouring chunks.
     following_from: int = 3

@@ -80,6 +80,3 @@ class UnitsTuning:
         r"^(?=(?:\S+\s+){3,})(?=.*\b(?:is|are|was|were|now|no longer|removed?|added|changed?|fails?|deprecated|"
         r"raises?|switched|renamed|moved|requires?|default|dropped|replaced|supports?)\b)"
     )
-    min_sentence_chars: int = 15  # shorter sentences are fragments, not answers
-    intro_chars: int = 60  # a shorter sentence ending in ":" only introduces what follows
-    shown_code_chars: int = 100  # one line of code this short, introduced by a sentence, is quoted with it

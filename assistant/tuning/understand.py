@@ -22,14 +22,6 @@ FIXED_LATER = re.compile(
     r"version corrig\w*|corrig\w* (?:depuis|ensuite|plus tard)|a-t-(?:il|elle) été corrig\w*)",
     re.IGNORECASE,
 )
-# Asks what releases after the one it names did ("With 3.9 my footnotes changed. What is the default in later
-# releases?"): the release it names is where the asker stands, not what is asked of.
-LATER_RELEASES = re.compile(
-    r"\b(?:(?:in|on|with|of|for|from)\s+(?:the\s+)?(?:later|subsequent|newer|following|future)\s+(?:releases?|"
-    r"versions?)|(?:releases?|versions?)\s+(?:after|since)\s+(?:that|this|then)|"
-    r"(?:releases?|versions?)\s+(?:ultérieures?|suivantes?|plus récentes?))\b",
-    re.IGNORECASE,
-)
 # Says a name, option or platform went away: the user wants the entry that removed it, not one that changed it.
 GONE = re.compile(
     r"\b(?:disappear\w*|gone|(?:no longer|not) (?:exists?|there|available|supported|accepted)|"
@@ -55,7 +47,6 @@ ASKS_WHEN = re.compile(
 QUOTED = re.compile(
     r"[\"“«](?>\s*(?=[^\"”»]{2}))(?=[^\"”»]{0,40}+[\s\"”»])([^\"”»]{2,40}?)\s*+[\"”»]|\{%-?\s*(\w{2,40})"
 )
-_AND = r"\s*(?:,|/|&|\band\b|\bor\b|\bet\b|\bou\b)\s*"
 
 
 @dataclass(frozen=True)
@@ -69,40 +60,22 @@ class UnderstandTuning:
     fixed_in: re.Pattern[str] = re.compile(
         r"\b(?:fix\w*|corrig\w*)\s+(?:in|dans|en)\s+(?:version\s+|release\s+)?v?\d", re.IGNORECASE
     )
-    later_releases: re.Pattern[str] = LATER_RELEASES  # asks of the releases after the one it names (see above)
-    # A list of numbers, and whether a conjunction ends the searched text after it ("3.7 and"): read by
-    # `_list_before`, which passes over a list that does not end so; its other numbers start lists that end where it
-    # does, and trying each of them read the rest of the list again (quadratic). Possessive: giving back any of a
-    # list never helps.
-    listed: re.Pattern[str] = re.compile(
-        rf"(?<![\w.])v?\d++(?:\.\d++)++(?:{_AND}v?\d++(?:\.\d++)++)*+(?P<ends>{_AND}$)?", re.IGNORECASE
-    )
     # A bare major right after a product's name ("Pydantic V3", "pandas 3", "Django 6") is that product's too.
     major: re.Pattern[str] = re.compile(r"(?<![\w.])[vV]?(\d{1,2})(?![\w.]|\.\d)")
     owner_chars: int = 24  # the text read before a number for the product it is of ("pandas 2.0")
     asks_when: re.Pattern[str] = ASKS_WHEN  # asks the release that added or removed a thing (see above)
     quoted: re.Pattern[str] = QUOTED  # quoted literals and template tag names are names the docs must hold
-    # What a question asks the versions of is a name even in lower case ("the minimum version of polars").
-    versions_of: re.Pattern[str] = re.compile(
-        r"\bversions?\s+(?:minimale?s?\s+)?(?:of|de|d')\s*([^\W\d_][\w+-]*)", re.IGNORECASE
-    )
     # A capitalised word of a hyphenated compound is the compound's name ("Title-Cased"), not a name of its own.
     compounds: bool = True
     name_chars: int = 3  # a capitalised word mid-sentence this long is a name ("Ray"; "An" is not)
     # Names side by side, one an acronym ("Django REST Framework"): the acronym is that name's word.
     acronym_names: bool = True
-    # A package named after an indexed product (`pydantic-core`, `django-admin`) is no topic word: it says whose
-    # docs to read, not what in them.
-    of_product: bool = True
-    # The products a question names say which docs to read, not what in them: the topic leaves their terms out.
-    topic_apart: bool = True
     own_product: bool = True  # a question naming a product is answered from that product's docs
     # "Require Python 3.10 or later" says 3.9 was dropped, "Python < 3.7" that 3.7 was not (`text.bounds`).
     version_bounds: bool = True
     # "from 1.7 to 2.x": what changed for someone upgrading is in the releases they went through.
     upgrade_range: bool = True
     call_values: bool = True  # names passed in a call (`app=my_app`) are the asker's, not the docs'
-    call_keywords: bool = True  # ... and so are a call's keywords (`day_of_week=`)
     follow_up_terms: int = 2  # a question with fewer terms leans on the conversation ("and in 2.11?")
     history_questions: int = 3  # the earlier questions a follow-up's versions and products are read from
     spellings: bool = True  # a symbol's other spellings in the docs count as the same term, and are searched too

@@ -1,10 +1,9 @@
 """The asker's own code quoted in a question: what it passes to calls is theirs, not a name the docs must hold.
 
 "Our endpoint is `GraphQLApp(schema=schema, executor=AsyncioExecutor())`", "`pytz.timezone('Europe/Paris')`",
-"`on_startup=[connect_db]`": the values are the asker's variables, classes and data. So are the keywords their
-code passes (`CronTrigger(day_of_week='1-5')`, `.get(url, allow_redirects=False)`): code pasted from a project
-that broke, whose keywords the notes need not name. The called names (`GraphQLApp`) are the API asked about and
-stay, as does a bare setting asked about (`auto_camel_case=True`). Python's own parser (`ast`) reads each call or
+"`on_startup=[connect_db]`": the values are the asker's variables, classes and data. The called names
+(`GraphQLApp`) and their keywords are the API asked about and stay, as does a bare setting asked about
+(`auto_camel_case=True`). Python's own parser (`ast`) reads each call or
 assignment found in the question; a regex would have to match nested brackets and strings itself.
 """
 
@@ -25,7 +24,7 @@ _OPENERS, _CLOSERS = "([{", ")]}"
 def asker_values(question: str, tuning: Tuning = DEFAULT) -> list[str]:
     """Names and words the question's code passes as values (arguments, keywords and their values, assigned values,
     string contents), lowercased for symbols as query terms are, and as written for proper names. A call's
-    keywords are among them where `tuning.understand.call_keywords` says they are the asker's (see above)."""
+    keywords are not: they are the API's, which the docs may name."""
     found: list[str] = []
     for span in _spans(question):
         tree = _parse(span)
@@ -35,8 +34,6 @@ def asker_values(question: str, tuning: Tuning = DEFAULT) -> list[str]:
             if isinstance(node, ast.Call):
                 for value in [*node.args, *(k.value for k in node.keywords)]:
                     found += _names(value)
-                if tuning.understand.call_keywords:
-                    found += [k.arg.lower() for k in node.keywords if k.arg]
             elif isinstance(node, ast.Assign):
                 found += _names(node.value)
         found += _single_quoted(tree, span)

@@ -6,7 +6,7 @@ answer stage, which now reads it from `Query.upgrade`.
 from __future__ import annotations
 
 from assistant.index.catalog import Catalog, Product, version_key
-from assistant.model.query import Query, topic
+from assistant.model.query import Query
 from assistant.text.words import is_symbol
 from assistant.tuning import DEFAULT, Tuning
 from assistant.understand.upgrade_range import upgrade_versions
@@ -46,14 +46,14 @@ def _series_end(version: str, catalog: Catalog) -> str:
 def _specific(query: Query, tuning: Tuning) -> bool:
     """The question asks about one thing, not a whole upgrade: a code name, or more than one word besides "break"
     ("What breaks if I go from 1.0 to 2.0?" asks the plan; "does my except ValueError still catch it?" does not)."""
-    rest = [t for t in topic(query, tuning).terms if not t.startswith(tuning.understand.break_terms)]
+    rest = [t for t in query.topic.terms if not t.startswith(tuning.understand.break_terms)]
     return len(rest) > 1 or any(is_symbol(t) for t in rest)
 
 
 def _one_release(query: Query, catalog: Catalog, tuning: Tuning) -> tuple[str, str] | None:
     if not tuning.understand.breaks.search(query.question) or len(query.prefer) != 1:
         return None
-    if [t for t in topic(query, tuning).terms if not t.startswith(tuning.understand.break_terms)]:
+    if [t for t in query.topic.terms if not t.startswith(tuning.understand.break_terms)]:
         return None  # "Does torch.compile break under FSDP2 in 2.12?" asks about one thing
     (to,) = query.prefer
     owners = _owners(catalog, to)

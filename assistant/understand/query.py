@@ -18,7 +18,6 @@ from assistant.model.query import Query
 from assistant.text.bounds import asks_dropped, following
 from assistant.text.french import expand_french, translate_french
 from assistant.text.words import (
-    GENERIC,
     STOPWORDS,
     VERSION_AFTER_SLASH,
     content_terms,
@@ -53,17 +52,6 @@ def without_versions(text: str, available: Sequence[str] | Catalog, tuning: Tuni
     return _scan_versions(text, _catalog(available), tuning).rest
 
 
-def _list_before(text: str, end: int, tuning: Tuning) -> re.Match[str] | None:
-    """The list of numbers that `text[:end]` ends with, a conjunction after it ("Python 3.7, 3.8 and"), if any
-    (`tuning.understand.listed`)."""
-    at = 0
-    while m := tuning.understand.listed.search(text, at, end):
-        if m.group("ends") is not None:
-            return m
-        at = m.end()
-    return None
-
-
 class _Releases(NamedTuple):
     found: list[str]  # indexed releases
     unknown: list[str]  # releases of an indexed product that are not indexed
@@ -83,9 +71,7 @@ def _scan_versions(text: str, catalog: Catalog, tuning: Tuning) -> _Releases:
     named = catalog.named_products(text) or list(catalog.products)
     rest, window = text, tuning.understand.owner_chars
     for m in reversed(list(_VERSION.finditer(text))):
-        # A number listed after others ("Python 3.7 and 3.8") is read by the word before the list.
-        start = listed.start() if (listed := _list_before(text, m.start(), tuning)) else m.start()
-        before = re.findall(r"[\w+]+", text[max(0, start - window) : start].lower())
+        before = re.findall(r"[\w+]+", text[max(0, m.start() - window) : m.start()].lower())
         prev = fold(before[-1]) if before else ""
         if prev in catalog.other_versioned:
             continue
@@ -156,7 +142,6 @@ def proper_names(question: str, tuning: Tuning = DEFAULT) -> list[str]:
     # a `{{ var }}` names the user's own data.
     names = [m.group(1) or m.group(2) for m in tuned.quoted.finditer(question)]
     names = [n for n in names if re.search(r"\w", n)]  # `align="..."` quotes a placeholder, not a name
-    names += [w for w in tuned.versions_of.findall(question) if fold(w) not in STOPWORDS | GENERIC]
     sentence_start = True
     within = 0  # the end of the compound just named: its further words are in it
     for m in _NAME_WORD.finditer(question):
@@ -224,10 +209,8 @@ def build_query(
     if upgrade:  # what changed for someone upgrading is in the releases they went through, not the one they left
         prefer = [v for p in named or catalog.products for v in releases_between(*upgrade, p.versions)] or prefer
     asks_fixed = bool(prefer) and bool(tuned.fixed_later.search(question)) and not tuned.fixed_in.search(question)
-    asks_after = asks_fixed or (bool(prefer) and bool(tuned.later_releases.search(question)))
-    if asks_after:
-        # "On 25.2.0 this fails: which release fixed it?" and "what is it in later releases?" ask of the releases
-        # after the one they name.
+    if asks_fixed:
+        # "On 25.2.0 this fails: which release fixed it?" asks of the releases after the one it names.
         last = max(map(release_key, prefer))
         prefer = [v for p in named or catalog.products for v in p.versions if release_key(v) > last] or prefer
     prefer_here = bool(prefer)
@@ -277,7 +260,7 @@ def build_query(
         products=products,
         prefer_products=prefer_products,
         truncated=truncated,
-        product_terms=tuple(t for t in terms if t in naming or _of_product(t, catalog, tuning)),
+        product_terms=tuple(t for t in terms if t in naming),
         values=tuple(call_values(question, tuning)),  # each once, as read
         drops=drops,
         subject=tuple(t for t in subject if t in terms),
@@ -290,15 +273,6 @@ def _owners(releases: Sequence[str], catalog: Catalog) -> tuple[str, ...]:
     """The products holding a release of `releases`, when more than one does (else none: it singles one out)."""
     owners = tuple(p.name for p in catalog.products if set(p.versions) & set(releases))
     return owners if len(owners) > 1 else ()
-
-
-def _of_product(term: str, catalog: Catalog, tuning: Tuning) -> bool:
-    """A package named after an indexed product (`pydantic-core`, `django-admin`) is no topic word: it says whose
-    docs to read, not what in them ("make pydantic-core validate with several threads" is about threads)."""
-    if not tuning.understand.of_product:
-        return False
-    head = content_terms(term.split("-", 1)[0]) if "-" in term else []
-    return bool(head) and head[0] in _naming(catalog.product_words)
 
 
 @lru_cache(maxsize=256)
