@@ -87,6 +87,17 @@ def _corpora(exclude: Sequence[str]) -> list[tuple[str, Path, Path]]:
 def _evidence(kb: Any, question: dict[str, Any]) -> dict[str, Any] | None:
     """The gate's evidence for a question, as the knowledge base's pipeline reaches it (None: the gate does not
     weigh it)."""
+    reached = searched(kb, question)
+    if reached is None:
+        return None
+    query, gate, passages = reached
+    found = gate.evidence(query, gate.weighed(query, passages))
+    return {**{k: round(v, 4) for k, v in found.features().items()}, "passages": found.passages}
+
+
+def searched(kb: Any, question: dict[str, Any]) -> tuple[Any, Any, Any] | None:
+    """The question understood, the gate, and the passages search found, as the knowledge base's pipeline reaches
+    them (None: answered before search, from an upgrade plan or refused for a release not indexed)."""
     from assistant.answer.upgrade import plan_for
     from assistant.gate.decision import Gate
     from assistant.understand.condense import understand
@@ -106,8 +117,7 @@ def _evidence(kb: Any, question: dict[str, Any]) -> dict[str, Any] | None:
     gate = Gate(r, kb.extractive, lambda q: r.search(q, n), tuning)
     if gate.before_search(query) is not None:
         return None
-    found = gate.evidence(query, gate.weighed(query, r.search(query, n)))
-    return {**{k: round(v, 4) for k, v in found.features().items()}, "passages": found.passages}
+    return query, gate, r.search(query, n)
 
 
 def collect(out: Path, exclude: Sequence[str], index: Path) -> int:

@@ -35,7 +35,7 @@ if str(BENCH_DIR.parent) not in sys.path:
     sys.path.insert(0, str(BENCH_DIR.parent))
 
 from bench import evaluate as ev  # noqa: E402
-from bench.fit_gate import DEFAULT_INDEX, _corpora, family  # noqa: E402
+from bench.fit_gate import DEFAULT_INDEX, _corpora, family, searched  # noqa: E402
 
 DEFAULT_OUT = BENCH_DIR / "sentence-features.jsonl"
 PENALTIES = (0.001, 0.003, 0.01, 0.03, 0.1, 1.0)
@@ -58,28 +58,14 @@ def _right(question: dict[str, Any], text: str, source: str, version: str) -> bo
 def _sentences(kb: Any, question: dict[str, Any]) -> list[list[float]] | None:
     """Each sentence the answerer would rank for the question: its features, then 1.0 if right else 0.0."""
     from assistant.answer.following import with_following
-    from assistant.answer.upgrade import plan_for
-    from assistant.gate.decision import Gate
-    from assistant.understand.condense import understand
 
-    r, tuning = kb.retriever, kb.tuning
-    query = understand(
-        question["question"],
-        r.catalog,
-        r.spellings,
-        version=question.get("version"),
-        max_chars=kb.settings.max_question_chars,
-        tuning=tuning,
-    )
-    if query.upgrade is not None and plan_for(query.upgrade, r.chunks, r.catalog) is not None:
-        return None  # answered from its plan
-    n = tuning.search.answer_passages
-    gate = Gate(r, kb.extractive, lambda q: r.search(q, n), tuning)
-    if gate.before_search(query) is not None:
+    reached = searched(kb, question)
+    if reached is None:
         return None
-    found = r.search(query, n)
+    query, gate, found = reached
+    r = kb.retriever
     verdict = gate.after_search(query, found)
-    passages = with_following(verdict.passages or gate.weighed(query, found), r.chunks, r.by_id, tuning)
+    passages = with_following(verdict.passages or gate.weighed(query, found), r.chunks, r.by_id, kb.tuning)
     rows = []
     for p_idx, _, unit, features in kb.extractive.features(query, passages):
         chunk = passages[p_idx].chunk
