@@ -67,7 +67,8 @@ REMOVED: tuple[tuple[str, str], ...] = (
     ),
     (
         "stop 57: `later_releases`, `listed`, `versions_of`, `of_product`, `topic_apart` (the gate's topic; the plan "
-        "question still sets product words apart), `own_product`, `call_keywords` (understand)",
+        "question still sets product words apart), `call_keywords` (understand); then the gate's `topic` feature, "
+        "which had become a copy of `coverage`, and the gate refitted without it",
         "as above: each lost one question of one set, or as many as it gained",
     ),
 )

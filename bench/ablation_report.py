@@ -21,7 +21,6 @@ FAST_TESTS = (
     "tests/test_refusals.py",
     "tests/test_heuristic_pins_bounds.py",
     "tests/test_products.py::test_module_names_and_other_versioned_names_are_learned_per_product",
-    "tests/test_products.py::test_a_number_listed_after_another_is_read_by_the_name_before_the_list",
     "tests/test_products.py::test_a_name_before_numbers_is_another_things_though_its_numbers_are_the_products_releases",
 )
 CHECKS = ("answer", "source", "refusal")

@@ -86,6 +86,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("answer__entry_rest", False),
     ),
     ab(
+        "Query.prefers_product",
+        "a question naming a product may be answered from another product's docs",
+        ("understand__own_product", False),
+    ),
+    ab(
         "sentences: release",
         "the named release's sentences rank as any other (its weight 0)",
         ("search__sentence_model", without_sentence_feature("release")),

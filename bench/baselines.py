@@ -51,8 +51,8 @@ class DenseBaseline(_Baseline):
         super().__init__(hybrid)
         self.embedder = embedder
 
-    def search(self, query: Query, k: int, timings: dict[str, float] | None = None, *, heads: int = 0) -> list[Passage]:
-        """The k nearest chunks; `heads` adds nothing: one ranking's first passages are among its k best."""
+    def search(self, query: Query, k: int, timings: dict[str, float] | None = None) -> list[Passage]:
+        """The k nearest chunks."""
         started = time.perf_counter()
         vector = self.embedder.encode([query.question])[0]
         # The similarity is what the refusal gate reads.
@@ -75,8 +75,8 @@ class BM25Baseline(_Baseline):
         self.bm25.index([tokens(index_text(c)) for c in self.chunks], show_progress=False)
         self._version_of = np.array([c.version for c in self.chunks], dtype=object)
 
-    def search(self, query: Query, k: int, timings: dict[str, float] | None = None, *, heads: int = 0) -> list[Passage]:
-        """The k best BM25 chunks; `heads` adds nothing, as for the dense baseline."""
+    def search(self, query: Query, k: int, timings: dict[str, float] | None = None) -> list[Passage]:
+        """The k best BM25 chunks."""
         started = time.perf_counter()
         toks = tokens(query.question)
         if not toks or not self.chunks:

@@ -580,3 +580,14 @@ def test_the_sentence_weights_in_the_tuning_are_the_ones_fitted_on_the_kept_feat
     text = fit_sentences.DEFAULT_OUT.read_text(encoding="utf-8")
     report = fit_sentences.fit([json.loads(line) for line in text.splitlines() if line])
     assert tuple((n, w) for n, w in report["weights"]) == DEFAULT.search.sentence_model
+
+
+def test_the_ablations_table_tests_exist() -> None:
+    # A table test deleted with its rule must leave the list too, or every ablation's pytest run stops at once.
+    from bench.ablation_report import FAST_TESTS
+
+    root = Path(__file__).resolve().parent.parent
+    for entry in FAST_TESTS:
+        path, _, name = entry.partition("::")
+        assert (root / path).is_file(), entry
+        assert not name or f"def {name}(" in (root / path).read_text(encoding="utf-8"), entry

@@ -23,11 +23,9 @@ from assistant.understand.query import build_query, proper_names
 from tests.test_answer_rules import Stats
 
 
-def after_search(
-    query: Query, found: Sequence[Passage], stats: Stats, coverage: float, topic: float | None = None, **known: Any
-) -> Reason | None:
+def after_search(query: Query, found: Sequence[Passage], stats: Stats, coverage: float, **known: Any) -> Reason | None:
     """The gate's refusal for these passages, as it decides after search: their evidence, judged."""
-    return judge(evidence(query, found, stats, coverage, topic, **known), known.get("tuning", DEFAULT))
+    return judge(evidence(query, found, stats, coverage, **known), known.get("tuning", DEFAULT))
 
 
 def make(

@@ -129,7 +129,7 @@ class CannedRetriever(Stats):
     def within(self, products: object) -> CannedRetriever:
         return self  # one product
 
-    def search(self, query: Query, k: int, timings: dict[str, float] | None = None, *, heads: int = 0) -> list[Passage]:
+    def search(self, query: Query, k: int, timings: dict[str, float] | None = None) -> list[Passage]:
         found = self.by_release[query.versions[0]] if query.versions else self.joint
         return [Passage(c, 1.0 - i / 100, similarity=0.5) for i, c in enumerate(found[:k])]
 

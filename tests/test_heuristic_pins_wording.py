@@ -72,12 +72,12 @@ def test_a_bare_question_the_two_searches_disagree_on_needs_more_of_its_words() 
     stats = Stats(chunks)
     apart = [Passage(c, 1.0 - i / 100, similarity=0.6, both=False) for i, c in enumerate(chunks)]
     bare = build_query("How do I migrate my FastAPI app's dependency injection?", Catalog.learn(chunks))
-    reason = after_search(bare, apart, stats, 0.24, 0.24)
+    reason = after_search(bare, apart, stats, 0.24)
     assert reason is not None and reason.kind == "weak_evidence"
-    # Where both searches put one passage first, or where a sentence shares most of its words, it answers.
+    # Where both searches put one passage first, or where a sentence shares all its words, it answers.
     together = [Passage(c, 1.0, similarity=0.6, both=i == 0) for i, c in enumerate(chunks)]
-    assert after_search(bare, together, stats, 0.24, 0.24) is None
-    assert after_search(bare, apart, stats, 0.8, 0.8) is None
+    assert after_search(bare, together, stats, 0.24) is None
+    assert after_search(bare, apart, stats, 1.0) is None
     # Told what happened first ("X fails after upgrading."), the docs say it in their own words: it answers.
     told = build_query("My app's dependency injection broke. How do I migrate it?", Catalog.learn(chunks))
-    assert after_search(told, apart, stats, 0.24, 0.24) is None
+    assert after_search(told, apart, stats, 0.24) is None

@@ -70,8 +70,9 @@ class ExtractiveAnswerer(SentenceRanker):
                 # Another changelog entry that answers brings the rest of its change, as the best passage does.
                 lead = group[0]
                 keep = cand.unit.entry == lead.unit.entry and cand.coverage >= tuned.neighbour_ratio * lead.coverage
-            else:
-                keep = cand.score >= tuned.group_ratio * best and len(groups) < tuned.max_groups and group is None
+            else:  # the best sentence always: with a negative weight in the model its score may be below 0
+                near = not groups or cand.score >= tuned.group_ratio * best
+                keep = near and len(groups) < tuned.max_groups and group is None
             if not keep:
                 continue
             same = next((t for t in taken if t.p_idx != cand.p_idx and _similar(t.unit, cand.unit, tuning)), None)
@@ -90,9 +91,8 @@ class ExtractiveAnswerer(SentenceRanker):
         return [self._with_leads(sorted(g, key=lambda s: s.u_idx), passages) for g in groups.values()]
 
     def _best_fix(self, ranked: Sequence[Scored]) -> list[Scored]:
-        """A how-question wants the fix: the best-ranked instruction, with the other instructions of its entry
-        However low it ranks: a fix the chosen sentences lack ("If `scale_down` is `True`, they will be at 1x") is
-        what the asker came for."""
+        """A how-question wants the fix: the best-ranked instruction, however low it ranks. A fix the chosen
+        sentences lack ("If `scale_down` is `True`, they will be at 1x") is what the asker came for."""
         fixes = [c for c in ranked if instructs(c.unit.text, self.tuning)]
         return fixes[:1]
 

@@ -72,18 +72,13 @@ class Gate:
         # Proper names are looked for in the docs of the products the question is about, not in every product's
         # ("JSON Schema" in another product's notes says nothing of this one's). Code names stay whole-index:
         # a product word in ordinary prose ("requests", "black") must not make a real API unknown.
-        scope = query.products or query.prefer_products
-        named = self.retriever.within(scope) if query.names or (scope and query.product_terms) else None
-        # What the question asks of a product it names weighs as rare as it is in those docs: "validate", rare
-        # among many products' notes, is in every other passage of a validation library's.
-        within = None if named is self.retriever else named
-        about = self.ranker.best_coverage(query, passages, within) if query.product_terms else best
+        named = self.retriever.within(query.products or query.prefer_products) if query.names else None
         ranked = self.ranker.ranked(query, passages)
         words, text = frozenset[str](), ""
         if ranked:  # read under its section: "Support for Python 3.7." under "Removed" says it was dropped
             words, text = ranked[0].unit.tokens, f"{passages[ranked[0].p_idx].chunk.section}: {ranked[0].unit.text}"
         return refusals.evidence(
-            query, passages, self.retriever, best, about, named=named, best=words, best_text=text, tuning=self.tuning
+            query, passages, self.retriever, best, named=named, best=words, best_text=text, tuning=self.tuning
         )
 
     def _from_release(

@@ -1,13 +1,13 @@
 """What the gate weighs before answering, as a few named numbers (`Evidence`), and the fitted model that weighs them.
 
-Each number is one thing a person would check: how much of the question the best sentence holds (`coverage`,
-`topic` without the products it names), how close in meaning the nearest passage is (`similarity`), whether the
+Each number is one thing a person would check: how much of the question the best sentence holds (`coverage`),
+how close in meaning the nearest passage is (`similarity`), whether the
 word and meaning searches agree on a passage (`agree`), how many names the question hinges on no document holds
 (`absent`; code names, `symbols`, and proper names, `names`), whether the best sentence names what the question
 asks the release of (`subject`), holds the question's rarest word (`focus`) or names another release of a number's
 series (`sibling`), and whether the question is one bare sentence (`single`).
 
-`probability` is a logistic model over them (the chosen model weighs eight of the eleven; the others stay as
+`probability` is a logistic model over them (the chosen model weighs some of the ten; the others stay as
 candidates for the next fit): its weights are fitted by `bench/fit_gate.py` on every question set pooled, chosen by
 leaving one family of sets out at a time, and stored in `GateTuning.model`. Written here by hand because answering
 imports no learning library: the model is a weighted sum and a logistic function.
@@ -21,7 +21,6 @@ from dataclasses import dataclass
 
 FEATURES = (
     "coverage",
-    "topic",
     "similarity",
     "agree",
     "absent",
@@ -39,7 +38,6 @@ class Evidence:
     """The gate's evidence for one question and the passages search found for it."""
 
     coverage: float  # the best sentence's weighted share of the question's terms
-    topic: float  # the same, of the terms other than the products the question names
     similarity: float  # the nearest passage's closeness in meaning
     agree: bool  # a passage both searches found
     symbols: tuple[str, ...]  # code names of the question that no document holds (an invented API)
@@ -59,7 +57,6 @@ class Evidence:
         """The numbers the model weighs, by name (`FEATURES`); each count of names goes up to two, each name once."""
         return {
             "coverage": self.coverage,
-            "topic": self.topic,
             "similarity": self.similarity,
             "agree": float(self.agree),
             "absent": float(min(len(set(self.absent)), 2)),

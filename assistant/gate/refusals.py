@@ -70,20 +70,17 @@ def evidence(
     passages: Sequence[Passage],
     stats: TermStats,
     best_coverage: float,
-    topic_coverage: float | None = None,
     *,
     named: TermStats | None = None,
     best: frozenset[str] = frozenset(),
     best_text: str = "",
     tuning: Tuning = DEFAULT,
 ) -> Evidence:
-    """What the gate weighs of these passages, as named numbers (`judge` decides from them). `topic_coverage` is the
-    best coverage of the question's terms other than the products it names; `named`, the statistics of the docs of
-    the products it names, where its proper names must be (all docs' if None); `best` and `best_text`, the words
-    and text of the sentence that answers best."""
+    """What the gate weighs of these passages, as named numbers (`judge` decides from them). `named` are the
+    statistics of the docs of the products it names, where its proper names must be (all docs' if None); `best` and
+    `best_text`, the words and text of the sentence that answers best."""
     return Evidence(
         coverage=best_coverage,
-        topic=best_coverage if topic_coverage is None else topic_coverage,
         similarity=max((p.similarity or 0.0 for p in passages), default=0.0),
         agree=any(p.both is not False for p in passages),
         symbols=tuple(missing_symbols(query, stats, tuning)),
@@ -175,7 +172,7 @@ def release(
     """A question about a release is answered from that release's docs, or not at all: quoting another
     release's notes would read as "yes, in the one you asked about". `own` are the passages of the releases
     asked about, `own_ok` whether their evidence is enough (`judge`), `leads` whether the best sentence to quote (the
-    asked release's ranking bonus included) is theirs.
+    asked release's weight in the sentence scores included) is theirs.
     """
     if not tuning.gate.release_rule:
         return None

@@ -30,7 +30,6 @@ class Unit:
     # A French question's terms are weighed in English (glossary words translated); a French sentence is
     # matched against them the same way. Other questions see `tokens`, the sentence's own words.
     glossed: frozenset[str] | None = None
-    kind: str = "paragraph"  # the kind of entry it comes from: "paragraph", "item" or "row" (of a table)
 
 
 def entries(chunk: Chunk) -> tuple[Entry, ...]:
@@ -38,14 +37,14 @@ def entries(chunk: Chunk) -> tuple[Entry, ...]:
     return chunk.entries or (Entry("paragraph", strip_markup(re.sub(r"(?<!\s)\s*\n\s*", " ", chunk.text))),)
 
 
-def numbered(parts: Sequence[Entry]) -> Iterator[tuple[int, int, Entry]]:
-    """(position, entry number, part) of each part that is no code block, numbered as units carry `entry`: a list
-    entry's further paragraphs keep its number."""
+def numbered(parts: Sequence[Entry]) -> Iterator[tuple[int, Entry]]:
+    """(entry number, part) of each part that is no code block, numbered as units carry `entry`: a list entry's
+    further paragraphs keep its number."""
     entry = 0
-    for n, part in enumerate(parts):
+    for part in parts:
         if part.kind != "code":
             entry += not part.continues
-            yield n, entry, part
+            yield entry, part
 
 
 @lru_cache(maxsize=8192)
@@ -56,18 +55,18 @@ def units_of(chunk: Chunk, tuning: Tuning = DEFAULT) -> tuple[Unit, ...]:
     heading = chunk.section.rsplit(" › ", 1)[-1]
     tuned = tuning.units
 
-    def unit(text: str, lead: bool, entry: int, kind: str) -> Unit:
+    def unit(text: str, lead: bool, entry: int) -> Unit:
         glossed = None
         if chunk.language == "fr":  # matched as a French question's terms are weighed: in English
             glossed = frozenset(tokens(translate_french(text, tuning)))
-        return Unit(text, frozenset(tokens(text)), lead, entry, glossed, kind)
+        return Unit(text, frozenset(tokens(text)), lead, entry, glossed)
 
     if tuned.headline.search(heading) and ": " not in heading:
         # Some notes put the whole change in a `###` heading ("…now raises `NotImplementedError`…").
-        out.append(unit(heading, True, HEADING_ENTRY, "paragraph"))
-    for _, entry, part in numbered(entries(chunk)):
+        out.append(unit(heading, True, HEADING_ENTRY))
+    for entry, part in numbered(entries(chunk)):
         for i, sentence in enumerate(sentences(part.text)):
-            out.append(unit(sentence, i == 0, entry, part.kind))
+            out.append(unit(sentence, i == 0, entry))
     return tuple(out)
 
 

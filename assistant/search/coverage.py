@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from assistant.index.lexical import TermStats
 from assistant.model.query import Query
-from assistant.text.words import is_release_number, is_symbol, tokens
+from assistant.text.words import is_symbol, tokens
 from assistant.tuning import Tuning
 
 
@@ -22,11 +22,10 @@ class Terms:
     @classmethod
     def of(cls, query: Query, stats: TermStats, tuning: Tuning) -> Terms:
         """The question's terms weighed by `stats`; with the docs' spellings of its symbols where
-        `tuning.search.coverage_spellings`, and none for the release numbers it names."""
+        `tuning.search.coverage_spellings`."""
         tuned = tuning.search
         parts = {t: frozenset(tokens(t)) - {t} for t in query.terms if is_symbol(t)}
         spellings = {t: frozenset(alts) for t, alts in (query.spellings if tuned.coverage_spellings else ())}
-        spellings.update((t, frozenset()) for t in query.terms if is_release_number(t))
         # A symbol weighs as rare as its rarest spelling the docs use.
         weights = {t: min([stats.idf(t), *(stats.idf(a) for a in spellings.get(t, ()))]) for t in query.terms}
         return cls(weights, {t: p for t, p in parts.items() if p}, spellings)

@@ -33,7 +33,7 @@ def removals(chunk: Chunk, tuning: Tuning) -> frozenset[int]:
         return frozenset(u.entry for u in units)
     said = {u.entry for u in units if removes.search(u.text)}
     out, parents = set(said), []
-    for _, entry, part in numbered(entries(chunk)):
+    for entry, part in numbered(entries(chunk)):
         if part.continues:
             continue  # a further paragraph is its entry's
         while parents and parents[-1][0] >= part.depth:

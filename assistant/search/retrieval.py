@@ -232,12 +232,8 @@ class HybridRetriever:
         n = min(tuned.candidates, len(self.chunks))
         only = {"versions": query.versions or None, "products": query.products or None, "manifest": self.manifest}
         source = self.vectors or self.store
-        hits = source.query(vector, n, **only)
-        best: dict[str, float] = {}
-        for cid, sim in hits:
-            if cid in self.by_id:
-                best[cid] = max(sim, best.get(cid, -1.0))
-        return sorted(best.items(), key=lambda kv: kv[1], reverse=True)
+        hits = [(cid, sim) for cid, sim in source.query(vector, n, **only) if cid in self.by_id]
+        return sorted(hits, key=lambda kv: kv[1], reverse=True)
 
     def _lexical(self, query: Query) -> list[tuple[str, float]]:
         return self._ranked(tokens(query.text), query, self.tuning.search.candidates)

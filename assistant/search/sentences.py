@@ -22,9 +22,10 @@ from assistant.tuning import Tuning
 
 MEMO_SIZE = 8192  # sentence scores and term weights kept; one question takes a few dozen entries
 # What a sentence's score weighs (`tuning.search.sentence_model` holds a weight for each): its coverage of the
-# question's terms; what its changelog entry covers beyond it; the passage's retrieval score, relative to the
-# best; whether it leads its entry; whether it is of the release the question names; whether its entry removes a
-# name the question says is gone.
+# question's terms; what its changelog entry covers, less its own coverage (below 0 for a lead sentence its heading
+# counts more for than for its entry); the passage's retrieval score, relative to the best; whether it leads its
+# entry; whether it is of the release the question names; whether its entry removes a name the question says is
+# gone.
 FEATURES = ("coverage", "entry", "prior", "lead", "release", "gone")
 
 
@@ -45,6 +46,9 @@ class SentenceRanker:
     weighted sum of `FEATURES`, the weights fitted by bench/fit_sentences.py (`tuning.search.sentence_model`)."""
 
     def __init__(self, stats: TermStats, tuning: Tuning) -> None:
+        unknown = {name for name, _ in tuning.search.sentence_model} - set(FEATURES)
+        if unknown:  # a misspelt weight would weigh nothing, silently
+            raise ValueError(f"sentence_model weighs no such feature: {', '.join(sorted(unknown))}")
         # The refusal checks and the answer weigh the same question's terms and score the same passages' sentences
         # more than once (the answer adds only the chunks that follow them): both are kept in `_memo`, a few
         # hundred questions' worth, until the index is reloaded (`stats` set again).
@@ -145,13 +149,9 @@ class SentenceRanker:
         key = ("ranked", query, tuple((p.chunk.id, p.score) for p in passages))
         return self._kept(key, lambda: self.scored_units(query, passages))
 
-    def best_coverage(self, query: Query, passages: Sequence[Passage], stats: TermStats | None = None) -> float:
-        """The best sentence coverage of the question's terms, weighed by the index's rarity or by `stats`'."""
-        if stats is None:
-            return max((s.coverage for s in self.ranked(query, passages)), default=0.0)
-        terms = Terms.of(query, stats, self.tuning)  # not kept: asked once per question, of a few passages
-        covered = (self._covered(query, terms, p.chunk, units_of(p.chunk, self.tuning)) for p in passages)
-        return max((c for coverages in covered for c in coverages), default=0.0)
+    def best_coverage(self, query: Query, passages: Sequence[Passage]) -> float:
+        """The best sentence coverage of the question's terms."""
+        return max((s.coverage for s in self.ranked(query, passages)), default=0.0)
 
 
 @dataclass

@@ -12,25 +12,23 @@ class GateTuning:
 
     # Whether the passages search found answer the question, weighed by the fitted model of the evidence
     # (`assistant.gate.evidence`): each feature's weight and the intercept ("bias"), fitted by bench/fit_gate.py on
-    # every question set pooled, chosen by leaving one family of sets out at a time; it replaced five hand rules
-    # (the least coverage, similarity and overlap, the bare question, the sibling release).
+    # every question set pooled (bench/gate-evidence.jsonl), chosen by leaving one family of sets out at a time; it
+    # replaced five hand rules (the least coverage, similarity and overlap, the bare question, the sibling release).
     model: tuple[tuple[str, float], ...] = (
-        ("bias", -0.785),
-        ("coverage", 1.003),
-        ("topic", 1.329),
-        ("agree", 1.315),
-        ("absent", -1.571),
-        ("names", -0.141),
-        ("subject", 0.629),
-        ("sibling", -1.264),
-        ("single", -1.523),
+        ("bias", -0.235),
+        ("coverage", 1.992),
+        ("agree", 1.628),
+        ("symbols", -1.631),
+        ("names", -1.467),
+        ("sibling", -1.66),
+        ("single", -1.67),
     )
     threshold: float = 0.5  # the least probability of a right answer that is answered
-    # Code symbols the docs never mention weigh against answering (an invented API: the model's `absent`).
+    # Code symbols the docs never mention weigh against answering (an invented API: the model's `symbols`).
     missing_symbols: bool = True
     # A dotted name's last part this long stands for it: known when the docs know it, and naming what is asked.
     member_chars: int = 4
-    # Proper names the question hinges on that no document contains weigh against it ("TensorFlow": `absent`) ...
+    # Proper names the question hinges on that no document contains weigh against it ("TensorFlow": `names`) ...
     unknown_names: bool = True
     # ... Python's own exceptions and warnings ("ImportError", "DeprecationWarning") aside: names of the asker's
     # setting, which release notes leave unsaid.
@@ -41,5 +39,5 @@ class GateTuning:
     asks_later: bool = True
     # A question about a release is answered from that release's docs, or refused ("only other releases answer") ...
     release_rule: bool = True
-    release_leads: bool = True  # ... whose sentence must lead the answer (its ranking bonus included)
+    release_leads: bool = True  # ... whose sentence must lead the answer (its release weight included)
     narrow_release: bool = True  # a release the joint search cannot answer for is searched alone

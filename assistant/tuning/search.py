@@ -23,7 +23,7 @@ class SearchTuning:
     # A member this long, used through a receiver of unknown type (`df.append`), is looked for as the docs'
     # `Class.member`; a dotted name's last part this long names it when the question says it is gone.
     member_chars: int = 4
-    # Names and rarity are judged in the docs of the products a question names, not in every product's.
+    # Proper names are looked for in the docs of the products a question names, not in every product's.
     scoped_names: bool = True
     # A sentence's score: a weight for each of `assistant.search.sentences.FEATURES` (a name it lacks weighs 0),
     # fitted by bench/fit_sentences.py on bench/sentence-features.jsonl (coverage scaled to 1). It replaced five
