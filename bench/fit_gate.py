@@ -31,7 +31,7 @@ import json
 import math
 import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +84,18 @@ def _corpora(exclude: Sequence[str]) -> list[tuple[str, Path, Path]]:
     return out
 
 
+def indexed(exclude: Sequence[str], index: Path, embedder: Any) -> Iterator[tuple[str, Any, Path]]:
+    """Each set to collect (`_corpora`) with the settings of its index under `index`, synced first."""
+    from assistant.runtime.settings import Settings
+    from ingest import sync
+
+    for name, corpus, questions in _corpora(exclude):
+        settings = Settings(corpus_dir=corpus, index_dir=index / name)
+        with contextlib.redirect_stdout(sys.stderr):
+            sync(settings, progress=False, embedder=embedder)
+        yield name, settings, questions
+
+
 def _evidence(kb: Any, question: dict[str, Any]) -> dict[str, Any] | None:
     """The gate's evidence for a question, as the knowledge base's pipeline reaches it (None: the gate does not
     weigh it)."""
@@ -126,7 +138,6 @@ def collect(out: Path, exclude: Sequence[str], index: Path) -> int:
     from assistant.knowledge_base import KnowledgeBase
     from assistant.runtime.settings import Settings
     from assistant.tuning import DEFAULT
-    from ingest import sync
 
     commit = ""
     with contextlib.suppress(OSError):  # no git: the rows name no commit
@@ -138,10 +149,7 @@ def collect(out: Path, exclude: Sequence[str], index: Path) -> int:
     count = 0
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w", encoding="utf-8") as sink:
-        for name, corpus, questions in _corpora(exclude):
-            settings = Settings(corpus_dir=corpus, index_dir=index / name)
-            with contextlib.redirect_stdout(sys.stderr):
-                sync(settings, progress=False, embedder=embedder)
+        for name, settings, questions in indexed(exclude, index, embedder):
             today = KnowledgeBase.open(settings, embedder=embedder)
             let = KnowledgeBase.open(settings, embedder=embedder, tuning=through)
             rows = ev.load_questions(questions)

@@ -23,7 +23,6 @@ scaled so that coverage weighs 1 (the answerer compares scores by their ratios, 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import sys
 from collections.abc import Sequence
@@ -35,7 +34,7 @@ if str(BENCH_DIR.parent) not in sys.path:
     sys.path.insert(0, str(BENCH_DIR.parent))
 
 from bench import evaluate as ev  # noqa: E402
-from bench.fit_gate import DEFAULT_INDEX, _corpora, family, searched  # noqa: E402
+from bench.fit_gate import DEFAULT_INDEX, family, indexed, searched  # noqa: E402
 
 DEFAULT_OUT = BENCH_DIR / "sentence-features.jsonl"
 # scikit-learn's `C`, the inverse of the penalty; of two as good, the smaller (the stronger penalty) is chosen.
@@ -82,15 +81,11 @@ def collect(out: Path, exclude: Sequence[str], index: Path) -> int:
     from assistant.embed.embedder import SentenceTransformerEmbedder
     from assistant.knowledge_base import KnowledgeBase
     from assistant.runtime.settings import Settings
-    from ingest import sync
 
     embedder = SentenceTransformerEmbedder(Settings().embedding_model)
     count = 0
     with out.open("w", encoding="utf-8") as sink:
-        for name, corpus, questions in _corpora(exclude):
-            settings = Settings(corpus_dir=corpus, index_dir=index / name)
-            with contextlib.redirect_stdout(sys.stderr):
-                sync(settings, progress=False, embedder=embedder)
+        for name, settings, questions in indexed(exclude, index, embedder):
             kb = KnowledgeBase.open(settings, embedder=embedder)
             for q in ev.load_questions(questions):
                 rows = _sentences(kb, q) if q["answerable"] else None
