@@ -165,6 +165,17 @@ def missing_phrases(text: str, phrases: Iterable[str], drop: str = "`") -> list[
     return [phrase for phrase in phrases if normalize(phrase, drop) not in haystack]
 
 
+def expected_source(question: dict[str, Any], cited: Any) -> bool:
+    """`cited` (a citation, or a chunk: its `source`, and its `version` where the set names releases) is what the
+    question expects: its file (a blind set names parts of the path, not the path) and, where the set names
+    releases, one of them (a changelog holds every release in one file, so there the citation must also be of the
+    release asked about)."""
+    expected, source = question["sources"], str(cited.source)
+    where = any(p in source for p in expected) if question.get("source_parts") else source in expected
+    versions = {release(v) for v in question.get("versions") or ()}
+    return where and (not versions or release(cited.version) in versions)
+
+
 def release(version: str) -> str:
     """A release number as a changelog may write it or a question's author normalise it: "6.0" is "6.0.0"."""
     return re.sub(r"(?:\.0)+$", "", version.strip().lower().removeprefix("v"))
@@ -222,16 +233,7 @@ def _score_one(kb: SupportsAsk, question: dict[str, Any]) -> dict[str, Any]:
         result["missing_phrases"] = missing
         result["expected_sources"] = sorted(expected)
         result["answer_ok"] = error is None and found and not missing
-        # A changelog holds every release in one file: there the citation must also be of the release asked about.
-        versions = {release(v) for v in question.get("versions") or ()}
-        parts = question.get("source_parts", False)  # a blind set names parts of the path, not the path
-
-        def expected_file(source: str) -> bool:
-            return any(p in source for p in expected) if parts else source in expected
-
-        result["source_ok"] = error is None and any(
-            expected_file(str(c.source)) and (not versions or release(c.version) in versions) for c in citations
-        )
+        result["source_ok"] = error is None and any(expected_source(question, c) for c in citations)
         result["false_refusal"] = error is None and not found
         result["ok"] = result["answer_ok"] and result["source_ok"]
     else:

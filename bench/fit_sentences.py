@@ -44,17 +44,11 @@ NEGATIVES = 30  # a question's wrong sentences paired with each right one: those
 HAND = (("coverage", 1.0), ("entry", 0.9), ("prior", 0.25), ("lead", 0.05), ("release", 0.1), ("gone", 0.1))
 
 
-def _right(question: dict[str, Any], text: str, source: str, version: str) -> bool:
+def _right(question: dict[str, Any], text: str, chunk: Any) -> bool:
     """The sentence holds an expected phrase, in an expected file (and release, where the set names one)."""
-    drop = question.get("drop", "`")
     phrases = [*question.get("must_contain", ()), *(question.get("any_of") or ())]
-    said = ev.normalize(text, drop)
-    if not any(ev.normalize(p, drop) in said for p in phrases):
-        return False
-    expected = set(question["sources"])
-    where = any(p in source for p in expected) if question.get("source_parts") else source in expected
-    versions = {ev.release(v) for v in question.get("versions") or ()}
-    return where and (not versions or ev.release(version) in versions)
+    held = len(ev.missing_phrases(text, phrases, question.get("drop", "`"))) < len(phrases)
+    return held and ev.expected_source(question, chunk)
 
 
 def _sentences(kb: Any, question: dict[str, Any]) -> list[list[float]] | None:
@@ -70,8 +64,7 @@ def _sentences(kb: Any, question: dict[str, Any]) -> list[list[float]] | None:
     passages = with_following(verdict.passages or gate.weighed(query, found), r.chunks, r.by_id, kb.tuning)
     rows = []
     for p_idx, _, unit, features in kb.extractive.features(query, passages):
-        chunk = passages[p_idx].chunk
-        right = float(_right(question, unit.text, str(chunk.source), chunk.version))
+        right = float(_right(question, unit.text, passages[p_idx].chunk))
         rows.append([*(round(f, 4) for f in features), right])
     return rows
 

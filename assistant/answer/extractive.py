@@ -81,7 +81,7 @@ class ExtractiveAnswerer(SentenceRanker):
                 continue
             groups.setdefault(cand.p_idx, []).append(cand)
             taken.append(cand)
-        now = self._then_now(ranked[0], passages, fixed=query.asks_fixed)
+        now = self._then_now(ranked[0], passages) if query.asks_fixed else None
         if now is not None and all(s.u_idx != now.u_idx for s in groups[now.p_idx]):
             groups[now.p_idx].append(now)
         if query.asks_how and tuned.best_fix and not any(instructs(s.unit.text, tuning) for s in taken):
@@ -96,11 +96,9 @@ class ExtractiveAnswerer(SentenceRanker):
         fixes = [c for c in ranked if instructs(c.unit.text, self.tuning)]
         return fixes[:1]
 
-    def _then_now(self, best: Scored, passages: Sequence[Passage], *, fixed: bool = False) -> Scored | None:
-        """The sentence after the best one in its entry when the question asks whether a problem was fixed (the
+    def _then_now(self, best: Scored, passages: Sequence[Passage]) -> Scored | None:
+        """The sentence after the best one in its entry, for a question asking whether a problem was fixed (the
         entry describes the problem, then "This issue has been rectified")."""
-        if not fixed:
-            return None
         units = units_of(passages[best.p_idx].chunk, self.tuning)
         nxt = best.u_idx + 1
         if nxt >= len(units) or units[nxt].entry != best.unit.entry:

@@ -46,14 +46,19 @@ def _series_end(version: str, catalog: Catalog) -> str:
 def _specific(query: Query, tuning: Tuning) -> bool:
     """The question asks about one thing, not a whole upgrade: a code name, or more than one word besides "break"
     ("What breaks if I go from 1.0 to 2.0?" asks the plan; "does my except ValueError still catch it?" does not)."""
-    rest = [t for t in query.topic.terms if not t.startswith(tuning.understand.break_terms)]
+    rest = _besides_breaking(query, tuning)
     return len(rest) > 1 or any(is_symbol(t) for t in rest)
+
+
+def _besides_breaking(query: Query, tuning: Tuning) -> list[str]:
+    """The question's terms other than the products it names and the words for breaking."""
+    return [t for t in query.topic.terms if not t.startswith(tuning.understand.break_terms)]
 
 
 def _one_release(query: Query, catalog: Catalog, tuning: Tuning) -> tuple[str, str] | None:
     if not tuning.understand.breaks.search(query.question) or len(query.prefer) != 1:
         return None
-    if [t for t in query.topic.terms if not t.startswith(tuning.understand.break_terms)]:
+    if _besides_breaking(query, tuning):
         return None  # "Does torch.compile break under FSDP2 in 2.12?" asks about one thing
     (to,) = query.prefer
     owners = _owners(catalog, to)
