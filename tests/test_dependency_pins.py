@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest.dependencies import Pin, read_pins
+from ingest.dependencies import Pin, read_pins, wanted_from
 from ingest.dependencies.pins import PinsError, dependencies
 
 
@@ -59,6 +59,7 @@ def test_requirements_with_includes_extras_markers_hashes_and_options(tmp_path: 
         (str(tmp_path / "reqs/constraints.txt"), 2, True, "not pinned here=="),
         (str(path), 15, True, "this is not a requirement"),
     ]
+    assert [w.name for w in wanted_from(read.pins)][:2] == ["flask", "requests"]
 
 
 def test_include_cycles_and_missing_includes_are_problems_not_errors(tmp_path: Path) -> None:
