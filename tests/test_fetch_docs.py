@@ -276,3 +276,54 @@ def test_a_failed_write_leaves_the_previous_docs_whole(tmp_path: Path, monkeypat
     assert sorted(p.name for p in fetched.iterdir()) == ["acme"]  # no staging folder left behind
     assert (fetched / "acme" / "CHANGES.md").read_bytes() == b"old"
     assert json.loads((fetched / "acme" / "provenance.json").read_text())["version"] == "1.0"
+
+
+def run_app(args: list[str], hosts: FakeHosts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> int:
+    import app
+
+    monkeypatch.setenv("RELDOCS_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("RELDOCS_CORPUS_DIR", str(tmp_path / "corpus"))
+    monkeypatch.setenv("RELDOCS_REGISTRY_URL", f"{hosts.url}/pypi")
+    monkeypatch.setenv("RELDOCS_FETCH_RETRIES", "0")
+    return app.main(args)
+
+
+def test_cli_fetch_requirements_json_and_exit_status(
+    hosts: FakeHosts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    publish(hosts, "acme", tar_gz({"CHANGES.md": CHANGES}))
+    publish(hosts, "bare", tar_gz({"README.md": b"# Bare\n"}))
+    reqs = tmp_path / "requirements.txt"
+    reqs.write_text("acme==1.0\n")
+    assert run_app(["fetch", "--requirements", str(reqs)], hosts, tmp_path, monkeypatch) == 0
+    out = capsys.readouterr()
+    assert (
+        out.err
+        == "acme 2.0: CHANGES.md from the source distribution; releases 1.0–2.0 (3); covers 1.0 → 2.0 (2 releases)\n"
+    )
+    assert out.out.startswith("1 of 1 packages have release docs in ")
+
+    reqs.write_text("acme==1.0\nbare\n!!\n")
+    assert run_app(["fetch", "-r", str(reqs), "--json"], hosts, tmp_path, monkeypatch) == 2  # a bad line
+    out = capsys.readouterr()
+    report = json.loads(out.out)
+    acme, bare = report["packages"]
+    assert set(acme) >= {"product", "version", "source", "files", "problem"} and acme["source"] == "sdist"
+    assert acme["files"] == [
+        {
+            "file": "CHANGES.md",
+            "path": "CHANGES.md",
+            "sha256": acme["files"][0]["sha256"],
+            "releases": ["1.0", "1.1", "2.0"],
+        }
+    ]
+    assert bare["problem"] == "bare-2.0.tar.gz holds no release docs; no changelog link in project_urls"
+    assert [(e["file"], e["line"]) for e in report["errors"]] == [(str(reqs), 3)]
+    assert out.err.splitlines()[0].startswith(f"error: {reqs}:3: not a requirement")
+    assert "(in place already)" in out.err and "bare 2.0: no release docs: bare-2.0.tar.gz" in out.err
+
+    assert run_app(["fetch", "bare"], hosts, tmp_path, monkeypatch) == 1  # a package without docs
+    assert run_app(["fetch", "-r", str(tmp_path / "missing.txt")], hosts, tmp_path, monkeypatch) == 2
+    assert run_app(["fetch"], hosts, tmp_path, monkeypatch) == 2
+    err = capsys.readouterr().err
+    assert f"error: {tmp_path / 'missing.txt'}: no such file" in err and "Traceback" not in err
