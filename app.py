@@ -296,6 +296,62 @@ def upgrade(
 
 
 @cli.command()
+@click.argument("names", nargs=-1)
+@click.option(
+    "--requirements",
+    "-r",
+    "files",
+    multiple=True,
+    metavar="FILE",
+    help="A requirements file, pip freeze output, pyproject.toml, uv.lock or poetry.lock (repeatable).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: the packages and the input's errors.")
+@click.pass_obj
+def fetch(obj: dict, names: tuple[str, ...], files: tuple[str, ...], as_json: bool) -> None:
+    """Fetch the release docs of packages (NAME or NAME==VERSION) or of a project's pins from the package registry.
+
+    Each package's newest release (or the one named) is read from its source distribution, never run, or from
+    its changelog link; its docs go to RELDOCS_FETCHED_DIR (default data/fetched-docs), which the next ingest
+    indexes with the corpus. A pinned package's report says which releases after the pin its docs name. A second
+    fetch of the same releases downloads no archive.
+
+    Exits 0 when every package got docs, 1 when some did not, 2 on bad input (a missing file, a line that is no
+    requirement: named in one line, the rest fetched anyway).
+
+    \b
+    Examples:
+      python app.py fetch flask requests==2.31.0
+      python app.py fetch --requirements requirements.txt
+      python app.py fetch -r pyproject.toml -r uv.lock --json
+    """
+    from pathlib import Path
+
+    from assistant.text.untrusted import one_line
+    from ingest.dependencies import fetch_docs, read_all, wanted_from, wanted_from_names
+    from interfaces.fetch_render import fetch_json, fetch_summary, package_line
+
+    settings: Settings = obj["settings"]
+    if not names and not files:
+        raise click.UsageError("name packages or give --requirements FILE")
+    wanted, errors = wanted_from_names(names)
+    pins = read_all([Path(f) for f in files])
+    wanted += wanted_from(pins.pins)
+    errors += pins.problems
+    for e in errors:  # said first, in one line each: the rest is fetched all the same
+        click.echo(one_line(f"error: {e}"), err=True)
+
+    def progress(package) -> None:
+        click.echo(package_line(package), err=True)
+
+    report = fetch_docs(wanted, settings=settings, on_package=progress, errors=errors)
+    click.echo(fetch_json(report) if as_json else fetch_summary(report, settings.fetched_path))
+    if errors:
+        sys.exit(EXIT_USAGE)
+    if any(not p.files for p in report.packages):
+        sys.exit(EXIT_ERROR)
+
+
+@cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind; set RELDOCS_WEB_AUTH first.")
 @click.option("--port", default=7860, show_default=True, type=int, help="Port to serve on.")
 @click.pass_obj

@@ -1,4 +1,4 @@
-"""Write side: corpus folder -> chunks -> embeddings -> Chroma. Imports the core, never the reverse."""
+"""Write side: corpus folder (and fetched dependencies' release docs) -> chunks -> embeddings -> Chroma."""
 
 from ingest.sync import SyncReport, is_current, sync
 

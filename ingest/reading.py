@@ -56,21 +56,22 @@ def budget_s(size: int, settings: Settings) -> float:
     return max(0.1, round(settings.document_budget_s + settings.document_budget_s_per_mb * size / MB, 1))
 
 
-def read_corpus(
-    root: Path, paths: list[Path], settings: Settings
+def read_files(
+    files: list[tuple[Path, Path]], settings: Settings
 ) -> tuple[list[Chunk], list[dict[str, str]], list[IngestWarning]]:
-    """Chunks of every readable file of `paths`, the files skipped (with why) and the metadata warnings."""
+    """Chunks of every readable file of `files` ((root, path) pairs: the corpus's and the fetched docs', each
+    file's source its path below its own root), the files skipped (with why) and the metadata warnings."""
     chunks: list[Chunk] = []
     errors: list[dict[str, str]] = []
     warnings: list[IngestWarning] = []
-    if not paths:
+    if not files:
         return chunks, errors, warnings
     with BoundedWorker(memory_mb=settings.ingest_memory_mb) as worker:
         try:
             worker.run(_warm, seconds=_START_S)
         except Exception as e:  # not any file's doing: the sync cannot read its corpus
             raise ReldocsError(f"the process that reads corpus files did not start: {type(e).__name__}: {e}") from e
-        for path in paths:
+        for root, path in files:
             source = path.relative_to(root).as_posix()
             try:
                 seconds = budget_s(path.lstat().st_size, settings)

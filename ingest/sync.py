@@ -24,7 +24,7 @@ from assistant.runtime.settings import Settings
 from ingest.chunking import CHUNKER_VERSION
 from ingest.loader import corpus_files, file_hash, read_bytes
 from ingest.metadata import IngestWarning
-from ingest.reading import read_corpus
+from ingest.reading import read_files
 
 logger = logging.getLogger(__name__)
 
@@ -79,15 +79,34 @@ def is_current(settings: Settings, store: ChunkStore | None = None) -> bool:
     """True when the index matches the corpus byte for byte (no model load; in a folder, no Chroma either)."""
     store = store or ChunkStore.open(settings)
     manifest = store.manifest()
-    return manifest is not None and _unchanged(manifest, *_hashes(settings.corpus_dir), settings)
+    return manifest is not None and _unchanged(manifest, *_hashes(settings)[:2], settings)
 
 
 _LINK = "link"  # the `field` of the warning that names a symbolic link left out of the corpus
+_SHADOWED = "fetched"  # ... and of the one that names a fetched file a corpus file of the same path hides
+_NOTED = (_LINK, _SHADOWED)  # warnings about which files are indexed: one added or removed is a change
 
 
-def _hashes(root: Path) -> tuple[dict[str, str], list[IngestWarning]]:
-    """Each corpus file's hash by its path, and a warning naming each symbolic link, which is not followed
-    (`ingest.loader.corpus_files`)."""
+def _hashes(settings: Settings) -> tuple[dict[str, str], list[IngestWarning], dict[str, Path]]:
+    """Each file to index's hash by its source (its path below the corpus folder, or below the fetched-docs
+    folder: `<product>/<file>` either way), a warning naming each symbolic link, which is not followed
+    (`ingest.loader.corpus_files`), and each source's root folder."""
+    root, fetched = settings.corpus_dir, settings.fetched_path
+    out, warnings = _folder_hashes(root)
+    roots = dict.fromkeys(out, root)
+    if fetched.is_dir() and not fetched.resolve().is_relative_to(root.resolve()):  # inside it, it is corpus
+        more, more_warnings = _folder_hashes(fetched)
+        warnings += more_warnings
+        for source, digest in more.items():
+            if source in out:
+                problem = f"a fetched file of the same path as a corpus file ({fetched}); the corpus's is indexed"
+                warnings.append({"file": source, "field": _SHADOWED, "problem": problem})
+                continue
+            out[source], roots[source] = digest, fetched
+    return out, warnings, roots
+
+
+def _folder_hashes(root: Path) -> tuple[dict[str, str], list[IngestWarning]]:
     files, links = corpus_files(root) if root.is_dir() else ([], [])
     out = {}
     for path in files:
@@ -100,6 +119,7 @@ def _hashes(root: Path) -> tuple[dict[str, str], list[IngestWarning]]:
 
 
 def _unchanged(manifest: Manifest, hashes: dict[str, str], links: list[IngestWarning], settings: Settings) -> bool:
+    # `links`: the warnings `_hashes` gives, each about a file that is not indexed
     recorded = {**manifest.files, **{src: err["hash"] for src, err in manifest.errors.items()}}
     return (
         manifest.model == settings.embedding_model
@@ -107,7 +127,8 @@ def _unchanged(manifest: Manifest, hashes: dict[str, str], links: list[IngestWar
         and recorded == hashes
         and not any(h == "unreadable" for h in hashes.values())
         # A link added or removed is a change to report, though it changes no chunk.
-        and {w["file"] for w in manifest.warnings if w.get("field") == _LINK} == {w["file"] for w in links}
+        and {(w["file"], w["field"]) for w in manifest.warnings if w.get("field") in _NOTED}
+        == {(w["file"], w["field"]) for w in links}
     )
 
 
@@ -118,7 +139,8 @@ def sync(
     progress: bool = True,
     embedder: Embedder | None = None,
 ) -> SyncReport:
-    """Bring the index in line with `settings.corpus_dir`; safe to run again at any time.
+    """Bring the index in line with `settings.corpus_dir` and the fetched docs (`settings.fetched_path`); safe to
+    run again at any time.
 
     Holds the writer lock throughout: a second sync of the same folder or server waits up to
     `settings.writer_wait_s`, then raises `WriterBusy`.
@@ -144,12 +166,11 @@ def _sync(
     embedder: Embedder | None,
     started: float,
 ) -> SyncReport:
-    root = settings.corpus_dir
     old = None if rebuild else store.manifest()
     if old and (old.model != settings.embedding_model or old.chunker != CHUNKER_VERSION):
         logger.info("embedding model or chunker changed; rebuilding the index")
         old = None
-    hashes, links = _hashes(root)
+    hashes, links, roots = _hashes(settings)
     report = SyncReport(files=len(hashes))
     if old and _unchanged(old, hashes, links, settings):
         report.errors = [{"file": s, "error": e["error"]} for s, e in sorted(old.errors.items())]
@@ -164,7 +185,7 @@ def _sync(
         report.seconds = time.perf_counter() - started
         return report
 
-    chunks, errors, warnings = read_corpus(root, [root / source for source in hashes], settings)
+    chunks, errors, warnings = read_files([(roots[s], roots[s] / s) for s in hashes], settings)
     for link in links:
         logger.info("skipped %s: %s", link["file"], link["problem"])  # a warning of the report, as metadata's
     warnings = links + warnings + _without_release(chunks)

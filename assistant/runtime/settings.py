@@ -74,8 +74,22 @@ class Settings(BaseSettings):
         4 * 1024 * 1024, ge=64 * 1024, description="The feedback log rotates before it grows past this size."
     )
     feedback_backups: int = Field(3, ge=0, le=100, description="Rotated feedback logs kept (feedback.jsonl.1, …).")
+    fetched_dir: Path | None = Field(
+        None,
+        description="Folder of dependencies' release docs that `fetch` writes (<product>/<file>), indexed with the "
+        "corpus; defaults to <data_dir>/fetched-docs.",
+    )
+    registry_url: str = Field(
+        "https://pypi.org/pypi", description="The package registry's JSON API: {registry_url}/{name}/json."
+    )
+    github_api_url: str = Field("https://api.github.com", description="GitHub's REST API, for a project's Releases.")
+    github_raw_url: str = Field(
+        "https://raw.githubusercontent.com", description="Where a GitHub file link's raw content is read."
+    )
+    fetch_timeout_s: float = Field(30.0, gt=0, description="A registry or code-host request slower than this fails.")
+    fetch_retries: int = Field(3, ge=0, le=10, description="Retries of a request that timed out, got 429 or a 5xx.")
 
-    @field_validator("corpus_dir", "data_dir", "index_dir", "model_dir")
+    @field_validator("corpus_dir", "data_dir", "index_dir", "model_dir", "fetched_dir")
     @classmethod
     def _a_folder(cls, path: Path | None) -> Path | None:
         # Checked before any work: a file here would otherwise fail only after the whole corpus is embedded.
@@ -99,6 +113,16 @@ class Settings(BaseSettings):
             raise ValueError(f"{url!r} is not a server address like http://127.0.0.1:8000")
         return url.rstrip("/")
 
+    @field_validator("registry_url", "github_api_url", "github_raw_url")
+    @classmethod
+    def _a_base_url(cls, url: str) -> str:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError(f"{url!r} is not an http(s) address")
+        return url.rstrip("/")
+
     @property
     def index_path(self) -> Path:
         return self.index_dir or self.data_dir / "index"
@@ -111,6 +135,16 @@ class Settings(BaseSettings):
     def types_path(self) -> Path:
         """Where the scan keeps what the products' installed source says their calls return."""
         return self.data_dir / "scan-types"
+
+    @property
+    def fetched_path(self) -> Path:
+        """Where fetched release docs live: indexed with the corpus, never inside the user's source tree."""
+        return self.fetched_dir or self.data_dir / "fetched-docs"
+
+    @property
+    def fetch_cache_path(self) -> Path:
+        """Downloaded archives, by sha256, so a second fetch of the same release downloads nothing."""
+        return self.data_dir / "fetch-cache"
 
     @property
     def feedback_path(self) -> Path:

@@ -1,0 +1,37 @@
+"""Dependencies' release docs: read what a project pins, then fetch each dependency's release notes from the
+package registry into the fetched-docs folder that the sync indexes with the corpus.
+
+`read_pins(path)` and `read_all(paths)` read requirements files, `pip freeze` output, `pyproject.toml`,
+`uv.lock` and `poetry.lock` (`files`, `pins`, `requirements`, `tables`). `fetch_docs(wanted, settings=...,
+client=...)` fetches (`fetch`): the registry's JSON (`registry`), the release's source distribution read as
+data, never run (`archive`, under the caps of `limits`), or the project's changelog link (`links`), written
+atomically with a provenance record (`store`), the releases each file names read from its headings
+(`releases`), every request through one retrying client (`transport`).
+"""
+
+from ingest.dependencies.fetch import (
+    FetchedFile,
+    FetchedPackage,
+    FetchReport,
+    Wanted,
+    fetch_docs,
+    wanted_from,
+    wanted_from_names,
+)
+from ingest.dependencies.files import read_all, read_pins
+from ingest.dependencies.pins import Pin, Pins, Problem
+
+__all__ = [
+    "FetchReport",
+    "FetchedFile",
+    "FetchedPackage",
+    "Pin",
+    "Pins",
+    "Problem",
+    "Wanted",
+    "fetch_docs",
+    "read_all",
+    "read_pins",
+    "wanted_from",
+    "wanted_from_names",
+]
