@@ -197,7 +197,7 @@ class KnowledgeBase:
             yield from plan_answer(query.question, plan, query.language, self.tuning)
             return
         n = self.tuning.search.answer_passages
-        gate = Gate(r, self.extractive, lambda q: r.search(q, n), self.tuning)
+        gate = Gate(r, self.extractive, self.tuning)
         reason = gate.before_search(query)
         if reason is not None:
             yield from respond(query, Verdict((), reason), self.answerer, tuning=self.tuning)

@@ -3,7 +3,7 @@ limits lifted; and the `Ablation` record the table is made of.
 
 Most heuristics are tuned values of the question path (`assistant.tuning.Tuning`): switching one off replaces
 its field. The few that are not (the tokenizer the index is built with, the catalog learnt from the index, a
-setting) are patched in their modules instead.
+setting, a rule with no tuned value) are patched in their modules instead.
 """
 
 from __future__ import annotations
@@ -24,15 +24,31 @@ def without(pattern: re.Pattern[str], piece: str) -> re.Pattern[str]:
     return re.compile(pattern.pattern.replace(piece, ""), pattern.flags)
 
 
+def never(*_: object) -> bool:
+    """A rule's test that never holds (a function of the core patched by it)."""
+    return False
+
+
+def as_said(sentence: str) -> str:
+    """A sentence quoted as the docs end it (for `_full_stop`)."""
+    return sentence
+
+
+def no_label(*_: object) -> str:
+    """No release label before a quote (for `ExtractiveAnswerer._release_label`)."""
+    return ""
+
+
 UNLIMITED = 10**9
 INFINITE = float("inf")
 
 # Modules patched where the heuristic is no tuned value.
-K, Q, T, CATALOG = (
+K, Q, T, CATALOG, A = (
     "assistant.knowledge_base",
     "assistant.understand.query",
     "assistant.text.words",
     "assistant.index.catalog",
+    "assistant.answer.extractive",
 )
 # The report's module column for a tuned value, by its part (the package the value was tuned in).
 PART_MODULES = {
@@ -90,4 +106,4 @@ class UnlimitedAnswerer(ExtractiveAnswerer):
     setting, not a tuned value, so its answerer class is replaced."""
 
     def __init__(self, stats: Any, tuning: Tuning = DEFAULT, *, max_units: int | None = None):
-        super().__init__(stats, tuning, max_units=UNLIMITED)
+        super().__init__(stats, tuning, max_units=None)

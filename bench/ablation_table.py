@@ -5,7 +5,7 @@
 `assistant.tuning.Tuning` the knowledge base is opened with. What is no tuned value is patched,
 `(object path, attribute, value)` (the object path is a module or a class inside one): the tokenizer the index
 is built with (`assistant.text.words`), the catalog learnt from the index (`assistant.index.catalog`), and the
-`Settings.top_k` cap; each says why where it is listed.
+`Settings.top_k` cap, rules with no tuned value; each says why where it is listed.
 """
 
 from __future__ import annotations
@@ -18,12 +18,16 @@ from bench.ablation_neutral import (
     INFINITE,
     NEVER,
     UNLIMITED,
+    A,
     Ablation,
     K,
     Q,
     T,
     UnlimitedAnswerer,
     ab,
+    as_said,
+    never,
+    no_label,
     without,
 )
 
@@ -62,18 +66,11 @@ ABLATIONS: tuple[Ablation, ...] = (
         "no weight for lead sentences",
         ("search__sentence_model", without_sentence_feature("lead")),
     ),
-    ab("PART_WEIGHT", "a symbol's parts earn no partial coverage (0)", ("search__part_weight", 0.0)),
-    ab(
-        "CONTEXT_WEIGHT",
-        "title/section terms count nothing for non-lead sentences (0)",
-        ("search__context_weight", 0.0),
-    ),
     ab(
         "LEAD_CONTEXT_WEIGHT",
         "title/section terms count nothing for lead sentences (0)",
         ("search__lead_context_weight", 0.0),
     ),
-    ab("NO_TERMS_COVERAGE", "a question without terms has coverage 0", ("search__no_terms_coverage", 0.0)),
     ab(
         "coverage spellings",
         "the docs' spellings of a symbol neither match nor set its weight in coverage",
@@ -101,11 +98,6 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("search__sentence_model", without_sentence_feature("entry")),
     ),
     ab(
-        "ENTRY_NEIGHBOURS",
-        "a further changelog passage gives one sentence, not the rest of its entry",
-        ("answer__entry_neighbours", False),
-    ),
-    ab(
         "sentences: gone",
         "a removal's entry ranks as any other for a question saying a name is gone (its weight 0)",
         ("search__sentence_model", without_sentence_feature("gone")),
@@ -117,10 +109,14 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("answer__following_from", 0),
     ),
     ab("_with_leads", "a sentence does not bring its entry's lead", ("answer__with_leads", False)),
-    # A share of shared words no pair of sentences reaches: none is a near-duplicate of another.
-    ab("_similar", "near-duplicate sentences are all quoted", ("answer__similar_share", INFINITE)),
-    ab("_release_label", "no 'pandas 3.0.0:' label before quotes", ("answer__release_label", False)),
-    ab("_full_stop", "list titles are not given a full stop", ("answer__full_stop", False)),
+    ab("_similar", "a sentence whose words another quoted one holds is quoted too", (A, "_similar", never)),
+    ab(
+        "_release_label",
+        "no 'pandas 3.0.0:' label before quotes",
+        (f"{A}.ExtractiveAnswerer", "_release_label", no_label),
+        module="answer.py",
+    ),
+    ab("_full_stop", "list titles are not given a full stop", (A, "_full_stop", as_said), module="answer.py"),
     ab("_GONE", "no question says a name is gone", ("understand__gone", NEVER)),
     # assistant/model/units.py: what a sentence is
     ab("QUOTE_CHARS", "citation excerpts are not cut", ("units__quote_chars", UNLIMITED), module="units.py"),
@@ -138,16 +134,6 @@ ABLATIONS: tuple[Ablation, ...] = (
     ab("model threshold", "the model never refuses (threshold 0)", ("gate__threshold", 0.0)),
     ab("release rule", "never refuse for 'only other releases answer'", ("gate__release_rule", False)),
     ab(
-        "missing_symbols",
-        "code names no document holds are not counted (the model's `symbols`)",
-        ("gate__missing_symbols", False),
-    ),
-    ab(
-        "unknown_names",
-        "proper names no document holds are not counted (the model's `names`)",
-        ("gate__unknown_names", False),
-    ),
-    ab(
         "_asks_later",
         "'fixed in 6.5.1 compared with 6.5.0?' is answered from 6.5.0 when 6.5.1 is not indexed",
         ("gate__asks_later", False),
@@ -157,11 +143,6 @@ ABLATIONS: tuple[Ablation, ...] = (
         "an acronym of the asker's setting ('CI', 'LAN') counts against answering when the docs lack them",
         ("text__acronym", NEVER),
         module="refusals.py",
-    ),
-    ab(
-        "_acronym_names",
-        "an acronym within a longer name ('Django REST Framework') is the asker's setting, not that name's word",
-        ("understand__acronym_names", False),
     ),
     ab(
         "_BUILTINS",
@@ -180,16 +161,10 @@ ABLATIONS: tuple[Ablation, ...] = (
         "'which release fixed it?' stays with the release the problem was met in",
         ("understand__fixed_later", NEVER),
     ),
-    ab("_COMPOUND", "'Title-Cased' is two names, 'Title' and 'Cased'", ("understand__compounds", False)),
     ab(
         "version bounds",
         "'Require Python 3.10 or later' does not say 3.9 was dropped, nor 'Python < 3.7' that 3.7 was not",
         ("understand__version_bounds", False),
-    ),
-    ab(
-        "asks_when",
-        "a sentence on start_soon() answers 'which release added a timeout argument to start_soon()?'",
-        ("understand__asks_when", NEVER),
     ),
     ab(
         "upgrade range",
@@ -278,6 +253,4 @@ ABLATIONS: tuple[Ablation, ...] = (
         (CATALOG, "_prose_names", lambda name, chunks: set()),
         rebuild=True,
     ),
-    # assistant/gate/decision.py and assistant/knowledge_base.py
-    ab("_from_release narrowing", "a refused release is not searched alone", ("gate__narrow_release", False)),
 )

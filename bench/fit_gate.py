@@ -126,7 +126,7 @@ def searched(kb: Any, question: dict[str, Any]) -> tuple[Any, Any, Any] | None:
     if query.upgrade is not None and plan_for(query.upgrade, r.chunks, r.catalog) is not None:
         return None  # answered from its plan, as the knowledge base does
     n = tuning.search.answer_passages
-    gate = Gate(r, kb.extractive, lambda q: r.search(q, n), tuning)
+    gate = Gate(r, kb.extractive, tuning)
     if gate.before_search(query) is not None:
         return None
     return query, gate, r.search(query, n)

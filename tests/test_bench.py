@@ -523,7 +523,7 @@ def test_the_gate_model_is_fitted_and_scored_one_family_left_out() -> None:
 
     def row(family: str, answerable: bool, coverage: float, right: bool) -> dict[str, object]:
         evidence = dict.fromkeys(("topic", "similarity", "absent", "symbols", "names", "sibling", "single"), 0.0)
-        evidence.update(coverage=coverage, agree=1.0, subject=1.0, focus=1.0, passages=3)
+        evidence.update(coverage=coverage, agree=1.0, focus=1.0, passages=3)
         return {
             "family": family,
             "answerable": answerable,

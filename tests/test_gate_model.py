@@ -17,7 +17,7 @@ from assistant.understand.query import build_query
 from tests.test_answer_rules import Stats
 from tests.test_heuristic_pins import make
 
-STRONG = Evidence(0.8, 0.7, True, (), (), True, True, False, False, passages=4)
+STRONG = Evidence(0.8, 0.7, True, (), (), True, False, False, passages=4)
 MODEL = DEFAULT.with_values(gate__model=(("bias", -3.0), ("coverage", 5.0), ("absent", -1.5)), gate__threshold=0.5)
 
 
@@ -63,7 +63,7 @@ def test_the_evidence_is_what_the_rules_weighed() -> None:
     words = frozenset(tokens(chunks[0].text))
     found = evidence(query, [Passage(chunks[0], 1.0, similarity=0.55, both=True)], Stats(chunks), 0.9, best=words)
     assert (found.coverage, found.similarity, found.agree) == (0.9, 0.55, True)
-    assert found.absent == () and found.subject and found.focus and not found.sibling and found.single
+    assert found.absent == () and found.focus and not found.sibling and found.single
     assert found.passages == 1
     # Its rarest word elsewhere, the best sentence is only near it.
     other = frozenset(tokens("`DataFrame.pipe` is kept."))

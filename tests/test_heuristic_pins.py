@@ -73,23 +73,11 @@ def ranked(question: str, chunks: list[Chunk]) -> list[str]:
 # -- ranking sentences ------------------------------------------------------------------------------------
 
 
-def test_a_symbols_parts_count_partly() -> None:
-    # PART_WEIGHT. The docs write `DataFrame.applymap` apart ("the applymap method of DataFrame"): that
-    # sentence is about the question, the higher-ranked passage's is not.
-    chunks = [
-        make("Styling of wide frames is faster.", n=0),
-        make("The applymap method of DataFrame is renamed to map.", n=1),
-    ]
-    assert ranked("What about `DataFrame.applymap`?", chunks)[0].startswith("The applymap method")
-
-
-@pytest.mark.parametrize("lead", [True, False], ids=["LEAD_CONTEXT_WEIGHT", "CONTEXT_WEIGHT"])
-def test_the_section_heading_speaks_for_its_sentences(lead: bool) -> None:
-    # CONTEXT_WEIGHT (a later sentence), LEAD_CONTEXT_WEIGHT (an entry's first): under "Styler", "several
-    # options were removed" is about the Styler's options, though the sentence does not say "Styler".
+def test_the_section_heading_speaks_for_its_lead_sentences() -> None:
+    # LEAD_CONTEXT_WEIGHT: under "Styler", an entry's first sentence "several options were removed" is about the
+    # Styler's options, though the sentence does not say "Styler".
     said = "Several options were removed."
-    text = said if lead else f"This release is smaller. {said}"
-    chunks = [make(text, section="Plotting", n=0), make(text, section="Styler", n=1)]
+    chunks = [make(said, section="Plotting", n=0), make(said, section="Styler", n=1)]
     query = build_query("Which Styler options were removed?", Catalog.learn(chunks))
     answerer = ExtractiveAnswerer(Stats(chunks))
     top = next(s for s in answerer.scored_units(query, passages(chunks)) if s.unit.text == said)
@@ -255,8 +243,8 @@ def test_evidence_rules(question: str, coverage: float, kind: str | None) -> Non
 
 
 def test_a_question_with_no_topic_words_is_answered_from_the_release_it_names() -> None:
-    # NO_TERMS_COVERAGE. "What changed in 2.0.0?" has no terms once its version is read: every sentence of the
-    # release covers it halfway, enough evidence for the checks, instead of none.
+    # "What changed in 2.0.0?" has no terms once its version is read: every sentence of the release holds all
+    # of none of them, evidence for the checks, not a lack of it.
     chunks = [make("Removed the `frobnicate` option.")]
     query = build_query("What changed in 2.0.0?", Catalog.learn(chunks))
     best = ExtractiveAnswerer(Stats(chunks)).best_coverage(query, passages(chunks))

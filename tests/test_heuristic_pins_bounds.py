@@ -89,28 +89,3 @@ def test_a_bound_that_keeps_the_version_is_no_evidence_it_was_dropped() -> None:
     refused = reason("Which release dropped support for Python 3.9?", "Raise `TypeError` on Python 3.9.")
     assert refused is not None and refused.kind == "weak_evidence"
     assert reason("Was Python 3.6 support dropped in 4.0.0?", "Dropped support for Python < 3.7.") is None
-
-
-def test_which_release_added_a_thing_is_answered_by_a_sentence_naming_it() -> None:
-    # asks_when. "Which release added a timeout argument to start_soon()?" is no question about start_soon
-    # alone: a sentence on start_soon that says nothing of a timeout does not answer it. `elsewhere` is another
-    # release's entry, so that the docs know every name asked about.
-    elsewhere = "In `tornado.auth`, `.TwitterMixin` is deprecated and will be removed; `timeout` is new."
-
-    def reason(question: str, said: str) -> Reason | None:
-        chunks = [logged(said), logged(elsewhere, version="0.1.0", n=1)]
-        query = build_query(question, Catalog.learn(chunks))
-        passage, stats = Passage(chunks[0], 1.0, similarity=0.9), Stats(chunks)
-        best = ExtractiveAnswerer(stats).best_coverage(query, [passage])  # as much of the question as it holds
-        return after_search(query, [passage], stats, best, best=frozenset(tokens(said)), best_text=said)
-
-    asked = "Which release added a per-task timeout argument to TaskGroup.start_soon()?"
-    refused = reason(asked, "Changed `TaskGroup.start_soon()` to call the target function immediately.")
-    assert refused is not None and refused.kind == "weak_evidence"
-    assert reason(asked, "Added a `timeout` argument to `TaskGroup.start_soon()`.") is None
-    assert reason("When was the strict flag added?", "Added the `strict` flag to `validate()`.") is None
-    # A code name is named by its last part too, as Sphinx writes it short.
-    removed = "Which release finally removed tornado.auth.TwitterMixin?"
-    assert reason(removed, elsewhere) is None
-    refused = reason(removed, "Support for `obs-fold` lines in `tornado.httputil` is deprecated.")
-    assert refused is not None and refused.kind == "weak_evidence"

@@ -47,24 +47,6 @@ def test_a_release_notes_sentence_keeps_its_own_coverage() -> None:
     assert entry[(0, 1)] == 0.0 and entry[(1, 1)] > 0.0
 
 
-def test_a_further_changelog_entry_brings_the_rest_of_its_change() -> None:
-    # ENTRY_NEIGHBOURS. The older entry answers best; the newer one, quoted second, says in its second sentence
-    # how stderr output is collected now. Without the rule a further passage gives one sentence only.
-    chunks = [
-        logged(
-            "The `mix_stderr` option of the test runner no longer raises when no stderr output was collected.",
-            version="7.1",
-        ),
-        logged(
-            "Removed the `mix_stderr` option of the test runner. It always collects stderr output and never raises.",
-            version="8.2.0",
-            n=1,
-        ),
-    ]
-    text = answer("What happened to the mix_stderr option, and how does the test runner collect stderr output?", chunks)
-    assert "7.1" in text and "always collects stderr output" in text
-
-
 def test_a_question_about_something_gone_ranks_the_entry_that_removed_it_first() -> None:
     # The sentence scores' `gone` feature. Both entries name the function as often; the question says it
     # disappeared, and only one entry removed it. The feature is the entry's: its fix shares it.

@@ -134,31 +134,6 @@ class CannedRetriever(Stats):
         return [Passage(c, 1.0 - i / 100, similarity=0.5) for i, c in enumerate(found[:k])]
 
 
-def test_a_release_that_ranks_below_other_releases_is_searched_alone(tmp_path: Path) -> None:
-    # _from_release narrowing. 3.0.0 does answer, but the joint search ranked its note below 2.2.0's and
-    # brought only an unrelated 3.0.0 passage: refusing with "only 2.2.0 covers it" would be wrong.
-    other = make("`read_csv()` no longer accepts `squeeze`.", "2.2.0", 0)
-    unrelated = make("Python 3.11 or newer is now required.", "3.0.0", 1)
-    own = make("`read_csv()` no longer accepts `squeeze`, deprecated since 1.4.", "3.0.0", 2)
-    searcher = CannedRetriever([other, unrelated, own], [other, unrelated], {"3.0.0": [own, unrelated]})
-    kb = KnowledgeBase(Settings(data_dir=tmp_path), searcher)  # type: ignore[arg-type]
-    answer = kb.ask("Does read_csv accept squeeze in pandas 3.0?")
-    assert answer.found and "deprecated since 1.4" in answer.text
-    assert {c.version for c in answer.citations} == {"3.0.0"}
-
-
-def test_a_release_whose_answer_other_releases_bury_is_searched_alone(tmp_path: Path) -> None:
-    # _from_release narrowing, when the joint search found too little evidence at all: its passages, other
-    # releases' and an unrelated 3.0.0 one, say nothing of `read_csv`; 3.0.0 alone does.
-    others = [make(f"Wheels are published for platform {n}.", "2.2.0", n) for n in range(3)]
-    unrelated = make("Python 3.11 or newer is now required.", "3.0.0", 3)
-    own = make("`read_csv()` no longer accepts `squeeze`.", "3.0.0", 4)
-    searcher = CannedRetriever([*others, unrelated, own], [*others, unrelated], {"3.0.0": [own, unrelated]})
-    kb = KnowledgeBase(Settings(data_dir=tmp_path), searcher)  # type: ignore[arg-type]
-    answer = kb.ask("Does read_csv accept squeeze in pandas 3.0?")
-    assert answer.found and answer.text.startswith("3.0.0: `read_csv()` no longer accepts `squeeze`")
-
-
 def test_a_symbol_written_through_an_import_alias_finds_the_docs_spelling(tmp_path: Path) -> None:
     # with_spellings and coverage spellings. The docs import numpy as np and write the full name; a user writes
     # the alias. Without the docs' spelling the symbol looks unknown and the question is refused.

@@ -32,7 +32,7 @@ def citation(n: int, passage: Passage, quote: str) -> Citation:
 
 class ExtractiveAnswerer(SentenceRanker):
     """The offline answerer: quotes the few sentences that best answer the question, each cited. At most
-    `max_units` sentences (`tuning.answer.max_units` when None)."""
+    `max_units` sentences, when given (the knowledge base gives `Settings.top_k`)."""
 
     mode = "extractive"
 
@@ -44,7 +44,7 @@ class ExtractiveAnswerer(SentenceRanker):
         max_units: int | None = None,
     ) -> None:
         super().__init__(stats, tuning)
-        self.max_units = tuning.answer.max_units if max_units is None else max_units
+        self.max_units = max_units
 
     def choose(self, query: Query, passages: Sequence[Passage]) -> list[list[Scored]]:
         """Groups of sentences to quote, one group per passage, best group first."""
@@ -56,7 +56,7 @@ class ExtractiveAnswerer(SentenceRanker):
         groups: dict[int, list[Scored]] = {}
         taken: list[Scored] = []
         for cand in ranked:
-            if len(taken) >= self.max_units:
+            if self.max_units is not None and len(taken) >= self.max_units:
                 break
             group = groups.get(cand.p_idx)
             # The best passage adds the rest of its entry (the change told whole) and its other sentences that
@@ -66,16 +66,12 @@ class ExtractiveAnswerer(SentenceRanker):
                 fix = query.asks_how and instructs(cand.unit.text, tuning) and same_entry
                 near = cand.coverage >= tuned.neighbour_ratio * ranked[0].coverage or fix
                 keep = near or (tuned.entry_rest and same_entry)
-            elif tuned.entry_neighbours and group is not None and passages[cand.p_idx].chunk.kind == "changelog":
-                # Another changelog entry that answers brings the rest of its change, as the best passage does.
-                lead = group[0]
-                keep = cand.unit.entry == lead.unit.entry and cand.coverage >= tuned.neighbour_ratio * lead.coverage
             else:  # the best sentence always: with a negative weight in the model its score may be below 0
                 near = not groups or cand.score >= tuned.group_ratio * best
                 keep = near and len(groups) < tuned.max_groups and group is None
             if not keep:
                 continue
-            same = next((t for t in taken if t.p_idx != cand.p_idx and _similar(t.unit, cand.unit, tuning)), None)
+            same = next((t for t in taken if t.p_idx != cand.p_idx and _similar(t.unit, cand.unit)), None)
             if same is not None:  # another passage saying the same: cite it, don't repeat it
                 same.also.append(cand.p_idx)
                 continue
@@ -121,11 +117,8 @@ class ExtractiveAnswerer(SentenceRanker):
 
     def _release_label(self, chunk: Chunk) -> str:
         """'pandas 3.0.0' (or '2.11.0' in a one-product index) before each quote, so the answer itself says
-        which release it quotes; nothing when the index holds a single release (or `tuning.answer.release_label`
-        is off)."""
+        which release it quotes; nothing when the index holds a single release."""
         catalog = getattr(self.stats, "catalog", None)
-        if not self.tuning.answer.release_label:
-            return ""
         if catalog is None or not chunk.version or sum(len(p.versions) for p in catalog.products) < 2:
             return ""
         product = catalog.product(chunk.product) if len(catalog.products) > 1 else None
@@ -141,7 +134,7 @@ class ExtractiveAnswerer(SentenceRanker):
         lines: list[str] = []
         draft = Answer(question=query.question, text="", found=True, language=query.language, final=False)
         for group in groups:
-            said = " ".join(_full_stop(s.unit.text, self.tuning) for s in group)
+            said = " ".join(_full_stop(s.unit.text) for s in group)
             marks = ""
             for p_idx in dict.fromkeys([group[0].p_idx] + [o for s in group for o in s.also]):
                 numbers.setdefault(p_idx, len(numbers) + 1)
@@ -161,14 +154,11 @@ class ExtractiveAnswerer(SentenceRanker):
         yield replace(draft, final=True)
 
 
-def _similar(a: Unit, b: Unit, tuning: Tuning) -> bool:
-    """The two sentences share most of their words (`tuning.answer.similar_share`): they say the same."""
-    if not a.tokens or not b.tokens:
-        return False
-    return len(a.tokens & b.tokens) / len(a.tokens | b.tokens) >= tuning.answer.similar_share
+def _similar(a: Unit, b: Unit) -> bool:
+    """Every word of one sentence is in the other: quoting both would say nothing more than the fuller one."""
+    return bool(a.tokens and b.tokens) and (a.tokens <= b.tokens or b.tokens <= a.tokens)
 
 
-def _full_stop(sentence: str, tuning: Tuning) -> str:
+def _full_stop(sentence: str) -> str:
     """List-entry titles often lack a full stop; joined with the next sentence they would run on."""
-    ends = not tuning.answer.full_stop or sentence.endswith((".", "!", "?", ":", "…"))
-    return sentence if ends else sentence + "."
+    return sentence if sentence.endswith((".", "!", "?", ":", "…")) else sentence + "."

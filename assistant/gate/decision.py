@@ -2,15 +2,14 @@
 of them to answer from.
 
 A question about one product is answered from that product's passages. A question about one release is
-answered from that release's: when the joint search ranks them low, the release is searched alone; when it
-still cannot answer, the question is refused, naming why. Moved here unchanged from the knowledge base's facade,
-which now calls `Gate.after_search` between search and answer.
+answered from that release's; when they cannot answer it, the question is refused, naming why. The knowledge
+base's facade calls `Gate.after_search` between search and answer.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 from assistant.gate import refusals
 from assistant.gate.evidence import Evidence
@@ -31,19 +30,12 @@ class Verdict:
 
 class Gate:
     """The decision for one generation of the index: `retriever` is the knowledge base's, `ranker` scores
-    sentences as its answerer does, `search` searches again (for a release alone) as the knowledge base does,
-    and `tuning` holds the evidence needed and the rules that apply (`tuning.gate`)."""
+    sentences as its answerer does, and `tuning` holds the evidence needed and the rules that apply
+    (`tuning.gate`)."""
 
-    def __init__(
-        self,
-        retriever: HybridRetriever,
-        ranker: SentenceRanker,
-        search: Callable[[Query], Sequence[Passage]],
-        tuning: Tuning,
-    ) -> None:
+    def __init__(self, retriever: HybridRetriever, ranker: SentenceRanker, tuning: Tuning) -> None:
         self.retriever = retriever
         self.ranker = ranker
-        self.search = search
         self.tuning = tuning
 
     def before_search(self, query: Query) -> refusals.Reason | None:
@@ -54,8 +46,8 @@ class Gate:
         """The passages to answer from, or the reason to refuse instead."""
         passages = self.weighed(query, passages)
         reason = self._evidence(query, passages)
-        if query.prefer and not query.versions and (reason is None or reason.kind == "weak_evidence"):
-            passages, reason = self._from_release(query, passages, reason)
+        if query.prefer and not query.versions and reason is None:  # a release asked about answers, or refuses
+            reason = self._release(query, passages, self._own(query, passages))
         return Verdict((), reason) if reason is not None else Verdict(passages)
 
     def weighed(self, query: Query, passages: Sequence[Passage]) -> Sequence[Passage]:
@@ -80,26 +72,6 @@ class Gate:
         return refusals.evidence(
             query, passages, self.retriever, best, named=named, best=words, best_text=text, tuning=self.tuning
         )
-
-    def _from_release(
-        self, query: Query, passages: Sequence[Passage], weak: refusals.Reason | None = None
-    ) -> tuple[Sequence[Passage], refusals.Reason | None]:
-        """The passages to answer a question about a release from, or why that release can't answer it.
-
-        When the top passages hold too little of the release asked about, or too little evidence at all (`weak`),
-        that release is searched alone: its answer may rank below other releases' near matches.
-        """
-        if not self.tuning.gate.narrow_release:  # every passage kept, the release asked about never searched alone
-            return passages, weak or self._release(query, passages, self._own(query, passages))
-        own = self._own(query, passages)
-        reason = weak or self._release(query, passages, own)
-        if reason is None:
-            return passages, None
-        only = replace(query, versions=query.prefer, products=query.products or query.prefer_products)
-        narrowed = self.search(only)
-        if narrowed and self._release(query, [*narrowed, *passages], narrowed) is None:
-            return narrowed, None
-        return passages, reason
 
     @staticmethod
     def _own(query: Query, passages: Sequence[Passage]) -> list[Passage]:

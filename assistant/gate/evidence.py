@@ -3,11 +3,11 @@
 Each number is one thing a person would check: how much of the question the best sentence holds (`coverage`),
 how close in meaning the nearest passage is (`similarity`), whether the
 word and meaning searches agree on a passage (`agree`), how many names the question hinges on no document holds
-(`absent`; code names, `symbols`, and proper names, `names`), whether the best sentence names what the question
-asks the release of (`subject`), holds the question's rarest word (`focus`) or names another release of a number's
-series (`sibling`), and whether the question is one bare sentence (`single`).
+(`absent`; code names, `symbols`, and proper names, `names`), whether the best sentence holds the question's rarest
+word (`focus`) or names another release of a number's series (`sibling`), and whether the question is one bare
+sentence (`single`).
 
-`probability` is a logistic model over them (the chosen model weighs some of the ten; the others stay as
+`probability` is a logistic model over them (the chosen model weighs some of the nine; the others stay as
 candidates for the next fit): its weights are fitted by `bench/fit_gate.py` on every question set pooled, chosen by
 leaving one family of sets out at a time, and stored in `GateTuning.model`. Written here by hand because answering
 imports no learning library: the model is a weighted sum and a logistic function.
@@ -26,7 +26,6 @@ FEATURES = (
     "absent",
     "symbols",
     "names",
-    "subject",
     "focus",
     "sibling",
     "single",
@@ -42,7 +41,6 @@ class Evidence:
     agree: bool  # a passage both searches found
     symbols: tuple[str, ...]  # code names of the question that no document holds (an invented API)
     names: tuple[str, ...]  # proper names the question hinges on that no document holds ("TensorFlow")
-    subject: bool  # the best sentence names what the question asks the release of (True when it asks none)
     focus: bool  # the best sentence holds the question's rarest word the docs know (its products' names aside)
     sibling: bool  # the best sentence names another release of a number's series, not the number itself
     single: bool  # the question is one sentence, telling nothing of what happened to the asker
@@ -62,7 +60,6 @@ class Evidence:
             "absent": float(min(len(set(self.absent)), 2)),
             "symbols": float(min(len(set(self.symbols)), 2)),
             "names": float(min(len(set(self.names)), 2)),
-            "subject": float(self.subject),
             "focus": float(self.focus),
             "sibling": float(self.sibling),
             "single": float(self.single),

@@ -85,7 +85,6 @@ def evidence(
         agree=any(p.both is not False for p in passages),
         symbols=tuple(missing_symbols(query, stats, tuning)),
         names=tuple(unknown_names(query, named or stats, tuning)),
-        subject=_names_subject(query, best, tuning),
         focus=_focus(query, stats, best),
         sibling=_sibling(query, best, best_text),
         single=_bare(query),
@@ -125,22 +124,6 @@ def _bare(query: Query) -> bool:
     bare, the docs that have it name it, and both searches find it: where they agree on none of their first
     passages, what is close is only close (the model weighs `single` with `agree`)."""
     return len(sentences(query.question)) == 1
-
-
-def _names_subject(query: Query, words: frozenset[str], tuning: Tuning) -> bool:
-    """The best sentence names what the question asks the adding or removing release of, if it asks that: a
-    sentence on `start_soon()` answers no "which release added a timeout argument to `start_soon()`?". A code
-    name counts as the docs spell it, or by its last part (`.TwitterMixin` for `tornado.auth.TwitterMixin`)."""
-    if not query.subject:
-        return True
-    spellings = dict(query.spellings)
-    names = set(query.subject)
-    for term in query.subject:
-        names.update(spellings.get(term, ()))
-        last = term.rsplit(".", 1)[-1]
-        if "." in term and len(last) >= tuning.gate.member_chars:
-            names.add(last)
-    return bool(names & words)
 
 
 def _sibling(query: Query, words: frozenset[str], text: str = "") -> bool:
@@ -184,9 +167,6 @@ def release(
 
 def missing_symbols(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) -> list[str]:
     """Code-like terms of the question that the corpus never mentions (e.g. an invented API)."""
-    tuned = tuning.gate
-    if not tuned.missing_symbols:
-        return []
     missing = []
     spellings = dict(query.spellings)
     for term in query.terms:
@@ -199,7 +179,7 @@ def missing_symbols(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) ->
         # through a receiver of unknown type (`arr.newbyteorder`, `df.append`) is known when the docs name the
         # member (`ndarray.newbyteorder`, `DataFrame.append`).
         last = parts[-1]
-        member = len(parts) == 2 and len(last) >= tuned.member_chars and all(stats.knows(t) for t in tokens(last))
+        member = len(parts) == 2 and len(last) >= tuning.text.member_chars and all(stats.knows(t) for t in tokens(last))
         spelled = all(stats.knows(p) or ((t := tokens(p)) and all(stats.knows(x) for x in t)) for p in parts)
         if not (is_symbol(last) and stats.knows(last)) and not member and not spelled:
             missing.append(term)
@@ -213,19 +193,14 @@ def unknown_names(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) -> l
     machine, app or deployment; release notes leave them unsaid. An acronym written within a longer name
     ("Django REST Framework") is that name's word: the name is checked whole."""
     tuned = tuning.gate
-    if not tuned.unknown_names:
-        return []
 
-    def known(token: str) -> bool:  # "TPUs" is known where the docs say "TPU", "C++" where they say "C++20"
+    def known(token: str) -> bool:  # "TPUs" is known where the docs say "TPU"
         return (
             stats.knows(token)
             or (token.endswith("s") and stats.knows(token[:-1]))
             # "Title-Cased" where the docs say "titlecased", "Keep-Alive" where they say "keep" and "alive"
             or ("-" in token and (stats.knows(token.replace("-", "")) or all(map(stats.knows, token.split("-")))))
             or ("/" in token and stats.knows(token.replace("/", "")))  # "HTTP/2" where the docs say "HTTP2"
-            # Only a name ending in a symbol extends that way; a word's stem is a prefix of unrelated words
-            # ("redi", Redis's stem, of "redirect").
-            or (len(token) >= tuned.prefix_chars and not token[-1].isalnum() and stats.knows_prefix(token))
         )
 
     # Python's own names are no product's ("DeprecationWarning", or "DeprecationWarnings" as users write it).

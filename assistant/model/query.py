@@ -36,8 +36,6 @@ class Query:
     values: tuple[str, ...] = ()  # the asker's own names, passed to a call in the question (`app=my_app`, `f(x)`)
     drops: tuple[str, ...] = ()  # versions the question asks whether or when support ended for ("Python 3.9")
     asks_fixed: bool = False  # asks which release after the one it names fixed a problem met there
-    # Terms of the thing the question asks the release that added or removed it of ("a timeout argument").
-    subject: tuple[str, ...] = ()
     # The (from, to, product) of the upgrade whose whole plan the question asks for ("What breaks if I go from
     # 2.10 to 2.12?"); None when it asks about something more specific. Set by `understand`.
     upgrade: tuple[str, str, str | None] | None = None

@@ -56,7 +56,7 @@ def gone_names(query: Query, tuning: Tuning) -> frozenset[str]:
     names.update(*(alts for t, alts in query.spellings if t in names))
     for name in list(names):
         head, _, last = name.rpartition(".")
-        if head and len(last) >= tuning.search.member_chars:
+        if head and len(last) >= tuning.text.member_chars:
             names.update(t for t in tokens(last) if t not in GENERIC)  # `packaging.version` is no `version`
     camel = [n for n in query.names if _CAMEL.search(n) and n not in _BUILTINS]
     imported = [n for n in _IMPORTED.findall(query.question) if n not in _BUILTINS]  # `from jinja2 import Markup`

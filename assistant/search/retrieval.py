@@ -125,7 +125,6 @@ class HybridRetriever:
         """Other ways the docs write a symbol of a question: through import aliases (`np.float_` ->
         `numpy.float_`), as the end of a longer dotted name (`finders.find`), and for a member used through a
         receiver of unknown type (`df.append`, `arr.newbyteorder`), the docs' `Class.member` names."""
-        tuned = self.tuning.search
         alts = [a for a in self.catalog.spellings(symbol)[1:] if self.knows(a)]
         # The docs may write it both ways (`GenericModel` in prose, `pydantic.generics.GenericModel` where it
         # changed): the longer names count even when the short one is indexed too.
@@ -133,7 +132,7 @@ class HybridRetriever:
         if symbol not in self._idf:
             head, _, member = symbol.rpartition(".")
             receiver = head and "." not in head and not self.catalog.product(head) and head not in self.catalog.aliases
-            if receiver and len(member) >= tuned.member_chars:
+            if receiver and len(member) >= self.tuning.text.member_chars:
                 # `model.dict()` is `dict()` in a table of renamed methods, `BaseModel.dict` elsewhere.
                 alts += self._members.get(member, []) + ([member] if member in self._idf else [])
         return list(dict.fromkeys(a for a in alts if a != symbol))

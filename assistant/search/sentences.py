@@ -107,8 +107,8 @@ class SentenceRanker:
     def _covered(self, query: Query, terms: Terms, chunk: Chunk, units: Sequence[Unit]) -> list[float]:
         """Each sentence's coverage of `terms`, the question's terms weighed by some statistics."""
         tuned = self.tuning.search
-        if not terms.weights:
-            return [tuned.no_terms_coverage] * len(units)
+        if not terms.weights:  # all of none: every sentence holds what the question asks about
+            return [1.0] * len(units)
         fr = query.language == "fr"
         context = _context(chunk)
         # A section heading speaks for its entries' lead sentences ("what breaks" -> "Breaking Changes").
@@ -117,8 +117,7 @@ class SentenceRanker:
                 terms,
                 _words(unit, fr, query.drops, query.terms),
                 context,
-                tuned.lead_context_weight if unit.lead else tuned.context_weight,
-                self.tuning,
+                tuned.lead_context_weight if unit.lead else 0.0,
             )
             for unit in units
         ]
@@ -129,17 +128,14 @@ class SentenceRanker:
         if chunk.kind != "changelog":
             return self._coverages(query, terms, chunk, units)
         fr = query.language == "fr"
-        tuned = self.tuning.search
 
         def covered() -> list[float]:
             if not terms.weights:
-                return [tuned.no_terms_coverage] * len(units)
-            context = _context(chunk)
+                return [1.0] * len(units)
             words: dict[int, set[str]] = {}
             for unit in units:
                 words.setdefault(unit.entry, set()).update(_words(unit, fr, query.drops, query.terms))
-            weight = tuned.context_weight
-            whole = {e: coverage(terms, frozenset(w), context, weight, self.tuning) for e, w in words.items()}
+            whole = {e: coverage(terms, frozenset(w)) for e, w in words.items()}
             return [whole[u.entry] for u in units]
 
         return self._kept(("entry coverage", query.terms, query.spellings, query.drops, fr, chunk.id), covered)

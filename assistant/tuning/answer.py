@@ -10,7 +10,6 @@ from dataclasses import dataclass
 class AnswerTuning:
     """The extractive answerer's choices, the chat model's bounds, and the upgrade plan's answer."""
 
-    max_units: int = 5  # sentences quoted, when the caller names no cap (the knowledge base passes `top_k`)
     max_groups: int = 3  # passages quoted in one answer
     group_ratio: float = 0.8  # a further passage joins when its best sentence scores this close to the best
     neighbour_ratio: float = 0.5  # the best passage's further sentences need this share of the best coverage
@@ -18,9 +17,6 @@ class AnswerTuning:
     # service due to recursion error for deeply nested statements." answers only with "Instead of recursion error
     # a generic SQLParseError is raised."
     entry_rest: bool = True
-    # ... and a further changelog passage quoted brings the rest of its entry's change
-    entry_neighbours: bool = True
-    similar_share: float = 0.6  # a sentence sharing this share of its words with one quoted says the same
     # A sentence from inside an entry brings the entry's first sentence, which says what changed.
     with_leads: bool = True
     # A how-question wants the fix: the best-ranked instruction is added however low it ranks, when none is chosen.
@@ -28,8 +24,6 @@ class AnswerTuning:
     # The chunk after each of the first few best passages, when it continues their section, is read with them: a
     # change and its fix often fall in neighbouring chunks.
     following_from: int = 3
-    release_label: bool = True  # 'pandas 3.0.0:' before each quote, when the index holds several releases
-    full_stop: bool = True  # a list entry's title gets a full stop, or it would run on into the next sentence
     # The chat model.
     llm_passage_chars: int = 2000  # per passage in the prompt; chunks are shorter, this only bounds odd ones
     llm_history: int = 4  # earlier questions shown to the model when condensing a follow-up

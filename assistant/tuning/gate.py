@@ -24,20 +24,13 @@ class GateTuning:
         ("single", -1.67),
     )
     threshold: float = 0.5  # the least probability of a right answer that is answered
-    # Code symbols the docs never mention weigh against answering (an invented API: the model's `symbols`).
-    missing_symbols: bool = True
-    # A dotted name's last part this long stands for it: known when the docs know it, and naming what is asked.
-    member_chars: int = 4
-    # Proper names the question hinges on that no document contains weigh against it ("TensorFlow": `names`) ...
-    unknown_names: bool = True
-    # ... Python's own exceptions and warnings ("ImportError", "DeprecationWarning") aside: names of the asker's
-    # setting, which release notes leave unsaid.
+    # Proper names no document holds weigh against answering (the model's `names`), Python's own exceptions
+    # and warnings ("ImportError", "DeprecationWarning") aside: names of the asker's setting, which release notes
+    # leave unsaid.
     builtins: frozenset[str] = frozenset(dir(builtins))
-    prefix_chars: int = 3  # a name ending in a symbol ("C++") this long is known as a prefix ("C++20")
     shown_names: int = 3  # missing names a refusal names
     # "What was fixed in 6.5.1 compared with 6.5.0?" asks of 6.5.1: refused when 6.5.1 is not indexed.
     asks_later: bool = True
     # A question about a release is answered from that release's docs, or refused ("only other releases answer") ...
     release_rule: bool = True
     release_leads: bool = True  # ... whose sentence must lead the answer (its release weight included)
-    narrow_release: bool = True  # a release the joint search cannot answer for is searched alone

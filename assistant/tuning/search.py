@@ -20,9 +20,6 @@ class SearchTuning:
     removal_heads: int = 2  # candidates whose entries remove a name the question says is gone, added after fusion
     agreement_heads: int = 5  # the first passages of each ranking compared: none shared, the two searches disagree
     # Names.
-    # A member this long, used through a receiver of unknown type (`df.append`), is looked for as the docs'
-    # `Class.member`; a dotted name's last part this long names it when the question says it is gone.
-    member_chars: int = 4
     # Proper names are looked for in the docs of the products a question names, not in every product's.
     scoped_names: bool = True
     # A sentence's score: a weight for each of `assistant.search.sentences.FEATURES` (a name it lacks weighs 0),
@@ -31,17 +28,16 @@ class SearchTuning:
     # 0.1, a removal's entry 0.1.
     sentence_model: tuple[tuple[str, float], ...] = (
         ("coverage", 1.0),
-        ("entry", 0.239),
-        ("prior", 0.655),
-        ("lead", -0.086),
-        ("release", 0.185),
-        ("gone", 0.149),
+        ("entry", 0.126),
+        ("prior", 0.908),
+        ("lead", -0.133),
+        ("release", 0.306),
+        ("gone", 0.209),
     )
-    context_weight: float = 0.5  # a term in the passage's title or section counts this much for a sentence
-    lead_context_weight: float = 1.0  # ... and fully for a lead sentence, which the heading speaks for
-    no_terms_coverage: float = 0.5  # a question with no content terms ("what's new in 2.11?")
+    # A term in the passage's title or section counts this much for a lead sentence, which the heading speaks for
+    # (for others, nothing: the heading is their section's, not theirs).
+    lead_context_weight: float = 1.0
     # Coverage.
-    part_weight: float = 0.6  # a symbol whose parts alone are there counts this much, pro rata
     coverage_spellings: bool = True  # the docs' spellings of a symbol match it and set its weight
     # An entry that says something was removed: "Removed", "Drop", "no longer supported" are English, not any
     # product's vocabulary.

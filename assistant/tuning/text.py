@@ -51,11 +51,15 @@ INSTRUCTION = re.compile(
 
 @dataclass(frozen=True)
 class TextTuning:
-    """Word-level rules the stages share: acronyms, instructions, and how a French text is read in English."""
+    """Word-level rules the stages share: acronyms, dotted names, instructions, and how French is read in English."""
 
     # A short all-capitals word ("CI", "LAN", "GPUs", "REST"): a name of the asker's setting, which release notes
     # leave unsaid, unless written within a longer name ("Django REST Framework").
     acronym: re.Pattern[str] = re.compile(r"[A-Z]{2,5}s?")
+    # A dotted name's last part this long stands for it: search looks a member used through a receiver of unknown
+    # type (`df.append`) up as the docs' `Class.member`, and takes it as what a question says is gone; the gate
+    # knows the name when the docs know that part.
+    member_chars: int = 4
     instruction: re.Pattern[str] = INSTRUCTION  # a sentence that tells the reader what to do (see above)
     # French release-doc words are read through the glossary (`assistant.text.french`), so a French question
     # reaches English passages lexically too.

@@ -30,17 +30,6 @@ GONE = re.compile(
     r"n'existe plus|disparu\w*|supprim\w*|retir\w*|n'est plus)\b",
     re.IGNORECASE,
 )
-# Asks which release brought a thing in or took it out: "Which AnyIO release added a per-task timeout argument
-# to TaskGroup.start_soon()?", "When was X added?", "In which version were X introduced?", "Which release finally
-# removed X?" (the thing, not where it went, is what a group holds).
-_RELEASE = r"(?:[\w.+-]+\s+){0,3}(?:release|version)s?"
-_CHANGED = r"(?:first\s+|finally\s+)?(?:added|introduced|removed|deprecated)"
-ASKS_WHEN = re.compile(
-    rf"\b(?:which|what)\s+{_RELEASE}\s+{_CHANGED}\s+(.+?)(?:,[^?]*|\s+(?:to|into|in|for|on|from)\s+[^?]*)?\?"
-    rf"|\bwhen\s+(?:was|were)\s+(.+?)\s+{_CHANGED}\b"
-    rf"|\bin\s+(?:which|what)\s+{_RELEASE}\s+(?:was|were)\s+(.+?)\s+{_CHANGED}\b",
-    re.IGNORECASE,
-)
 # The blanks after the opening quote are taken at once, giving back at most the two the text needs (atomic), and
 # a quote whose 40 characters after hold no closing quote nor blank is passed over at once: trying every split of
 # the blanks before the words, and every length of the words, took time cubic in a run of blanks.
@@ -63,13 +52,8 @@ class UnderstandTuning:
     # A bare major right after a product's name ("Pydantic V3", "pandas 3", "Django 6") is that product's too.
     major: re.Pattern[str] = re.compile(r"(?<![\w.])[vV]?(\d{1,2})(?![\w.]|\.\d)")
     owner_chars: int = 24  # the text read before a number for the product it is of ("pandas 2.0")
-    asks_when: re.Pattern[str] = ASKS_WHEN  # asks the release that added or removed a thing (see above)
     quoted: re.Pattern[str] = QUOTED  # quoted literals and template tag names are names the docs must hold
-    # A capitalised word of a hyphenated compound is the compound's name ("Title-Cased"), not a name of its own.
-    compounds: bool = True
     name_chars: int = 3  # a capitalised word mid-sentence this long is a name ("Ray"; "An" is not)
-    # Names side by side, one an acronym ("Django REST Framework"): the acronym is that name's word.
-    acronym_names: bool = True
     own_product: bool = True  # a question naming a product is answered from that product's docs
     # "Require Python 3.10 or later" says 3.9 was dropped, "Python < 3.7" that 3.7 was not (`text.bounds`).
     version_bounds: bool = True

@@ -23,7 +23,6 @@ from assistant.text.words import (
     content_terms,
     detect_language,
     fold,
-    is_acronym,
     is_identifier,
     is_release_number,
 )
@@ -115,12 +114,6 @@ def _scan_versions(text: str, catalog: Catalog, tuning: Tuning) -> _Releases:
     return _Releases(found[::-1], unknown[::-1], _SERIES.sub(" ", rest), unnumbered[::-1])
 
 
-def asks_when(question: str, tuning: Tuning) -> str:
-    """The thing an English question asks the release that added or removed it of ('' if it asks no such thing)."""
-    m = tuning.understand.asks_when.search(question)
-    return next((g for g in m.groups() if g), "") if m else ""
-
-
 def call_values(question: str, tuning: Tuning = DEFAULT) -> list[str]:
     """What the question's code passes to calls (`AsyncClient(app=my_asgi_app)`, `sns.scatterplot(df.x, df.y)`,
     `executor=AsyncioExecutor()`, `'Europe/Paris'`): the asker's own variables and data, which no release doc names
@@ -130,9 +123,6 @@ def call_values(question: str, tuning: Tuning = DEFAULT) -> list[str]:
 
 # A word of a question, a dotted name whole, a name's version after a slash with it ("HTTP/3"); or a sentence end.
 _NAME_WORD = re.compile(rf"[A-Za-z][\w+]*(?:\.\w+)*(?:{VERSION_AFTER_SLASH})?|[.?!:;]")
-# A hyphenated compound ("Title-Cased"), matched only where a word starts (run from every position, each start
-# inside a long run of letters and "+" would read the rest of it again).
-_COMPOUND = re.compile(r"(?<![\w-])[A-Za-z][\w+]*(?:-[A-Za-z][\w+]*)+")
 
 
 def proper_names(question: str, tuning: Tuning = DEFAULT) -> list[str]:
@@ -143,11 +133,8 @@ def proper_names(question: str, tuning: Tuning = DEFAULT) -> list[str]:
     names = [m.group(1) or m.group(2) for m in tuned.quoted.finditer(question)]
     names = [n for n in names if re.search(r"\w", n)]  # `align="..."` quotes a placeholder, not a name
     sentence_start = True
-    within = 0  # the end of the compound just named: its further words are in it
     for m in _NAME_WORD.finditer(question):
         word = m.group(0)
-        if m.start() < within:
-            continue
         if word in ".?!:;":
             sentence_start = True
             continue
@@ -157,25 +144,9 @@ def proper_names(question: str, tuning: Tuning = DEFAULT) -> list[str]:
         inner_caps = any(c.isupper() for c in word[1:])
         capitalised = word[0].isupper() and not sentence_start and len(word) >= tuned.name_chars
         if (inner_caps or capitalised) and fold(word) not in STOPWORDS:
-            # A capitalised word of a hyphenated compound is the compound's name ("Title-Cased"); an acronym
-            # in one stays itself ("Non-ASCII").
-            compound = _COMPOUND.match(question, m.start()) if not word.isupper() and tuned.compounds else None
-            names.append(compound.group(0) if compound else word)
-            within = compound.end() if compound else within
+            names.append(word)
         sentence_start = False
-    names += _acronym_names(question, names, tuning) if tuned.acronym_names else []
     return list(dict.fromkeys(names))
-
-
-def _acronym_names(question: str, names: Sequence[str], tuning: Tuning) -> list[str]:
-    """Names written side by side, one an acronym and one not ("Django REST Framework"): the acronym is a word of
-    that name, which the docs must hold, not of the asker's setting ("CI")."""
-    words = [n for n in names if re.fullmatch(r"[\w+-]+", n)]
-    if len(words) < 2:
-        return []
-    word = "|".join(sorted(map(re.escape, words), key=len, reverse=True))
-    runs = [r.group(0) for r in re.finditer(rf"(?<![\w-])(?:{word})(?:\s+(?:{word}))+(?![\w-])", question)]
-    return [r for r in runs if 0 < sum(is_acronym(w, tuning) for w in r.split()) < len(r.split())]
 
 
 def is_follow_up(terms: Sequence[str], tuning: Tuning) -> bool:
@@ -242,7 +213,6 @@ def build_query(
     naming = _naming(frozenset(w for p in named for w in p.words))
     dropped = tuned.version_bounds and asks_dropped(english)
     drops = tuple(t for t in terms if is_release_number(t)) if dropped else ()
-    subject = content_terms(asks_when(english, tuning))
     return Query(
         question=question,
         # The release a bound names where one was dropped is searched too ("Require Python 3.10 or later").
@@ -263,7 +233,6 @@ def build_query(
         product_terms=tuple(t for t in terms if t in naming),
         values=tuple(call_values(question, tuning)),  # each once, as read
         drops=drops,
-        subject=tuple(t for t in subject if t in terms),
         unnumbered=tuple(unnumbered),
         release_owners=_owners(prefer, catalog) if not (named or only or product) else (),
     )
