@@ -141,7 +141,7 @@ def _blocks(report: DependencyPlan, include_new: bool) -> list[Block]:
         "|---|---|---|---|---|---|",
     ]
     for p in packages:
-        changes = len(p.plan.changes) if p.plan else 0
+        changes = sum(include_new or c.kind != "new" for c in p.plan.changes) if p.plan else 0  # as shown below
         versions = " | ".join(f"`{code(v)}`" if v else "—" for v in (p.bump.from_version, p.bump.to_version))
         head.append(f"| `{code(p.bump.name)}` | {versions} | {p.hits} | {changes} | {p.status} |")
     blocks: list[Block] = [(-1, -1, "", [*head, ""])]
