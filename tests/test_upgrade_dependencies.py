@@ -57,8 +57,7 @@ def publish(hosts: FakeHosts, name: str, versions: tuple[str, ...], files: dict[
     hosts.route(f"/pypi/{canonical}/json", project_json(name, archives))
 
 
-@pytest.fixture
-def hosts() -> Iterator[FakeHosts]:
+def _hosts() -> Iterator[FakeHosts]:
     for h in serve():
         publish(h, "acme", ("1.0", "1.1", "2.0"), {"CHANGES.md": ACME})
         publish(h, "Widget.Tools", ("0.1", "0.2"), {"HISTORY.md": WIDGET})
@@ -66,17 +65,32 @@ def hosts() -> Iterator[FakeHosts]:
         yield h
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
-    (tmp_path / "old").mkdir()
-    (tmp_path / "old" / "requirements.txt").write_text(OLD)
-    (tmp_path / "requirements.txt").write_text(NEW)
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "app.py").write_text(CODE)
-    notes = tmp_path / "corpus" / "other" / "1.0" / "release-notes.md"
+def _project(root: Path) -> Path:
+    (root / "old").mkdir()
+    (root / "old" / "requirements.txt").write_text(OLD)
+    (root / "requirements.txt").write_text(NEW)
+    (root / "src").mkdir()
+    (root / "src" / "app.py").write_text(CODE)
+    notes = root / "corpus" / "other" / "1.0" / "release-notes.md"
     notes.parent.mkdir(parents=True)
     notes.write_text("# Other 1.0\n\n## Removed\n\n- `other.spin()` is gone.\n")
-    return tmp_path
+    return root
+
+
+hosts = pytest.fixture(_hosts)  # a registry of its own, for tests that count what was asked
+shared_hosts = pytest.fixture(scope="module")(_hosts)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A project with nothing fetched yet."""
+    return _project(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One project for the tests that only read the report: fetched and indexed by the first of them."""
+    return _project(tmp_path_factory.mktemp("shared"))
 
 
 def run(args: list[str], hosts: FakeHosts, root: Path, monkeypatch: pytest.MonkeyPatch, capsys) -> tuple[int, str, str]:
@@ -140,10 +154,10 @@ def test_lock_diff_json_fetches_plans_and_scans(
 
 
 def test_markdown_is_a_pull_request_comment_with_code_as_code(
-    hosts: FakeHosts, project: Path, monkeypatch: pytest.MonkeyPatch, capsys
+    shared_hosts: FakeHosts, shared: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
     args = ["upgrade", "--lock-diff", "old/requirements.txt", "requirements.txt", "--format", "markdown", "src"]
-    status, md, err = run(args, hosts, project, monkeypatch, capsys)
+    status, md, err = run(args, shared_hosts, shared, monkeypatch, capsys)
     assert status == 1, err
     assert md.startswith("## reldocs: 5 dependencies moved\n")
     assert "| `acme` | `1.0` | `2.0` | 2 |" in md
@@ -154,10 +168,10 @@ def test_markdown_is_a_pull_request_comment_with_code_as_code(
 
 
 def test_sarif_of_every_package_is_valid(
-    hosts: FakeHosts, project: Path, monkeypatch: pytest.MonkeyPatch, capsys
+    shared_hosts: FakeHosts, shared: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
     args = ["upgrade", "--lock-diff", "old/requirements.txt", "requirements.txt", "--format", "sarif", "src"]
-    status, out, _ = run(args, hosts, project, monkeypatch, capsys)
+    status, out, _ = run(args, shared_hosts, shared, monkeypatch, capsys)
     sarif = json.loads(out)
     assert_valid_sarif(sarif)
     (results,) = [r["results"] for r in sarif["runs"]]
@@ -190,10 +204,10 @@ def test_offline_names_the_packages_without_docs_and_exit_statuses(
 
 
 def test_requirements_to_latest_plans_each_pin_to_the_newest_release(
-    hosts: FakeHosts, project: Path, monkeypatch: pytest.MonkeyPatch, capsys
+    shared_hosts: FakeHosts, shared: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
     args = ["upgrade", "--requirements", "old/requirements.txt", "--json", "src"]
-    status, out, err = run(args, hosts, project, monkeypatch, capsys)
+    status, out, err = run(args, shared_hosts, shared, monkeypatch, capsys)
     got = {p["name"]: (p["from"], p["to"], p["status"]) for p in json.loads(out)["packages"]}
     assert got["acme"] == ("1.0", "2.0", "planned") and got["widget-tools"] == ("0.1", "0.2", "silent")
     assert "gone" not in got and "same" not in got  # not on the registry: its newest release is unknown
@@ -247,7 +261,7 @@ def test_the_comment_cap_cuts_the_least_severe_first() -> None:
 
 
 def test_the_workflow_runs_the_command_this_suite_checks(
-    hosts: FakeHosts, project: Path, monkeypatch: pytest.MonkeyPatch, capsys
+    shared_hosts: FakeHosts, shared: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
     workflow = yaml.safe_load((ROOT / "docs" / "ci" / "reldocs-upgrade.yml").read_text(encoding="utf-8"))
     assert set(workflow[True]["pull_request"]["paths"]) >= {"**/requirements*.txt", "**/uv.lock", "**/poetry.lock"}
@@ -261,26 +275,26 @@ def test_the_workflow_runs_the_command_this_suite_checks(
         "OUT": "out",
         "RUN_URL": "https://ci.example/1",
     }
-    (project / "out").mkdir()
+    (shared / "out").mkdir()
     lines = [ln for ln in step["run"].splitlines() if ln.startswith("reldocs upgrade")]
     statuses = []
     for line in lines:  # as the shell runs it: variables expanded, stdout to the file after `>`
         expanded = re.sub(r"\$\{?(\w+)\}?", lambda m: env.get(m.group(1), m.group(0)), line.split(" || ")[0])
         *command, redirect, target = shlex.split(expanded)
         assert command[:2] == ["reldocs", "upgrade"] and "--lock-diff" in command and redirect == ">"
-        status, out, _ = run(command[1:], hosts, project, monkeypatch, capsys)
-        (project / target).write_text(out, encoding="utf-8")
+        status, out, _ = run(command[1:], shared_hosts, shared, monkeypatch, capsys)
+        (shared / target).write_text(out, encoding="utf-8")
         statuses.append(status)
     assert statuses == [1, 1, 1]  # the code is hit; the step passes the first on, after the comment
-    comment = (project / "out" / "comment.md").read_text(encoding="utf-8")
+    comment = (shared / "out" / "comment.md").read_text(encoding="utf-8")
     assert comment.startswith("## reldocs:") and len(comment) <= 65_536 and "`src/app.py:3:1`" in comment
-    full = (project / "out" / "full-report.md").read_text(encoding="utf-8")  # offline: the docs fetched by the first
+    full = (shared / "out" / "full-report.md").read_text(encoding="utf-8")  # offline: the docs fetched by the first
     assert (
         "--comment-limit" in lines[0]
         and "cut to fit" not in full
         and full.split("### Not planned")[0] == comment.split("### Not planned")[0]
     )
-    assert_valid_sarif(json.loads((project / "out" / "reldocs.sarif").read_text(encoding="utf-8")))
+    assert_valid_sarif(json.loads((shared / "out" / "reldocs.sarif").read_text(encoding="utf-8")))
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     (deps,) = [h for h in hooks if h["id"] == "reldocs-dependencies"]
     assert "--lock-diff" in deps["entry"] or "--requirements" in deps["entry"]
