@@ -16,6 +16,7 @@ import click
 
 from assistant.model.errors import ReldocsError
 from assistant.runtime.settings import Settings, load_settings
+from interfaces.upgrade_cli import register as register_upgrade
 
 if TYPE_CHECKING:
     from ingest.sync import SyncReport
@@ -96,7 +97,13 @@ def cli(ctx: click.Context, verbose: bool) -> None:
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
-    ctx.obj = {"settings": load_settings(), "verbose": verbose}  # a bad RELDOCS_* value fails here, in one line
+    # A bad RELDOCS_* value fails here, in one line; the commands interfaces register open the index as these do.
+    ctx.obj = {
+        "settings": load_settings(),
+        "verbose": verbose,
+        "open_kb": open_knowledge_base,
+        "scan_progress": _scan_progress,
+    }
     if ctx.invoked_subcommand is None:
         ctx.invoke(web)
 
@@ -229,129 +236,6 @@ def search(obj: dict, query: tuple[str, ...], k: int, version: str | None, produ
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, type=click.Path(exists=True))
-@click.option("--from", "from_version", required=True, metavar="A", help="The version you run (need not be indexed).")
-@click.option("--to", "to_version", required=True, metavar="B", help="The version you upgrade to.")
-@click.option("--product", "product", metavar="P", help="The product (name or import name); needed among several.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "markdown", "sarif", "json"]),
-    default="text",
-    show_default=True,
-    help="text, hits first; markdown as a checklist; sarif 2.1.0 for code scanning.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
-@click.option(
-    "--include-new", is_flag=True, help="List the new features too (by default: what breaks or is deprecated)."
-)
-@click.option("--no-sync", is_flag=True, help="Use the index as it is, even if the corpus changed.")
-@click.pass_obj
-def upgrade(
-    obj: dict,
-    paths: tuple[str, ...],
-    from_version: str,
-    to_version: str,
-    product: str | None,
-    fmt: str,
-    as_json: bool,
-    include_new: bool,
-    no_sync: bool,
-) -> None:
-    """What the docs say changes from A to B, and where it hits your code (PATH: .py files, notebooks, folders).
-
-    The changes your code hits come first, each with its lines and fix; then what breaks, then deprecations.
-
-    Exits 0 when nothing in the code is hit, 1 when something is (possible hits, through a receiver of
-    unknown type, are shown but do not fail), 2 on bad usage (an unknown product, A not before B).
-
-    \b
-    Examples:
-      python app.py upgrade --from 2.10 --to 2.12
-      python app.py upgrade --product pandas --from 2.2 --to 3.0 src/ notebooks/
-      python app.py upgrade --from 2.10 --to 2.12 --format markdown > checklist.md
-      python app.py upgrade --from 2.10 --to 2.12 --format sarif src/ > reldocs.sarif
-    """
-    from assistant.upgrade.plan import PlanError
-
-    fmt = "json" if as_json else fmt
-    kb = open_knowledge_base(obj["settings"], sync_first=not no_sync, quiet=fmt != "text")
-    try:
-        plan = kb.plan(from_version, to_version, product=product)
-    except PlanError as e:
-        raise click.UsageError(str(e)) from e
-    report = kb.scan(paths, plan, progress=_scan_progress, parallel=True) if paths else None
-    findings, errors = (report.findings, report.errors) if report else ((), ())
-    if fmt == "sarif":
-        from interfaces.sarif import plan_sarif
-
-        click.echo(plan_sarif(plan, findings, errors))
-    else:
-        from interfaces import upgrade_render as render
-
-        show = {"text": render.plan_text, "markdown": render.plan_markdown, "json": render.plan_json}[fmt]
-        click.echo(show(plan, findings, errors, include_new=include_new))
-    if any(f.exact for f in findings):
-        sys.exit(EXIT_ERROR)
-
-
-@cli.command()
-@click.argument("names", nargs=-1)
-@click.option(
-    "--requirements",
-    "-r",
-    "files",
-    multiple=True,
-    metavar="FILE",
-    help="A requirements file, pip freeze output, pyproject.toml, uv.lock or poetry.lock (repeatable).",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: the packages and the input's errors.")
-@click.pass_obj
-def fetch(obj: dict, names: tuple[str, ...], files: tuple[str, ...], as_json: bool) -> None:
-    """Fetch the release docs of packages (NAME or NAME==VERSION) or of a project's pins from the package registry.
-
-    Each package's newest release (or the one named) is read from its source distribution, never run, or from
-    its changelog link; its docs go to RELDOCS_FETCHED_DIR (default data/fetched-docs), which the next ingest
-    indexes with the corpus. A pinned package's report says which releases after the pin its docs name. A second
-    fetch of the same releases downloads no archive.
-
-    Exits 0 when every package got docs, 1 when some did not, 2 on bad input (a missing file, a line that is no
-    requirement: named in one line, the rest fetched anyway).
-
-    \b
-    Examples:
-      python app.py fetch flask requests==2.31.0
-      python app.py fetch --requirements requirements.txt
-      python app.py fetch -r pyproject.toml -r uv.lock --json
-    """
-    from pathlib import Path
-
-    from assistant.text.untrusted import one_line
-    from ingest.dependencies import fetch_docs, read_all, wanted_from, wanted_from_names
-    from interfaces.fetch_render import fetch_json, fetch_summary, package_line
-
-    settings: Settings = obj["settings"]
-    if not names and not files:
-        raise click.UsageError("name packages or give --requirements FILE")
-    wanted, errors = wanted_from_names(names)
-    pins = read_all([Path(f) for f in files])
-    wanted += wanted_from(pins.pins)
-    errors += pins.problems
-    for e in errors:  # said first, in one line each: the rest is fetched all the same
-        click.echo(one_line(f"error: {e}"), err=True)
-
-    def progress(package) -> None:
-        click.echo(package_line(package), err=True)
-
-    report = fetch_docs(wanted, settings=settings, on_package=progress, errors=errors)
-    click.echo(fetch_json(report) if as_json else fetch_summary(report, settings.fetched_path))
-    if errors:
-        sys.exit(EXIT_USAGE)
-    if any(not p.files for p in report.packages):
-        sys.exit(EXIT_ERROR)
-
-
-@cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Interface to bind; set RELDOCS_WEB_AUTH first.")
 @click.option("--port", default=7860, show_default=True, type=int, help="Port to serve on.")
 @click.pass_obj
@@ -408,6 +292,9 @@ def slack(obj: dict, use_http: bool, host: str, port: int) -> None:
     settings: Settings = obj["settings"]
     preflight(http=use_http)  # a missing token fails in a second, before the model loads
     run(open_knowledge_base(settings), settings, http=use_http, host=host, port=port)
+
+
+register_upgrade(cli)  # `upgrade` and `fetch`: interfaces/upgrade_cli.py
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,4 +1,4 @@
-"""The one object every interface talks to: ask, stream, search, versions, plan, scan."""
+"""The one object every interface talks to: ask, stream, search, versions, plan, scan, plan_dependencies."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from assistant.tuning import DEFAULT, Tuning
 from assistant.understand.condense import Condenser, understand
 
 if TYPE_CHECKING:
+    from assistant.upgrade.bumps import Bump, DependencyPlan
     from assistant.upgrade.plan import UpgradePlan
     from assistant.upgrade.scan import Progress, ScanReport
 
@@ -187,6 +188,29 @@ class KnowledgeBase:
 
         worker = self._scans if bounded else None
         return scan_capped(paths, targets(plan), self.settings, progress=progress, worker=worker, parallel=parallel)
+
+    def plan_dependencies(
+        self,
+        bumps: Sequence[Bump],
+        paths: Sequence[str | Path] = (),
+        *,
+        progress: Progress | None = None,
+        parallel: bool = False,
+    ) -> DependencyPlan:
+        """A plan per dependency bumped (a registry name, from → to), from the indexed docs of the product it names,
+        with the hits in the code under `paths` (scanned once for every plan, as `scan` does); worst first, the
+        packages without a plan said why (`assistant.upgrade.bumps`)."""
+        from assistant.upgrade.bumps import plan_dependencies
+        from assistant.upgrade.scan import scan_capped
+
+        self.refresh()
+        settings = self.settings
+
+        def scan(targets: list) -> ScanReport:
+            return scan_capped(paths, targets, settings, progress=progress, parallel=parallel)
+
+        r = self.retriever
+        return plan_dependencies(r.chunks, r.catalog, bumps, scan=scan if paths else None)
 
     def _answer(self, query: Query, timings: dict[str, float]) -> Iterator[Answer]:
         """The pipeline: an upgrade question is answered from its plan; any other is searched, gated, answered."""

@@ -1,4 +1,5 @@
-"""`upgrade --format sarif`: the scan's findings as SARIF 2.1.0, for code-scanning tools in CI.
+"""`upgrade --format sarif`: the scan's findings (of one plan, or of each dependency's) as SARIF 2.1.0, for
+code-scanning tools in CI.
 
 One rule per change of the plan that the code hits (its summary, kind and source as help), one result per
 finding; exact hits are warnings, possible ones (a receiver of unknown type) notes. Files that could not be
@@ -33,11 +34,18 @@ SRCROOT = "%SRCROOT%"
 
 
 def plan_sarif(plan: UpgradePlan, findings: Sequence[Finding], errors: Sequence[ScanError] = ()) -> str:
-    entries = [e for s in arrange(plan, findings) for e in s.entries if e.findings]  # hits first, worst first
+    return plans_sarif([(plan, findings)], errors)
+
+
+def plans_sarif(plans: Sequence[tuple[UpgradePlan, Sequence[Finding]]], errors: Sequence[ScanError] = ()) -> str:
+    """One run for the findings of several plans (a project's dependencies): a rule per change hit, of any
+    product (change ids name their product, so they never collide)."""
+    hit = [(plan, e) for plan, findings in plans for s in arrange(plan, findings) for e in s.entries if e.findings]
+    entries = [e for _, e in hit]  # per plan: hits first, worst first
     changes = [e.change for e in entries]
     index = {c.id: n for n, c in enumerate(changes)}
     rules = []
-    for c in changes:
+    for plan, c in ((plan, e.change) for plan, e in hit):
         cite = c.citation
         url = safe_url(cite.url)
         help_text = f"{c.summary}" + (

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from assistant.model.records import Citation
-from assistant.upgrade.arrange import arrange
+from assistant.upgrade.arrange import Entry, arrange
 from assistant.upgrade.plan import PlannedChange, UpgradePlan
 
 if TYPE_CHECKING:
@@ -147,25 +147,35 @@ def plan_markdown(
 ) -> str:
     """A checklist: the changes the code hits first, then what breaks, then deprecations; one box per change,
     with its fix, its source linked and the code it hits under it."""
-    out = [f"## Upgrade {_md(plan.product)} {_md(plan.from_version)} → {_md(plan.to_version)}", ""]
+    out = [f"## Upgrade {md(plan.product)} {md(plan.from_version)} → {md(plan.to_version)}", ""]
     for section in arrange(plan, findings, include_new=include_new):
         out += [f"### {SECTION_TITLES[section.kind]}", ""]
         for entry in section.entries:
-            c = entry.change
-            url = safe_url(c.citation.url)
-            source = _md(c.citation.section or c.citation.title)
-            cite = f"[{source}]({url})" if url else source
-            use = (
-                f" Use instead: `{_code(c.replacement)}`." if c.replacement else f" Fix: {_md(c.fix)}" if c.fix else ""
-            )
-            out.append(f"- [ ] **{c.kind}** ({_md(c.version)}): {_md(c.summary)}{use} ({cite})")
-            for f in entry.findings:
-                kind = "" if f.exact else " (possible)"
-                out.append(f"  - `{_code(f.file)}:{where(f)}` `{_code(f.code)}`{kind}")
+            out += entry_markdown(entry)
         out.append("")
-    if errors:
-        out += ["### Files not scanned", ""] + [f"- `{_code(e.file)}`: {_md(e.error)}" for e in errors] + [""]
+    out += errors_markdown(errors)
     return "\n".join(out).rstrip() + "\n"
+
+
+def entry_markdown(entry: Entry) -> list[str]:
+    """One change as a checklist box (its fix, its source linked), the code it hits under it."""
+    c = entry.change
+    url = safe_url(c.citation.url)
+    source = md(c.citation.section or c.citation.title)
+    cite = f"[{source}]({url})" if url else source
+    use = f" Use instead: `{code(c.replacement)}`." if c.replacement else f" Fix: {md(c.fix)}" if c.fix else ""
+    out = [f"- [ ] **{c.kind}** ({md(c.version)}): {md(c.summary)}{use} ({cite})"]
+    for f in entry.findings:
+        kind = "" if f.exact else " (possible)"
+        out.append(f"  - `{code(f.file)}:{where(f)}` `{code(f.code)}`{kind}")
+    return out
+
+
+def errors_markdown(errors: Sequence[ScanError]) -> list[str]:
+    """The files that could not be scanned, and why: a section of their own (none when every file was)."""
+    return (
+        ["### Files not scanned", ""] + [f"- `{code(e.file)}`: {md(e.error)}" for e in errors] + [""] if errors else []
+    )
 
 
 def _by_file(findings: Sequence[Finding]) -> dict[str, list[Finding]]:
@@ -190,7 +200,7 @@ _SPAN = re.compile(r"(`[^`\n]++`)")
 _LINK = re.compile(r"\[([^\[\]\n]{1,200}+)\]\(([^()\s]{1,2000}+)\)")
 
 
-def _md(text: str) -> str:
+def md(text: str) -> str:
     """Doc text as Markdown that renders as the docs wrote it, on one line: its code spans as code, its links as
     links where the target passes `safe_url`; everything else escaped, so raw HTML, images and link syntax in
     hostile docs stay text."""
@@ -213,6 +223,6 @@ def _escaped(text: str) -> str:
     return "".join(f"\\{ch}" if ch in "\\`*_[]<>#|!~" else ch for ch in text)
 
 
-def _code(text: str) -> str:
+def code(text: str) -> str:
     """Text inside a code span: one line, no backtick to end it early."""
     return one_line(text).replace("`", "'")

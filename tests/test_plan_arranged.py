@@ -21,7 +21,7 @@ from assistant.upgrade.targeting import targets
 from ingest.chunking import chunk_document
 from ingest.loader import load_document
 from interfaces.sarif import plan_sarif
-from interfaces.upgrade_render import _md, plan_json, plan_markdown, plan_text
+from interfaces.upgrade_render import md, plan_json, plan_markdown, plan_text
 from tests.test_changes_plan import chunk
 
 SHARED_MORE = Path(__file__).resolve().parents[2] / "shared" / "corpus-more"
@@ -121,7 +121,7 @@ def test_a_change_is_about_a_name_itself_only_where_it_says_so(symbol: str, summ
 
 def test_markdown_keeps_code_spans_and_safe_links_and_escapes_the_rest() -> None:
     text = "Use `df.map` (see [the guide](https://x.example/a)); <img src=x> [bad](javascript:alert(1)) a*b"
-    out = _md(text)
+    out = md(text)
     assert "`df.map`" in out and "\\`" not in out  # a code span renders as code, not as literal backticks
     assert "[the guide](https://x.example/a)" in out
     assert "\\<img src=x\\>" in out and "\\[bad\\]" in out and "a\\*b" in out

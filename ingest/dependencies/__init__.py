@@ -6,7 +6,9 @@ package registry into the fetched-docs folder that the sync indexes with the cor
 client=...)` fetches (`fetch`): the registry's JSON (`registry`), the release's source distribution read as
 data, never run (`archive`, under the caps of `limits`), or the project's changelog link (`links`), written
 atomically with a provenance record (`store`), the releases each file names read from its headings
-(`releases`), every request through one retrying client (`transport`).
+(`releases`), every request through one retrying client (`transport`). `moves(old, new)` says which pins moved
+between two revisions of a project's dependency files, `docs_in_place` which release's docs are fetched already
+(`moves`).
 """
 
 from ingest.dependencies.fetch import (
@@ -19,17 +21,22 @@ from ingest.dependencies.fetch import (
     wanted_from_names,
 )
 from ingest.dependencies.files import read_all, read_pins
+from ingest.dependencies.moves import Move, at_least, docs_in_place, moves
 from ingest.dependencies.pins import Pin, Pins, Problem
 
 __all__ = [
     "FetchReport",
     "FetchedFile",
     "FetchedPackage",
+    "Move",
     "Pin",
     "Pins",
     "Problem",
     "Wanted",
+    "at_least",
+    "docs_in_place",
     "fetch_docs",
+    "moves",
     "read_all",
     "read_pins",
     "wanted_from",

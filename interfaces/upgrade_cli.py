@@ -1,0 +1,352 @@
+"""The `upgrade` and `fetch` commands: parse, call the core (and ingest's fetch), render. `register(cli)` adds them
+to app.py's group; the group's `obj` carries the settings and app.py's `open_kb` and `scan_progress`.
+
+`upgrade --from A --to B` plans one product. `upgrade --requirements FILE [--against NEW | --to-latest]` and
+`upgrade --lock-diff OLD NEW` plan every dependency that moved: the docs that are missing are fetched first
+(`ingest.dependencies.fetch_docs`, its cache; none with `--offline`), the sync indexes them with the corpus, and
+`KnowledgeBase.plan_dependencies` plans each bump and scans the code once for all of them.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+if TYPE_CHECKING:
+    from assistant.runtime.settings import Settings
+    from assistant.upgrade.bumps import Bump, DependencyPlan
+    from ingest.dependencies import Pins
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+FORMATS = click.Choice(["text", "markdown", "sarif", "json"])
+
+
+def register(cli: click.Group) -> None:
+    cli.add_command(upgrade)
+    cli.add_command(fetch)
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path(exists=True))
+@click.option("--from", "from_version", metavar="A", help="The version you run (need not be indexed).")
+@click.option("--to", "to_version", metavar="B", help="The version you upgrade to.")
+@click.option("--product", "product", metavar="P", help="The product (name or import name); needed among several.")
+@click.option(
+    "--requirements",
+    "-r",
+    "requirements",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="FILE",
+    help="Plan each dependency FILE pins (requirements, pip freeze, pyproject.toml, uv.lock, poetry.lock).",
+)
+@click.option(
+    "--against",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="NEW",
+    help="With --requirements: up to the versions NEW pins.",
+)
+@click.option("--to-latest", is_flag=True, help="With --requirements: up to each package's newest release (default).")
+@click.option(
+    "--lock-diff",
+    nargs=2,
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="OLD NEW",
+    help="Plan the packages that moved between two revisions of a lock or requirements file.",
+)
+@click.option(
+    "--offline", is_flag=True, help="Fetch nothing: use the docs fetched already; say which packages lack docs."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=FORMATS,
+    default="text",
+    show_default=True,
+    help="text, hits first; markdown as a checklist; sarif 2.1.0 for code scanning.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Same as --format json.")
+@click.option(
+    "--comment-limit",
+    type=click.IntRange(1000),
+    metavar="N",
+    help="Markdown of at most N characters (65536 fits a pull-request comment): the least severe cut first.",
+)
+@click.option("--full-report", metavar="URL", default="", help="Where the full report is, named when a comment is cut.")
+@click.option(
+    "--include-new", is_flag=True, help="List the new features too (by default: what breaks or is deprecated)."
+)
+@click.option("--no-sync", is_flag=True, help="Use the index as it is, even if the corpus changed.")
+@click.pass_obj
+def upgrade(
+    obj: dict,
+    paths: tuple[str, ...],
+    from_version: str | None,
+    to_version: str | None,
+    product: str | None,
+    fmt: str,
+    as_json: bool,
+    include_new: bool,
+    no_sync: bool,
+    **deps: object,
+) -> None:
+    """What the docs say changes from A to B, and where it hits your code (PATH: .py files, notebooks, folders).
+
+    The changes your code hits come first, each with its lines and fix; then what breaks, then deprecations.
+    With --requirements or --lock-diff: the same for every dependency that moved, worst first; the release docs
+    missing are fetched from the package registry first (unless --offline), then indexed with the corpus.
+
+    Exits 0 when nothing in the code is hit, 1 when something is (possible hits, through a receiver of
+    unknown type, are shown but do not fail), 2 on bad usage (an unknown product, A not before B, a dependency
+    file that cannot be read).
+
+    \b
+    Examples:
+      python app.py upgrade --from 2.10 --to 2.12
+      python app.py upgrade --product pandas --from 2.2 --to 3.0 src/ notebooks/
+      python app.py upgrade --from 2.10 --to 2.12 --format sarif src/ > reldocs.sarif
+      python app.py upgrade --requirements requirements.txt --to-latest src/
+      python app.py upgrade --lock-diff old/uv.lock uv.lock --format markdown --comment-limit 65536 src/
+    """
+    fmt = "json" if as_json else fmt
+    if deps["requirements"] or deps["lock_diff"]:
+        if from_version or to_version or product:
+            raise click.UsageError("--from/--to/--product plan one product; --requirements and --lock-diff plan each")
+        code = upgrade_dependencies(obj, paths, fmt=fmt, include_new=include_new, no_sync=no_sync, **deps)  # type: ignore[arg-type]
+        sys.exit(code)
+    if deps["against"] or deps["to_latest"] or deps["offline"]:
+        raise click.UsageError("--against, --to-latest and --offline go with --requirements or --lock-diff")
+    if not from_version or not to_version:
+        raise click.UsageError("give --from A --to B, or --requirements FILE, or --lock-diff OLD NEW")
+    code = upgrade_product(
+        obj, paths, a=from_version, b=to_version, product=product, fmt=fmt, include_new=include_new, no_sync=no_sync
+    )
+    sys.exit(code)
+
+
+def upgrade_product(
+    obj: dict,
+    paths: tuple[str, ...],
+    *,
+    a: str,
+    b: str,
+    product: str | None,
+    fmt: str,
+    include_new: bool,
+    no_sync: bool,
+) -> int:
+    """`upgrade --from A --to B`: one product's plan and the code's hits; the exit status."""
+    from assistant.upgrade.plan import PlanError
+
+    kb = obj["open_kb"](obj["settings"], sync_first=not no_sync, quiet=fmt != "text")
+    try:
+        plan = kb.plan(a, b, product=product)
+    except PlanError as e:
+        raise click.UsageError(str(e)) from e
+    report = kb.scan(paths, plan, progress=obj["scan_progress"], parallel=True) if paths else None
+    findings, errors = (report.findings, report.errors) if report else ((), ())
+    if fmt == "sarif":
+        from interfaces.sarif import plan_sarif
+
+        click.echo(plan_sarif(plan, findings, errors))
+    else:
+        from interfaces import upgrade_render as render
+
+        show = {"text": render.plan_text, "markdown": render.plan_markdown, "json": render.plan_json}[fmt]
+        click.echo(show(plan, findings, errors, include_new=include_new))
+    return EXIT_ERROR if any(f.exact for f in findings) else 0
+
+
+def upgrade_dependencies(
+    obj: dict,
+    paths: tuple[str, ...],
+    *,
+    fmt: str,
+    include_new: bool,
+    no_sync: bool,
+    requirements: str | None,
+    against: str | None,
+    to_latest: bool,
+    lock_diff: tuple[str, str] | None,
+    offline: bool,
+    comment_limit: int | None,
+    full_report: str,
+) -> int:
+    """Every dependency bump planned, the missing docs fetched first; the exit status (as `upgrade_product`'s)."""
+    from interfaces import dependency_render as render
+
+    settings: Settings = obj["settings"]
+    if requirements and lock_diff:
+        raise click.UsageError("give --requirements FILE or --lock-diff OLD NEW, not both")
+    if against and to_latest:
+        raise click.UsageError("--against NEW or --to-latest, not both")
+    if lock_diff and (against or to_latest):
+        raise click.UsageError("--against and --to-latest go with --requirements")
+    old_file, new_file = lock_diff or (requirements, against)
+    old = _pins(Path(str(old_file)))
+    new = _pins(Path(new_file)) if new_file else None
+    problems = [*old.problems, *(new.problems if new else ())]
+    for p in problems:  # said first, in one line each; the rest is planned all the same
+        click.echo(_line(f"error: {p}"), err=True)
+    bumps, missing, why = _bumps(settings, old, new, offline=offline)
+    for line in missing:
+        click.echo(_line(line), err=True)
+    kb = obj["open_kb"](settings, sync_first=not no_sync, quiet=fmt != "text")
+    report = kb.plan_dependencies(bumps, paths, progress=obj["scan_progress"], parallel=True)
+    if why:  # a package without docs says why the fetch found none
+        notes = [
+            replace(p, note=f"no release docs: {why[p.bump.name]}")
+            if p.bump.name in why and p.status == "no-docs"
+            else p
+            for p in report.packages
+        ]
+        report = replace(report, packages=tuple(notes))
+    if fmt == "sarif":
+        click.echo(render.report_sarif(report))
+    elif fmt == "json":
+        errors = [{"file": p.file, "line": p.line, "error": p.problem} for p in problems]
+        errors += [{"file": "", "error": line} for line in missing]
+        urls = _doc_urls(settings, report)
+        click.echo(render.report_json(report, urls=urls, problems=errors, include_new=include_new))
+    elif fmt == "markdown":
+        click.echo(
+            render.report_markdown(report, limit=comment_limit, full_report=full_report, include_new=include_new)
+        )
+    else:
+        click.echo(render.report_text(report, include_new=include_new))
+    return EXIT_ERROR if any(p.hits for p in report.packages) else 0
+
+
+def _pins(path: Path) -> Pins:
+    from ingest.dependencies import read_pins
+    from ingest.dependencies.pins import PinsError
+
+    try:
+        return read_pins(path)
+    except PinsError as e:
+        raise click.UsageError(str(e)) from e
+
+
+def _bumps(
+    settings: Settings, old: Pins, new: Pins | None, *, offline: bool
+) -> tuple[list[Bump], list[str], dict[str, str]]:
+    """The bumps to plan (the docs each needs fetched first, unless `offline`), a line per package that cannot be
+    planned or whose docs are not fetched (offline), and why a fetch found no docs, by package. Without `new`: each
+    pinned package to its newest release (the one fetched; offline, the one fetched before)."""
+    from assistant.upgrade.bumps import Bump
+    from ingest.dependencies import Move, Wanted, at_least, docs_in_place, fetch_docs, moves
+    from ingest.dependencies.pins import dependencies
+
+    folder = settings.fetched_path
+    if new is not None:
+        moved = moves(old.pins, new.pins)
+        wanted = [
+            Wanted(m.name, m.after, m.before)
+            for m in moved
+            if m.before
+            and m.after
+            and not at_least(m.before, m.after)
+            and not at_least(docs_in_place(folder, m.name), m.after)
+        ]
+    else:
+        pinned = [p for p in dependencies(old.pins) if p.version]
+        moved = [Move(p.name, p.version, docs_in_place(folder, p.name)) for p in pinned]
+        wanted = [Wanted(p.name, None, p.version) for p in pinned]
+    problems: dict[str, str] = {}
+    if wanted and not offline:
+        from interfaces.fetch_render import package_line
+
+        report = fetch_docs(wanted, settings=settings, on_package=lambda p: click.echo(package_line(p), err=True))
+        problems = {p.product: p.problem for p in report.packages if not p.files}
+        if new is None:
+            latest = {p.product: p.version for p in report.packages if p.version}
+            moved = [Move(m.name, m.before, latest.get(m.name) or m.after) for m in moved]
+    missing = []
+    if new is None:  # to the newest: a package whose newest release is unknown cannot be planned
+        why = "none fetched (--offline)" if offline else "the registry named none"
+        missing += [f"{m.name}: its newest release is unknown, {why}: not planned" for m in moved if m.after is None]
+        moved = [m for m in moved if m.after is not None and not at_least(m.before, m.after)]
+    elif offline:
+        missing += [f"{w.name}: no fetched docs (--offline)" for w in wanted if not docs_in_place(folder, w.name)]
+    return [Bump(m.name, m.before, m.after) for m in moved], missing, problems
+
+
+def _doc_urls(settings: Settings, report: DependencyPlan) -> dict[str, str]:
+    """Where each fetched file of the report's docs was read, from its product's provenance record."""
+    from ingest.dependencies.store import read_provenance
+
+    out: dict[str, str] = {}
+    folders = {f.source.split("/", 1)[0] for p in report.packages for f in p.docs}
+    for folder in folders:
+        try:
+            record = read_provenance(settings.fetched_path, folder)
+        except ValueError:  # a corpus product's folder that is no project name: not fetched
+            continue
+        for f in (record or {}).get("files", []):
+            read_from = f.get("path", "") if record.get("source") != "sdist" else record.get("archive_url") or ""
+            out[f"{folder}/{f.get('file', '')}"] = str(read_from)
+    return out
+
+
+def _line(text: str) -> str:
+    from assistant.text.untrusted import one_line
+
+    return one_line(text)
+
+
+@click.command()
+@click.argument("names", nargs=-1)
+@click.option(
+    "--requirements",
+    "-r",
+    "files",
+    multiple=True,
+    metavar="FILE",
+    help="A requirements file, pip freeze output, pyproject.toml, uv.lock or poetry.lock (repeatable).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object: the packages and the input's errors.")
+@click.pass_obj
+def fetch(obj: dict, names: tuple[str, ...], files: tuple[str, ...], as_json: bool) -> None:
+    """Fetch the release docs of packages (NAME or NAME==VERSION) or of a project's pins from the package registry.
+
+    Each package's newest release (or the one named) is read from its source distribution, never run, or from
+    its changelog link; its docs go to RELDOCS_FETCHED_DIR (default data/fetched-docs), which the next ingest
+    indexes with the corpus. A pinned package's report says which releases after the pin its docs name. A second
+    fetch of the same releases downloads no archive.
+
+    Exits 0 when every package got docs, 1 when some did not, 2 on bad input (a missing file, a line that is no
+    requirement: named in one line, the rest fetched anyway).
+
+    \b
+    Examples:
+      python app.py fetch flask requests==2.31.0
+      python app.py fetch --requirements requirements.txt
+      python app.py fetch -r pyproject.toml -r uv.lock --json
+    """
+    from ingest.dependencies import fetch_docs, read_all, wanted_from, wanted_from_names
+    from interfaces.fetch_render import fetch_json, fetch_summary, package_line
+
+    settings: Settings = obj["settings"]
+    if not names and not files:
+        raise click.UsageError("name packages or give --requirements FILE")
+    wanted, errors = wanted_from_names(names)
+    pins = read_all([Path(f) for f in files])
+    wanted += wanted_from(pins.pins)
+    errors += pins.problems
+    for e in errors:  # said first, in one line each: the rest is fetched all the same
+        click.echo(_line(f"error: {e}"), err=True)
+
+    def progress(package) -> None:
+        click.echo(package_line(package), err=True)
+
+    report = fetch_docs(wanted, settings=settings, on_package=progress, errors=errors)
+    click.echo(fetch_json(report) if as_json else fetch_summary(report, settings.fetched_path))
+    if errors:
+        sys.exit(EXIT_USAGE)
+    if any(not p.files for p in report.packages):
+        sys.exit(EXIT_ERROR)
