@@ -256,13 +256,14 @@ def test_cli_rejects_questions_with_set_and_a_missing_product_folder(tmp_path: P
 # Regression floors, about one question under what the pipeline scores today (issue 10 aims at 0.9 everywhere).
 # Lowered at stop 57, when 34 tuned items went and the sentence weights were fitted on every set pooled: the
 # product sets fell (answers: pandas 0.875 -> 0.825, SQLAlchemy 0.949 -> 0.846, Pydantic 0.974 -> 0.868; pandas
-# refusals 0.917 -> 0.833).
+# refusals 0.917 -> 0.833). At stop 58, with 16 more gone, the combined index's sources fell a question
+# (0.973 -> 0.970).
 FLOORS = {  # about a question below what each set scores today, alone and (for "all") combined
     "pandas": {"answer_acc": 0.8, "source_acc": 0.95, "refusal_acc": 0.83},
     "sqlalchemy": {"answer_acc": 0.79, "source_acc": 0.94, "refusal_acc": 0.87},
     "pydantic": {"answer_acc": 0.84, "source_acc": 0.97, "refusal_acc": 0.62},
     "django": {"answer_acc": 0.94, "source_acc": 0.97, "refusal_acc": 0.87},
-    "all": {"answer_acc": 0.88, "source_acc": 0.97, "refusal_acc": 0.9},
+    "all": {"answer_acc": 0.88, "source_acc": 0.96, "refusal_acc": 0.9},
 }
 
 
