@@ -229,11 +229,6 @@ ABLATIONS: tuple[Ablation, ...] = (
         "no match that removes a name the question says is gone is added after fusion (0)",
         ("search__removal_heads", 0),
     ),
-    ab(
-        "HybridRetriever.within",
-        "names are looked for in every product's docs, not the asked product's",
-        ("search__scoped_names", False),
-    ),
     # The catalog: the products and their names are learnt from the index, below the stages, when it is loaded.
     ab(
         "NAME_SHARE",

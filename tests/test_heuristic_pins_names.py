@@ -99,18 +99,6 @@ def test_what_the_askers_code_passes_is_the_askers_own() -> None:
     assert "AsyncioExecutor" in query.names and unknown_names(query, Stats(CHUNKS)) == ["GraphQLApp"]
 
 
-def test_names_are_looked_for_in_the_docs_of_the_products_asked_about() -> None:
-    # Only pydantic's notes say "JSON Schema": a question about attrs finds nothing of it in attrs' notes.
-    whole = retriever()
-    attrs = whole.within(["attrs"])
-    query = build_query("Which attrs release added an export to JSON Schema?", whole.catalog)
-    assert query.prefer_products == ("attrs",)
-    assert unknown_names(query, whole) == []
-    assert unknown_names(query, attrs) == ["Schema"]  # "JSON", an acronym, is the asker's setting
-    assert attrs.knows("not_") and not attrs.knows("shortcut")
-    assert whole.within([]) is whole
-
-
 @pytest.mark.parametrize(("leads", "refused"), [(True, False), (False, True)])
 def test_a_release_answers_only_when_its_sentence_is_the_best(leads: bool, refused: bool) -> None:
     # Its passages cover the question well enough, but another release's sentence ranks first even with the

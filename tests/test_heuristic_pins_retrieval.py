@@ -126,9 +126,6 @@ class CannedRetriever(Stats):
     def spellings(self, symbol: str) -> list[str]:
         return []
 
-    def within(self, products: object) -> CannedRetriever:
-        return self  # one product
-
     def search(self, query: Query, k: int, timings: dict[str, float] | None = None) -> list[Passage]:
         found = self.by_release[query.versions[0]] if query.versions else self.joint
         return [Passage(c, 1.0 - i / 100, similarity=0.5) for i, c in enumerate(found[:k])]

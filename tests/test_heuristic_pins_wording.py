@@ -50,6 +50,7 @@ def test_a_question_whether_a_problem_was_fixed_asks_the_releases_after_the_one_
     assert set(asked.prefer) == {"2.2.0", "3.0.0"}
     assert build_query("Après le passage à 2.1.0 : existe-t-il une version corrigée ?", catalog).prefer != ("2.1.0",)
     assert build_query("Was the long-line bug fixed in 2.1.0?", catalog).prefer == ("2.1.0",)
+    assert build_query("The reader rejects long lines. Was it fixed in 2.1.0?", catalog).prefer == ("2.1.0",)
     for question in ("On 2.1.0 it fails. Is there a release that fixes that?", "Which release made it actually work?"):
         assert build_query(question.replace("Which", "On 2.1.0 it fails. Which"), catalog).asks_fixed, question
 

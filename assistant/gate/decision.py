@@ -61,17 +61,11 @@ class Gate:
     def evidence(self, query: Query, passages: Sequence[Passage]) -> Evidence:
         """What the gate weighs of these passages for this question (`refusals.judge` decides from it)."""
         best = self.ranker.best_coverage(query, passages)
-        # Proper names are looked for in the docs of the products the question is about, not in every product's
-        # ("JSON Schema" in another product's notes says nothing of this one's). Code names stay whole-index:
-        # a product word in ordinary prose ("requests", "black") must not make a real API unknown.
-        named = self.retriever.within(query.products or query.prefer_products) if query.names else None
         ranked = self.ranker.ranked(query, passages)
         words, text = frozenset[str](), ""
         if ranked:  # read under its section: "Support for Python 3.7." under "Removed" says it was dropped
             words, text = ranked[0].unit.tokens, f"{passages[ranked[0].p_idx].chunk.section}: {ranked[0].unit.text}"
-        return refusals.evidence(
-            query, passages, self.retriever, best, named=named, best=words, best_text=text, tuning=self.tuning
-        )
+        return refusals.evidence(query, passages, self.retriever, best, best=words, best_text=text, tuning=self.tuning)
 
     @staticmethod
     def _own(query: Query, passages: Sequence[Passage]) -> list[Passage]:

@@ -71,20 +71,18 @@ def evidence(
     stats: TermStats,
     best_coverage: float,
     *,
-    named: TermStats | None = None,
     best: frozenset[str] = frozenset(),
     best_text: str = "",
     tuning: Tuning = DEFAULT,
 ) -> Evidence:
-    """What the gate weighs of these passages, as named numbers (`judge` decides from them). `named` are the
-    statistics of the docs of the products it names, where its proper names must be (all docs' if None); `best` and
-    `best_text`, the words and text of the sentence that answers best."""
+    """What the gate weighs of these passages, as named numbers (`judge` decides from them); `best` and `best_text`,
+    the words and text of the sentence that answers best."""
     return Evidence(
         coverage=best_coverage,
         similarity=max((p.similarity or 0.0 for p in passages), default=0.0),
         agree=any(p.both is not False for p in passages),
         symbols=tuple(missing_symbols(query, stats, tuning)),
-        names=tuple(unknown_names(query, named or stats, tuning)),
+        names=tuple(unknown_names(query, stats, tuning)),
         focus=_focus(query, stats, best),
         sibling=_sibling(query, best, best_text),
         single=_bare(query),

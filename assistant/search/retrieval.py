@@ -13,7 +13,7 @@ from assistant.embed.embedder import Embedder
 from assistant.index.catalog import Catalog
 from assistant.index.chunk_filter import ChunkFilter
 from assistant.index.generation import Generation
-from assistant.index.lexical import LexicalIndex, TermStats, bm25_idf
+from assistant.index.lexical import LexicalIndex, bm25_idf
 from assistant.index.store import ChunkStore, Manifest
 from assistant.index.vectors import ExactVectors
 from assistant.model.query import Query, prefers_product
@@ -136,16 +136,6 @@ class HybridRetriever:
                 # `model.dict()` is `dict()` in a table of renamed methods, `BaseModel.dict` elsewhere.
                 alts += self._members.get(member, []) + ([member] if member in self._idf else [])
         return list(dict.fromkeys(a for a in alts if a != symbol))
-
-    def within(self, products: Sequence[str]) -> TermStats:
-        """These statistics as the docs of `products` alone know words (all of them when no product is given, or
-        where `tuning.search.scoped_names` is off)."""
-        from assistant.search.scoped_terms import ScopedTerms
-
-        if not self.tuning.search.scoped_names:
-            return self
-        allowed = self.filter.mask(None, products) if products else None
-        return self if allowed is None else ScopedTerms(self, self.bm25, allowed)
 
     def knows_prefix(self, prefix: str) -> bool:
         """Some indexed token starts with `prefix` ("c++" for "c++20")."""

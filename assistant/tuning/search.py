@@ -20,8 +20,6 @@ class SearchTuning:
     removal_heads: int = 2  # candidates whose entries remove a name the question says is gone, added after fusion
     agreement_heads: int = 5  # the first passages of each ranking compared: none shared, the two searches disagree
     # Names.
-    # Proper names are looked for in the docs of the products a question names, not in every product's.
-    scoped_names: bool = True
     # A sentence's score: a weight for each of `assistant.search.sentences.FEATURES` (a name it lacks weighs 0),
     # fitted by bench/fit_sentences.py on bench/sentence-features.jsonl (coverage scaled to 1). It replaced five
     # hand-set weights: the entry's coverage 0.9, the retrieval rank 0.25, a lead sentence 0.05, the named release
