@@ -102,6 +102,10 @@ NOT_SWITCHED: tuple[tuple[str, str], ...] = (
         "`model: names`)",
     ),
     ("alternatives inside `_INSTRUCTION` and `_HOW`", "switched as whole patterns"),
+    (
+        "`text.member_chars` (a dotted name's last part this long stands for it)",
+        "a length in how dotted names are read, by search and the gate alike; no neutral value",
+    ),
     ("`HNSW` graph settings (store)", "act when an index is built; measured by rebuilding (see the closing note)"),
     ("product vs release halves of `PREFERRED_BOOST`", "one constant, switched together"),
     ("catalog's `other_versioned` ('CUDA 12.6')", "outside the listed modules"),

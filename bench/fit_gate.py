@@ -17,8 +17,7 @@ being "the answer let through is right". Which features (from all of them, the o
 score taken out, one at a time, while a removal does not lower it), how strong a penalty and which threshold are
 chosen by leave-one-family-out: each family (one product, or one kind of set) is decided by a model fitted on the
 others. The score is the evaluation's: answerable questions answered right plus unanswerable ones refused. What is
-fitted is the gate's first decision, on the passages search found; the release a question names, searched alone
-after a refusal for weak evidence, is weighed by the same model but not simulated here. It prints the gate's
+fitted is the gate's decision on the passages search found. It prints the gate's
 score as collected beside the model's, per family, and the weights to store in `GateTuning.model` (fitted on
 all); `--write` puts that table in docs/benchmarks.md.
 """

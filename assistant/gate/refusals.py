@@ -93,8 +93,7 @@ def evidence(
 def judge(found: Evidence, tuning: Tuning = DEFAULT) -> Reason | None:
     """The refusal the evidence calls for, if any: the fitted model's (`tuning.gate.model`) probability of a right
     answer below `tuning.gate.threshold`, or no passage at all. Where the names no document holds are what it falls
-    short by, that is the reason; otherwise the evidence is weak (and a question about a release is searched again
-    in that release alone). Either names them."""
+    short by, that is the reason; otherwise the evidence is weak. Either names them."""
     tuned = tuning.gate
     model = dict(tuned.model)
     if found.passages and probability(found, model) >= tuned.threshold:
@@ -188,15 +187,14 @@ def unknown_names(query: Query, stats: TermStats, tuning: Tuning = DEFAULT) -> l
     """Names the question hinges on ("TensorFlow", "hyperdrive") that no indexed text contains. Names of the
     asker's setting are theirs, not what is asked (`tuning.gate`): acronyms ("CI", "LAN", "HMAC", "ASCII"),
     Python's own exceptions and warnings ("ImportError", "DeprecationWarning"), and the words of the asker's
-    machine, app or deployment; release notes leave them unsaid. An acronym written within a longer name
-    ("Django REST Framework") is that name's word: the name is checked whole."""
+    machine, app or deployment; release notes leave them unsaid."""
     tuned = tuning.gate
 
     def known(token: str) -> bool:  # "TPUs" is known where the docs say "TPU"
         return (
             stats.knows(token)
             or (token.endswith("s") and stats.knows(token[:-1]))
-            # "Title-Cased" where the docs say "titlecased", "Keep-Alive" where they say "keep" and "alive"
+            # a quoted "Keep-Alive" where the docs say "keepalive", or "keep" and "alive"
             or ("-" in token and (stats.knows(token.replace("-", "")) or all(map(stats.knows, token.split("-")))))
             or ("/" in token and stats.knows(token.replace("/", "")))  # "HTTP/2" where the docs say "HTTP2"
         )

@@ -103,8 +103,6 @@ class TermStats(Protocol):
 
     def knows(self, token: str) -> bool: ...
 
-    def knows_prefix(self, prefix: str) -> bool: ...
-
 
 def lexical_index(settings: Settings, generation: str, chunks: Sequence[Chunk]) -> LexicalIndex:
     """The generation's lexical index: loaded when saved, else built and saved for the next start."""

@@ -93,7 +93,6 @@ class HybridRetriever:
         self._idf = {t: bm25_idf(n, f) for t, f in lexical.df.items()}
         self._max_idf = bm25_idf(n, 0)
         self._vocab = sorted(self._idf)
-        self._last_vector: tuple[str, np.ndarray | None] = ("", None)
         # Dotted names by their last parts: a question says `finders.find` or `GeoIP2.coords` where the docs
         # write the full path.
         self._tails: dict[str, list[str]] = {}
@@ -148,9 +147,7 @@ class HybridRetriever:
         if not self.chunks:
             return []
         t0 = time.perf_counter()
-        last = self._last_vector  # a question searched again (its release alone) is not encoded again
-        vector = last[1] if last[0] == query.text else self.embedder.encode([query.text])[0]
-        self._last_vector = (query.text, vector)
+        vector = self.embedder.encode([query.text])[0]
         t1 = time.perf_counter()
         dense = self._dense(vector, query)
         t2 = time.perf_counter()

@@ -37,7 +37,7 @@ def _words(unit: Unit, fr: bool, drops: Sequence[str] = (), terms: Sequence[str]
 
 
 def _context(chunk: Chunk) -> frozenset[str]:
-    """The words of where a chunk sits (its title and section), which count partly for its sentences."""
+    """The words of where a chunk sits (its title and section), which count for its lead sentences."""
     return frozenset(tokens(f"{chunk.title} {chunk.section}"))
 
 

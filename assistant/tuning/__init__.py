@@ -23,8 +23,7 @@ with the reason:
   version bounds in prose (`text.bounds`, switched as a whole by `understand.version_bounds`), an upgrade's
   span (`understand.upgrade_range`, switched by `understand.upgrade_range`), code quoted in a question
   (`understand.asker_code`), markup and citations (`assistant.text`, `answer.grounding`), and the words of a
-  question (`understand.query._NAME_WORD`, read with the tokenizer's own `VERSION_AFTER_SLASH`, and
-  `_COMPOUND`, switched by `understand.compounds`: a pattern run only where a word starts, linear there);
+  question (`understand.query._NAME_WORD`, read with the tokenizer's own `VERSION_AFTER_SLASH`);
 - the French glossary and function words (`assistant.text.french`): language data, whose use is switched here;
 - Python's own names, which `search.removals` leaves out of what a question says is gone: a fact of Python (the
   gate's copy is tuned, `gate.builtins`, as the ablation empties it for the refusal rule alone);

@@ -54,7 +54,7 @@ class TextTuning:
     """Word-level rules the stages share: acronyms, dotted names, instructions, and how French is read in English."""
 
     # A short all-capitals word ("CI", "LAN", "GPUs", "REST"): a name of the asker's setting, which release notes
-    # leave unsaid, unless written within a longer name ("Django REST Framework").
+    # leave unsaid.
     acronym: re.Pattern[str] = re.compile(r"[A-Z]{2,5}s?")
     # A dotted name's last part this long stands for it: search looks a member used through a receiver of unknown
     # type (`df.append`) up as the docs' `Class.member`, and takes it as what a question says is gone; the gate
