@@ -172,11 +172,16 @@ def fetch_docs(
 
 
 def _fetch_safely(http: Http, wanted: Wanted, settings: Settings, limits: ArchiveLimits) -> FetchedPackage:
+    import httpx
+
     try:
         return _fetch(http, wanted, settings, limits)
-    except (FetchError, OSError) as e:  # a network failure or a folder that cannot be written: this package's
+    # a network failure, a folder that cannot be written or that a fetch did not write: this package's problem
+    # (`Http` turns the client's errors into `FetchError`; one it did not is this package's too, not the run's)
+    except (FetchError, OSError, store.NotFetched, httpx.HTTPError) as e:
         logger.debug("fetching %s failed", wanted.name, exc_info=True)
-        return FetchedPackage(wanted.name, wanted.version or "", "", problem=str(e), since=wanted.since)
+        problem = " ".join(str(e).split()) or type(e).__name__
+        return FetchedPackage(wanted.name, wanted.version or "", "", problem=problem, since=wanted.since)
 
 
 def _fetch(http: Http, wanted: Wanted, settings: Settings, limits: ArchiveLimits) -> FetchedPackage:
