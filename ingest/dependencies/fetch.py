@@ -25,7 +25,7 @@ from ingest.dependencies.archive import ArchiveRefused, read_docs
 from ingest.dependencies.limits import ArchiveLimits
 from ingest.dependencies.pins import Pin, Problem, bounds, dependencies
 from ingest.dependencies.releases import missing, named_releases, span
-from ingest.dependencies.transport import FetchError, Http, make_client
+from ingest.dependencies.transport import FetchError, Http, addresses_of, make_client
 
 if TYPE_CHECKING:
     import httpx
@@ -153,7 +153,13 @@ def fetch_docs(
         unique.setdefault(w.name, w)  # the first of each name
     own = client is None
     client = client or make_client(settings)
-    http = Http(client, retries=settings.fetch_retries, sleep=sleep)
+    http = Http(
+        client,
+        retries=settings.fetch_retries,
+        sleep=sleep,
+        addresses=addresses_of(settings),
+        deadline_s=settings.fetch_deadline_s,
+    )
     limits = limits or ArchiveLimits()
     store.remove_leftovers(settings.fetched_path)
     try:
