@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -196,10 +196,11 @@ class KnowledgeBase:
         *,
         progress: Progress | None = None,
         parallel: bool = False,
+        no_docs: Mapping[str, str] | None = None,
     ) -> DependencyPlan:
         """A plan per dependency bumped (a registry name, from → to), from the indexed docs of the product it names,
         with the hits in the code under `paths` (scanned once for every plan, as `scan` does); worst first, the
-        packages without a plan said why (`assistant.upgrade.bumps`)."""
+        packages without a plan said why (`assistant.upgrade.bumps`), `no_docs` saying why a fetch found none."""
         from assistant.upgrade.bumps import plan_dependencies
         from assistant.upgrade.scan import scan_capped
 
@@ -210,7 +211,7 @@ class KnowledgeBase:
             return scan_capped(paths, targets, settings, progress=progress, parallel=parallel)
 
         r = self.retriever
-        return plan_dependencies(r.chunks, r.catalog, bumps, scan=scan if paths else None)
+        return plan_dependencies(r.chunks, r.catalog, bumps, scan=scan if paths else None, no_docs=no_docs)
 
     def _answer(self, query: Query, timings: dict[str, float]) -> Iterator[Answer]:
         """The pipeline: an upgrade question is answered from its plan; any other is searched, gated, answered."""

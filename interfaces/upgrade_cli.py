@@ -2,15 +2,14 @@
 to app.py's group; the group's `obj` carries the settings and app.py's `open_kb` and `scan_progress`.
 
 `upgrade --from A --to B` plans one product. `upgrade --requirements FILE [--against NEW | --to-latest]` and
-`upgrade --lock-diff OLD NEW` plan every dependency that moved: the docs that are missing are fetched first
-(`ingest.dependencies.fetch_docs`, its cache; none with `--offline`), the sync indexes them with the corpus, and
+`upgrade --lock-diff OLD NEW` plan every dependency that moved: `ingest.dependencies.prepare_upgrade` says what
+moved and fetches the docs missing (none with `--offline`), the sync indexes them with the corpus, and
 `KnowledgeBase.plan_dependencies` plans each bump and scans the code once for all of them.
 """
 
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,8 +17,6 @@ import click
 
 if TYPE_CHECKING:
     from assistant.runtime.settings import Settings
-    from assistant.upgrade.bumps import Bump, DependencyPlan
-    from ingest.dependencies import Pins
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -89,11 +86,17 @@ def upgrade(
     from_version: str | None,
     to_version: str | None,
     product: str | None,
+    requirements: str | None,
+    against: str | None,
+    to_latest: bool,
+    lock_diff: tuple[str, str] | None,
+    offline: bool,
     fmt: str,
     as_json: bool,
+    comment_limit: int | None,
+    full_report: str,
     include_new: bool,
     no_sync: bool,
-    **deps: object,
 ) -> None:
     """What the docs say changes from A to B, and where it hits your code (PATH: .py files, notebooks, folders).
 
@@ -114,12 +117,25 @@ def upgrade(
       python app.py upgrade --lock-diff old/uv.lock uv.lock --format markdown --comment-limit 65536 src/
     """
     fmt = "json" if as_json else fmt
-    if deps["requirements"] or deps["lock_diff"]:
+    if requirements or lock_diff:
         if from_version or to_version or product:
             raise click.UsageError("--from/--to/--product plan one product; --requirements and --lock-diff plan each")
-        code = upgrade_dependencies(obj, paths, fmt=fmt, include_new=include_new, no_sync=no_sync, **deps)  # type: ignore[arg-type]
+        code = upgrade_dependencies(
+            obj,
+            paths,
+            fmt=fmt,
+            include_new=include_new,
+            no_sync=no_sync,
+            requirements=requirements,
+            against=against,
+            to_latest=to_latest,
+            lock_diff=lock_diff or None,
+            offline=offline,
+            comment_limit=comment_limit,
+            full_report=full_report,
+        )
         sys.exit(code)
-    if deps["against"] or deps["to_latest"] or deps["offline"]:
+    if against or to_latest or offline:
         raise click.UsageError("--against, --to-latest and --offline go with --requirements or --lock-diff")
     if not from_version or not to_version:
         raise click.UsageError("give --from A --to B, or --requirements FILE, or --lock-diff OLD NEW")
@@ -177,8 +193,13 @@ def upgrade_dependencies(
     comment_limit: int | None,
     full_report: str,
 ) -> int:
-    """Every dependency bump planned, the missing docs fetched first; the exit status (as `upgrade_product`'s)."""
+    """Every dependency bump planned, the missing docs fetched first (`prepare_upgrade`); the exit status (as
+    `upgrade_product`'s)."""
+    from assistant.upgrade.bumps import Bump
+    from ingest.dependencies import prepare_upgrade
+    from ingest.dependencies.pins import PinsError
     from interfaces import dependency_render as render
+    from interfaces.fetch_render import package_line
 
     settings: Settings = obj["settings"]
     if requirements and lock_diff:
@@ -188,31 +209,27 @@ def upgrade_dependencies(
     if lock_diff and (against or to_latest):
         raise click.UsageError("--against and --to-latest go with --requirements")
     old_file, new_file = lock_diff or (requirements, against)
-    old = _pins(Path(str(old_file)))
-    new = _pins(Path(new_file)) if new_file else None
-    problems = [*old.problems, *(new.problems if new else ())]
-    for p in problems:  # said first, in one line each; the rest is planned all the same
-        click.echo(_line(f"error: {p}"), err=True)
-    bumps, missing, why = _bumps(settings, old, new, offline=offline)
-    for line in missing:
+    try:
+        inputs = prepare_upgrade(
+            settings,
+            Path(str(old_file)),
+            Path(new_file) if new_file else None,
+            offline=offline,
+            on_package=lambda p: click.echo(package_line(p), err=True),
+        )
+    except PinsError as e:
+        raise click.UsageError(str(e)) from e
+    for line in [f"error: {p}" for p in inputs.problems] + list(inputs.missing):  # the rest is planned all the same
         click.echo(_line(line), err=True)
     kb = obj["open_kb"](settings, sync_first=not no_sync, quiet=fmt != "text")
-    report = kb.plan_dependencies(bumps, paths, progress=obj["scan_progress"], parallel=True)
-    if why:  # a package without docs says why the fetch found none
-        notes = [
-            replace(p, note=f"no release docs: {why[p.bump.name]}")
-            if p.bump.name in why and p.status == "no-docs"
-            else p
-            for p in report.packages
-        ]
-        report = replace(report, packages=tuple(notes))
+    bumps = [Bump(m.name, m.before, m.after) for m in inputs.moves]
+    report = kb.plan_dependencies(bumps, paths, progress=obj["scan_progress"], parallel=True, no_docs=inputs.no_docs)
     if fmt == "sarif":
         click.echo(render.report_sarif(report))
     elif fmt == "json":
-        errors = [{"file": p.file, "line": p.line, "error": p.problem} for p in problems]
-        errors += [{"file": "", "error": line} for line in missing]
-        urls = _doc_urls(settings, report)
-        click.echo(render.report_json(report, urls=urls, problems=errors, include_new=include_new))
+        errors = [{"file": p.file, "line": p.line, "error": p.problem} for p in inputs.problems]
+        errors += [{"file": "", "error": line} for line in inputs.missing]
+        click.echo(render.report_json(report, urls=inputs.urls, problems=errors, include_new=include_new))
     elif fmt == "markdown":
         click.echo(
             render.report_markdown(report, limit=comment_limit, full_report=full_report, include_new=include_new)
@@ -220,77 +237,6 @@ def upgrade_dependencies(
     else:
         click.echo(render.report_text(report, include_new=include_new))
     return EXIT_ERROR if any(p.hits for p in report.packages) else 0
-
-
-def _pins(path: Path) -> Pins:
-    from ingest.dependencies import read_pins
-    from ingest.dependencies.pins import PinsError
-
-    try:
-        return read_pins(path)
-    except PinsError as e:
-        raise click.UsageError(str(e)) from e
-
-
-def _bumps(
-    settings: Settings, old: Pins, new: Pins | None, *, offline: bool
-) -> tuple[list[Bump], list[str], dict[str, str]]:
-    """The bumps to plan (the docs each needs fetched first, unless `offline`), a line per package that cannot be
-    planned or whose docs are not fetched (offline), and why a fetch found no docs, by package. Without `new`: each
-    pinned package to its newest release (the one fetched; offline, the one fetched before)."""
-    from assistant.upgrade.bumps import Bump
-    from ingest.dependencies import Move, Wanted, at_least, docs_in_place, fetch_docs, moves
-    from ingest.dependencies.pins import dependencies
-
-    folder = settings.fetched_path
-    if new is not None:
-        moved = moves(old.pins, new.pins)
-        wanted = [
-            Wanted(m.name, m.after, m.before)
-            for m in moved
-            if m.before
-            and m.after
-            and not at_least(m.before, m.after)
-            and not at_least(docs_in_place(folder, m.name), m.after)
-        ]
-    else:
-        pinned = [p for p in dependencies(old.pins) if p.version]
-        moved = [Move(p.name, p.version, docs_in_place(folder, p.name)) for p in pinned]
-        wanted = [Wanted(p.name, None, p.version) for p in pinned]
-    problems: dict[str, str] = {}
-    if wanted and not offline:
-        from interfaces.fetch_render import package_line
-
-        report = fetch_docs(wanted, settings=settings, on_package=lambda p: click.echo(package_line(p), err=True))
-        problems = {p.product: p.problem for p in report.packages if not p.files}
-        if new is None:
-            latest = {p.product: p.version for p in report.packages if p.version}
-            moved = [Move(m.name, m.before, latest.get(m.name) or m.after) for m in moved]
-    missing = []
-    if new is None:  # to the newest: a package whose newest release is unknown cannot be planned
-        why = "none fetched (--offline)" if offline else "the registry named none"
-        missing += [f"{m.name}: its newest release is unknown, {why}: not planned" for m in moved if m.after is None]
-        moved = [m for m in moved if m.after is not None and not at_least(m.before, m.after)]
-    elif offline:
-        missing += [f"{w.name}: no fetched docs (--offline)" for w in wanted if not docs_in_place(folder, w.name)]
-    return [Bump(m.name, m.before, m.after) for m in moved], missing, problems
-
-
-def _doc_urls(settings: Settings, report: DependencyPlan) -> dict[str, str]:
-    """Where each fetched file of the report's docs was read, from its product's provenance record."""
-    from ingest.dependencies.store import read_provenance
-
-    out: dict[str, str] = {}
-    folders = {f.source.split("/", 1)[0] for p in report.packages for f in p.docs}
-    for folder in folders:
-        try:
-            record = read_provenance(settings.fetched_path, folder)
-        except ValueError:  # a corpus product's folder that is no project name: not fetched
-            continue
-        for f in (record or {}).get("files", []):
-            read_from = f.get("path", "") if record.get("source") != "sdist" else record.get("archive_url") or ""
-            out[f"{folder}/{f.get('file', '')}"] = str(read_from)
-    return out
 
 
 def _line(text: str) -> str:

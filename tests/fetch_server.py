@@ -25,6 +25,7 @@ class Reply:
     status: int = 200
     headers: dict[str, str] = field(default_factory=dict)
     delay_s: float = 0.0
+    trickle_s: float = 0.0  # the body sent a byte at a time, this long apart (a server that never quite stalls)
 
 
 class FakeHosts:
@@ -48,7 +49,11 @@ class FakeHosts:
                         self.send_header(name, value)
                     self.send_header("Content-Length", str(len(reply.body)))
                     self.end_headers()
-                    self.wfile.write(reply.body)
+                    if not reply.trickle_s:
+                        self.wfile.write(reply.body)
+                    for i in range(len(reply.body) if reply.trickle_s else 0):
+                        time.sleep(reply.trickle_s)
+                        self.wfile.write(reply.body[i : i + 1])
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (the timeout tests)
 

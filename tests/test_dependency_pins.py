@@ -22,6 +22,7 @@ def short(pins: tuple[Pin, ...] | list[Pin]) -> list[tuple[str, str | None, bool
 
 
 def test_requirements_with_includes_extras_markers_hashes_and_options(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()  # the project: `-r ../base.txt` stays inside it
     write(tmp_path, "reqs/base.txt", "Flask==2.0.1  # the web app\nrequests[socks]~=2.25\n")
     write(tmp_path, "reqs/constraints.txt", "SQLAlchemy==1.4.0\nnot pinned here==\n")
     path = write(
@@ -52,13 +53,12 @@ def test_requirements_with_includes_extras_markers_hashes_and_options(tmp_path: 
     ]
     pytest_pin = next(p for p in read.pins if p.name == "pytest")
     assert pytest_pin.spec == "<9,>=7.0" and pytest_pin.marker == 'python_version >= "3.8"'
-    # packaging's own words say why, between the line's place and its text
-    assert [
-        (p.file, p.line, p.problem.startswith("not a requirement ("), p.problem.split("): ")[-1]) for p in read.problems
-    ] == [
-        (str(tmp_path / "reqs/constraints.txt"), 2, True, "not pinned here=="),
-        (str(path), 15, True, "this is not a requirement"),
+    # packaging's own words say why, after the line's place; the line's text is not repeated
+    assert [(p.file, p.line, p.problem.startswith("not a requirement (")) for p in read.problems] == [
+        (str(tmp_path / "reqs/constraints.txt"), 2, True),
+        (str(path), 15, True),
     ]
+    assert not any("not pinned here" in p.problem or "this is not" in p.problem for p in read.problems)
     assert [w.name for w in wanted_from(read.pins)][:2] == ["flask", "requests"]
 
 
@@ -68,11 +68,40 @@ def test_include_cycles_and_missing_includes_are_problems_not_errors(tmp_path: P
     read = read_pins(a)
     assert short(read.pins) == [("idna", "3.4", True, 2), ("six", "1.16.0", True, 2)]
     assert [str(p) for p in read.problems] == [
-        f"{tmp_path / 'b.txt'}:1: a.txt not read: already read",
+        f"{tmp_path / 'b.txt'}:1: --requirement include not read: already read",
         f"{tmp_path / 'missing.txt'}: no such file",
     ]
     with pytest.raises(PinsError, match="no such file"):
         read_pins(tmp_path / "nowhere.txt")
+
+
+def test_includes_stay_inside_the_project_and_lines_are_not_echoed(tmp_path: Path) -> None:
+    secret = write(tmp_path, "elsewhere/secret.txt", "leaked==1.0\n")
+    project = tmp_path / "project"
+    (project / "pyproject.toml").parent.mkdir()
+    (project / "pyproject.toml").write_text("[project]\nname = 'p'\n")
+    write(project, "requirements/base.txt", "idna==3.4\n")
+    path = write(
+        project,
+        "requirements/dev.txt",
+        f"-r {secret}\n-r ../../elsewhere/secret.txt\n-c ../requirements/base.txt\n"
+        f"-r {tmp_path / 'project' / 'requirements' / 'base.txt'}\n"
+        "token=" + "s3cret" * 40 + "\n",
+    )
+    read = read_pins(path)
+    assert short(read.pins) == [("idna", "3.4", True, 1)]
+    assert [(p.line, p.problem) for p in read.problems] == [
+        (1, "-r include not read: an absolute path"),
+        (2, f"-r include not read: it leads outside the project folder {project}"),
+        (4, "-r include not read: an absolute path"),
+        (5, read.problems[-1].problem),
+    ]
+    assert read.problems[-1].problem.startswith("not a requirement (") and "s3cret" not in read.problems[-1].problem
+    assert len(read.problems[-1].problem) <= 100
+    alone = write(tmp_path, "loose/requirements.txt", "-r ../elsewhere/secret.txt\n")  # no project: its folder
+    assert [p.problem for p in read_pins(alone).problems] == [
+        f"-r include not read: it leads outside the project folder {tmp_path / 'loose'}"
+    ]
 
 
 def test_pip_freeze_output(tmp_path: Path) -> None:

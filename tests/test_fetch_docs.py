@@ -190,8 +190,9 @@ def test_html_changelog_page_is_text_without_scripts(hosts: FakeHosts, tmp_path:
     publish(hosts, "acme", tar_gz({"README.md": b"# Acme\n"}), project_urls={"change log": f"{hosts.url}/notes"})
     page = b"<html><script>alert('x')</script><h1>Changes</h1><h2>2.0</h2><p>Removed <code>old</code>.</p>"
     hosts.route("/notes", Reply(page + b"<h2>1.0</h2><p>First</p>", headers={"Content-Type": "text/html"}))
-    (package,) = fetch(settings_for(hosts, tmp_path), Wanted("acme"))
-    text = (settings_for(hosts, tmp_path).fetched_path / "acme" / "changelog.md").read_text()
+    settings = settings_for(hosts, tmp_path, fetch_private_hosts=True)  # the link's host is this local one
+    (package,) = fetch(settings, Wanted("acme"))
+    text = (settings.fetched_path / "acme" / "changelog.md").read_text()
     assert package.files[0].releases == ("1.0", "2.0") and "alert" not in text and "## 2.0" in text
 
 

@@ -9,6 +9,7 @@ docs announce no change), `bare` (an archive without release docs), `gone` (remo
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 import shlex
@@ -22,7 +23,7 @@ from test_upgrade_cli import assert_valid_sarif
 
 from assistant.runtime.settings import Settings
 from assistant.upgrade.bumps import Bump, DependencyPlan, PackagePlan
-from ingest.dependencies import Move, moves, read_pins
+from ingest.dependencies import Move, moves, prepare_upgrade, read_pins
 from interfaces.dependency_render import report_markdown
 from tests.fetch_server import FakeHosts, project_json, serve, tar_gz
 
@@ -117,6 +118,38 @@ def test_moves_name_what_moved_was_added_or_removed(project: Path) -> None:
         Move("fresh", None, "1.0"),
         Move("gone", "3.0", None),
     ]
+
+
+def test_prepare_upgrade_is_one_library_call_any_interface_makes(hosts: FakeHosts, project: Path) -> None:
+    settings = Settings(
+        corpus_dir=project / "corpus", data_dir=project / "data", registry_url=f"{hosts.url}/pypi", fetch_retries=0
+    )
+    old, new = project / "old" / "requirements.txt", project / "requirements.txt"
+    offline = prepare_upgrade(settings, old, new, offline=True)
+    assert offline.fetched is None and hosts.log == [] and offline.urls == {}
+    assert offline.missing == (
+        "acme: no fetched docs (--offline)",
+        "widget-tools: no fetched docs (--offline)",
+        "bare: no fetched docs (--offline)",
+    )
+    done = prepare_upgrade(settings, old, new)
+    assert done.moves == tuple(moves(read_pins(old).pins, read_pins(new).pins)) and done.missing == ()
+    assert done.urls == {
+        "acme/CHANGES.md": f"{hosts.url}/files/acme-2.0.tar.gz",
+        "widget-tools/HISTORY.md": f"{hosts.url}/files/widget-tools-0.2.tar.gz",
+    }
+    assert done.no_docs == {"bare": "bare-2.0.tar.gz holds no release docs; no changelog link in project_urls"}
+    latest = prepare_upgrade(settings, old)  # to each package's newest release: the docs in place are its
+    assert [(m.name, m.before, m.after) for m in latest.moves] == [
+        ("acme", "1.0", "2.0"),
+        ("widget-tools", "0.1", "0.2"),
+        ("bare", "1.0", "2.0"),
+    ]
+    assert latest.missing == tuple(
+        f"{n}: its newest release is unknown, the registry named none: not planned" for n in ("gone", "same")
+    )
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        done.moves = ()  # type: ignore[misc]
 
 
 def test_lock_diff_json_fetches_plans_and_scans(
@@ -267,6 +300,11 @@ def test_the_workflow_runs_the_command_this_suite_checks(
     assert set(workflow[True]["pull_request"]["paths"]) >= {"**/requirements*.txt", "**/uv.lock", "**/poetry.lock"}
     steps = workflow["jobs"]["upgrade"]["steps"]
     (step,) = [s for s in steps if s.get("id") == "reldocs"]
+    (comment,) = [s for s in steps if "gh pr comment" in s.get("run", "")]
+    (sarif,) = [s for s in steps if "upload-sarif" in s.get("uses", "")]
+    # a fork's read-only token: no comment, and neither failing step skips the rest
+    assert "head.repo.full_name == github.repository" in comment["if"]
+    assert comment["continue-on-error"] is True and sarif["continue-on-error"] is True
     env = {
         **step["env"],
         "BASE": "old",

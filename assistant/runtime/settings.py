@@ -88,6 +88,15 @@ class Settings(BaseSettings):
     )
     fetch_timeout_s: float = Field(30.0, gt=0, description="A registry or code-host request slower than this fails.")
     fetch_retries: int = Field(3, ge=0, le=10, description="Retries of a request that timed out, got 429 or a 5xx.")
+    # A 100 MB archive (the largest read) takes ~10 s at 10 MB/s; a server trickling bytes would hold a fetch forever.
+    fetch_deadline_s: float = Field(
+        120.0, gt=0, description="Seconds one request may take in all, redirects and body included; past it, it fails."
+    )
+    fetch_private_hosts: bool = Field(
+        False,
+        description="Let links from package metadata (changelog URLs) reach http and private, loopback or link-local "
+        "hosts; off, only https on public addresses (and the configured registry and GitHub URLs).",
+    )
 
     @field_validator("corpus_dir", "data_dir", "index_dir", "model_dir", "fetched_dir")
     @classmethod

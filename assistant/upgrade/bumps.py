@@ -11,7 +11,7 @@ A package added has nothing to upgrade from and one removed nothing to upgrade t
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
@@ -77,11 +77,22 @@ Scan = Callable[[list["Target"]], "ScanReport"]
 
 
 def plan_dependencies(
-    chunks: Sequence[Chunk], catalog: Catalog, bumps: Sequence[Bump], *, scan: Scan | None = None
+    chunks: Sequence[Chunk],
+    catalog: Catalog,
+    bumps: Sequence[Bump],
+    *,
+    scan: Scan | None = None,
+    no_docs: Mapping[str, str] | None = None,
 ) -> DependencyPlan:
     """Each bump planned (`plan_bump`); `scan` (given the targets of every plan at once) finds the code's hits,
-    each a finding of the package whose change it hits."""
+    each a finding of the package whose change it hits. `no_docs` says, by name, why a package has no docs (a
+    fetch's one line): its note when none are indexed."""
     packages = [plan_bump(chunks, catalog, b) for b in bumps]
+    why = no_docs or {}
+    packages = [
+        replace(p, note=f"no release docs: {why[p.bump.name]}") if p.status == "no-docs" and p.bump.name in why else p
+        for p in packages
+    ]
     from assistant.upgrade.targeting import targets  # the scan's modules only when there is code to scan
 
     wanted = [t for p in packages if p.plan is not None for t in targets(p.plan)]

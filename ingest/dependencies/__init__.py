@@ -8,7 +8,7 @@ data, never run (`archive`, under the caps of `limits`), or the project's change
 atomically with a provenance record (`store`), the releases each file names read from its headings
 (`releases`), every request through one retrying client (`transport`). `moves(old, new)` says which pins moved
 between two revisions of a project's dependency files, `docs_in_place` which release's docs are fetched already
-(`moves`).
+(`moves`); `prepare_upgrade(settings, old, new)` does all of that for an upgrade in one call (`upgrades`).
 """
 
 from ingest.dependencies.fetch import (
@@ -23,6 +23,7 @@ from ingest.dependencies.fetch import (
 from ingest.dependencies.files import read_all, read_pins
 from ingest.dependencies.moves import Move, at_least, docs_in_place, moves
 from ingest.dependencies.pins import Pin, Pins, Problem
+from ingest.dependencies.upgrades import UpgradeInputs, doc_urls, prepare_upgrade
 
 __all__ = [
     "FetchReport",
@@ -32,11 +33,14 @@ __all__ = [
     "Pin",
     "Pins",
     "Problem",
+    "UpgradeInputs",
     "Wanted",
     "at_least",
+    "doc_urls",
     "docs_in_place",
     "fetch_docs",
     "moves",
+    "prepare_upgrade",
     "read_all",
     "read_pins",
     "wanted_from",

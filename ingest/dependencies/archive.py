@@ -5,6 +5,8 @@ Nothing in the archive is run or extracted to disk: no `setup.py`, no build back
 `tarfile`'s `data` extraction filter and stricter: no absolute path, no `..`, no device, FIFO or other special
 file (the archive is refused, in one line saying why); links, symbolic or hard, are never followed or read (each
 is named in a note); and the caps of `ingest.dependencies.limits` bound the members and the bytes they expand to.
+A tar is decompressed here (gzip, bzip2 or xz, told by its first bytes) through a reader that counts every byte
+it hands to `tarfile`, so the headers `tarfile` reads whole (pax records, GNU long names) are bounded as well.
 
 Which files are release docs is decided by name and place alone, the same for every project (below the
 archive's top folder): at the top or directly in `docs/`, a changelog by name (`CHANGELOG*`, `CHANGES*`,
@@ -16,11 +18,15 @@ the next release (`1234.bugfix.rst`); with a suffix `.md`, `.markdown`, `.rst`, 
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
+import lzma
 import re
 import stat
 import tarfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
@@ -42,6 +48,7 @@ _FRAGMENT = re.compile(r"^(?:(?:\d+|\+[\w-]*)\.[a-z]+(?:\.\d+)?|\d{3,})\.(?:md|r
 _FRAGMENTS = re.compile(r"^(?:unreleased.*|newsfragments|fragments|[\w-]+\.d)$", re.IGNORECASE)
 _NOT_NOTES = frozenset({"index", "contents", "toc", "readme"})  # a release folder's table of contents or note
 POINTER_BYTES = 2_000  # a docs page this small that only includes another file is a pointer, not notes
+_BLOCK = 512  # a tar header, and the unit member data is padded to
 
 
 class ArchiveRefused(Exception):
@@ -99,6 +106,7 @@ class _Reader:
         self.limits = limits
         self.members = 0
         self.expanded = 0
+        self.padded = 0  # the members' data as a tar stores it, in whole blocks
         self.docs_bytes = 0
         self.top: str | None = None
         self.files: list[DocFile] = []
@@ -120,6 +128,7 @@ class _Reader:
         if size > self.limits.member_bytes:
             raise ArchiveRefused(f"member {shown!r} expands to {size} bytes, more than {self.limits.member_bytes}")
         self.expanded += max(size, 0)
+        self.padded += -(-max(size, 0) // _BLOCK) * _BLOCK
         if self.expanded > self.limits.expanded_bytes:
             raise ArchiveRefused(f"the members expand to more than {self.limits.expanded_bytes} bytes")
         parts = [p for p in path.split("/") if p not in ("", ".")]
@@ -157,10 +166,11 @@ class _Reader:
 
 def _read_tar(data: bytes, limits: ArchiveLimits) -> ArchiveDocs:
     reader = _Reader(limits)
-    # Stream mode reads the members in order without seeking or keeping them: the work is bounded by the
-    # expanded-size cap, checked from each header before its data is read.
+    # Stream mode reads the members in order without seeking or keeping them; the counted stream bounds what it
+    # reads between two members (a pax record or long name is read whole), the expanded-size cap the rest.
+    stream = _Counted(_decompressed(data), reader)
     try:
-        with tarfile.open(fileobj=io.BytesIO(data), mode="r|*") as archive:
+        with tarfile.open(fileobj=stream, mode="r|") as archive:
             for member in archive:
                 path = reader.check(member.name, member.size)
                 if member.issym() or member.islnk():
@@ -174,9 +184,47 @@ def _read_tar(data: bytes, limits: ArchiveLimits) -> ArchiveDocs:
                     reader.keep(path, extracted.read(limits.doc_bytes + 1) if extracted else b"")
     except ArchiveRefused:
         raise
-    except (tarfile.TarError, EOFError, OSError, ValueError) as e:  # zlib, lzma and bz2 errors are OSError
+    # zlib's, lzma's and bz2's own errors, and a truncated stream's EOFError
+    except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error, lzma.LZMAError) as e:
         raise ArchiveRefused(f"not a readable tar archive ({type(e).__name__}: {str(e)[:80]})") from None
     return reader.result()
+
+
+def _decompressed(data: bytes) -> io.BufferedIOBase:
+    """The tar inside `data`, decompressed as it is read (gzip, bzip2 or xz by their magic bytes; else plain)."""
+    raw = io.BytesIO(data)
+    if data[:2] == b"\x1f\x8b":
+        return gzip.GzipFile(fileobj=raw, mode="rb")
+    if data[:3] == b"BZh":
+        return bz2.BZ2File(raw)
+    if data[:6] == b"\xfd7zXZ\x00":
+        return lzma.LZMAFile(raw)
+    return raw
+
+
+class _Counted(io.RawIOBase):
+    """The decompressed tar as `tarfile` reads it, refused once it hands over more bytes than the members so far
+    account for (their headers and padded data) plus `limits.header_bytes` for the rest: pax records, GNU long
+    names and the end-of-archive padding, all of which `tarfile` reads whole and no member's size counts."""
+
+    def __init__(self, stream: io.BufferedIOBase, reader: _Reader) -> None:
+        self.stream = stream
+        self.reader = reader
+        self.count = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: memoryview) -> int:  # type: ignore[override]
+        n = self.stream.readinto(buffer)
+        self.count += n
+        reader = self.reader
+        # members' headers and padded data, the headers' allowance, and what tarfile reads ahead (a record)
+        accounted = reader.padded + (reader.members + 1) * _BLOCK + reader.limits.header_bytes + tarfile.RECORDSIZE
+        if self.count > accounted:
+            why = f"its tar headers (pax records, long names) come to more than {reader.limits.header_bytes} bytes"
+            raise ArchiveRefused(why)
+        return n
 
 
 def _data_filter(member: tarfile.TarInfo) -> None:
@@ -209,6 +257,8 @@ def _read_zip(data: bytes, limits: ArchiveLimits) -> ArchiveDocs:
                 if info.is_dir() or info.flag_bits & 0x1:  # encrypted members are not read
                     continue
                 if reader.wants(path, info.file_size):
+                    # The declared sizes were checked against the caps (`check`, `wants`); `zipfile` hands out no
+                    # more than a member declares (and fails its CRC check if the data says otherwise)
                     with archive.open(info) as member:
                         reader.keep(path, member.read(limits.doc_bytes + 1))
     except ArchiveRefused:

@@ -25,7 +25,7 @@ from ingest.dependencies.archive import ArchiveRefused, read_docs
 from ingest.dependencies.limits import ArchiveLimits
 from ingest.dependencies.pins import Pin, Problem, bounds, dependencies
 from ingest.dependencies.releases import missing, named_releases, span
-from ingest.dependencies.transport import FetchError, Http, make_client
+from ingest.dependencies.transport import FetchError, Http, addresses_of, make_client
 
 if TYPE_CHECKING:
     import httpx
@@ -153,7 +153,13 @@ def fetch_docs(
         unique.setdefault(w.name, w)  # the first of each name
     own = client is None
     client = client or make_client(settings)
-    http = Http(client, retries=settings.fetch_retries, sleep=sleep)
+    http = Http(
+        client,
+        retries=settings.fetch_retries,
+        sleep=sleep,
+        addresses=addresses_of(settings),
+        deadline_s=settings.fetch_deadline_s,
+    )
     limits = limits or ArchiveLimits()
     store.remove_leftovers(settings.fetched_path)
     try:
@@ -172,11 +178,16 @@ def fetch_docs(
 
 
 def _fetch_safely(http: Http, wanted: Wanted, settings: Settings, limits: ArchiveLimits) -> FetchedPackage:
+    import httpx
+
     try:
         return _fetch(http, wanted, settings, limits)
-    except (FetchError, OSError) as e:  # a network failure or a folder that cannot be written: this package's
+    # a network failure, a folder that cannot be written or that a fetch did not write: this package's problem
+    # (`Http` turns the client's errors into `FetchError`; one it did not is this package's too, not the run's)
+    except (FetchError, OSError, store.NotFetched, httpx.HTTPError) as e:
         logger.debug("fetching %s failed", wanted.name, exc_info=True)
-        return FetchedPackage(wanted.name, wanted.version or "", "", problem=str(e), since=wanted.since)
+        problem = " ".join(str(e).split()) or type(e).__name__
+        return FetchedPackage(wanted.name, wanted.version or "", "", problem=problem, since=wanted.since)
 
 
 def _fetch(http: Http, wanted: Wanted, settings: Settings, limits: ArchiveLimits) -> FetchedPackage:

@@ -15,6 +15,10 @@ MAX_ARCHIVE_BYTES = 100_000_000
 # What all members together may expand to. Real sdists expand 3-6x (Django: 10.8 -> 50 MB); a gzip bomb expands
 # 1000x. Reading stops at this sum of member sizes, so the work done is bounded whatever the archive claims.
 MAX_EXPANDED_BYTES = 600_000_000
+# What a tar's headers may add to its members' own (pax records, GNU long names, the end-of-archive padding), all
+# members together: `tarfile` reads each such header whole into memory. Real sdists' come to kilobytes (a pax
+# record per name over 100 characters: ~1 KB each); a crafted one of hundreds of MB compresses to kilobytes.
+MAX_HEADER_BYTES = 16_000_000
 # One member: the largest files in real sdists are vendored data or test fixtures of tens of MB.
 MAX_MEMBER_BYTES = 200_000_000
 # Members listed: Django's sdist has ~6,900, the largest sdists seen ~40,000 (test data trees).
@@ -39,6 +43,7 @@ class ArchiveLimits:
 
     archive_bytes: int = MAX_ARCHIVE_BYTES
     expanded_bytes: int = MAX_EXPANDED_BYTES
+    header_bytes: int = MAX_HEADER_BYTES
     member_bytes: int = MAX_MEMBER_BYTES
     members: int = MAX_MEMBERS
     doc_bytes: int = MAX_DOC_BYTES

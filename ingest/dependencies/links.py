@@ -5,9 +5,11 @@ URL says how it is read:
 - a file on GitHub (`https://github.com/o/r/blob/ref/path`, or `raw.githubusercontent.com`): its raw text;
 - GitHub Releases (`https://github.com/o/r/releases`): the REST API's pages of releases, their bodies joined
   into one Markdown file, a `## <tag> (<date>)` heading per release and the body's own headings two levels below;
-- any other page: HTML turned into Markdown by `ingest.markup.html_to_markdown` (the standard library's
-  `html.parser`, the same untrusted-markup path every `.html` corpus file takes: scripts, styles and frames are
-  dropped with their content, links kept only when http(s), nothing is run); text and Markdown kept as they are.
+- any other page (https on a public host: `ingest.dependencies.addresses`): HTML turned into Markdown by
+  `ingest.markup.html_to_markdown` (the standard library's `html.parser`, the same untrusted-markup path every
+  `.html` corpus file takes: scripts, styles and frames are dropped with their content, links kept only when
+  http(s), nothing is run); text and Markdown kept as they are.
+The file is stored under a plain name from the URL's, with a suffix the sync indexes (`changelog.md` for HTML).
 GitHub's hosts are settings (`github_api_url`, `github_raw_url`), so tests replay them locally.
 """
 
@@ -20,7 +22,6 @@ from pathlib import PurePosixPath
 from urllib.parse import urljoin, urlsplit
 
 from ingest.changelog import heading_version
-from ingest.dependencies.archive import DOC_SUFFIXES
 from ingest.dependencies.limits import MAX_PAGE_BYTES, MAX_RELEASE_PAGES
 from ingest.dependencies.transport import FetchError, Http, Response
 from ingest.markdown_blocks import in_fences
@@ -31,6 +32,8 @@ CHANGELOG_KEYS = ("changelog", "changes", "releasenotes", "whatsnew", "history",
 _GITHUB = frozenset({"github.com", "www.github.com"})
 _LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
 _ATX = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_MARKDOWN = frozenset({".md", ".markdown", ".mdown"})
 
 
 @dataclass(frozen=True)
@@ -64,19 +67,34 @@ def read_link(http: Http, url: str, *, api: str, raw: str, product: str) -> Page
 
 
 def _file(http: Http, url: str, product: str) -> Page:
-    response = http.get(url, limit=MAX_PAGE_BYTES)
+    response = http.get(url, limit=MAX_PAGE_BYTES, link=True)
     text = _decode(response)
-    name = PurePosixPath(urlsplit(response.url).path).name
-    suffix = PurePosixPath(name).suffix.lower()
-    html = "html" in response.headers.get("content-type", "") or suffix in (".html", ".htm")
+    content_type = response.headers.get("content-type", "").lower()
+    suffix = PurePosixPath(urlsplit(response.url).path).suffix.lower()
+    html = "html" in content_type or suffix in (".html", ".htm")
     if html:
         text = html_to_markdown(text)
-        name = "changelog.md"
-    elif suffix not in DOC_SUFFIXES or not name:
-        name = "changelog.md" if suffix == ".markdown" else "changelog.txt"
     if not text.strip():
         raise FetchError(f"{response.url} holds no text")
-    return Page(name, text.encode("utf-8"), response.url)
+    return Page(stored_name(response.url, content_type, html=html), text.encode("utf-8"), response.url)
+
+
+def stored_name(url: str, content_type: str = "", *, html: bool = False) -> str:
+    """The file name a page read from `url` is stored under: the URL's own name made plain (as
+    `store.file_names` makes archive paths), never hidden, with the suffix of a doc the sync indexes: `.md` for
+    Markdown and HTML turned into it, `.rst` kept, anything else `.txt` (`CHANGES` becomes `CHANGES.txt`)."""
+    name = PurePosixPath(urlsplit(url).path).name
+    stem, suffix = PurePosixPath(name).stem, PurePosixPath(name).suffix.lower()
+    if name.startswith(".") and not PurePosixPath(stem).suffix:  # `.md`: a suffix only, no name
+        stem, suffix = "", name.lower()
+    if html:
+        return "changelog.md"
+    if suffix in _MARKDOWN or "markdown" in content_type:
+        suffix = ".md"
+    elif suffix not in (".rst", ".txt"):
+        stem, suffix = stem + suffix, ".txt"  # `CHANGES`, `v1.2`, `notes.php`: kept whole, read as text
+    stem = _UNSAFE.sub("-", stem).strip("-.")[:100].strip("-.")
+    return (stem or "changelog") + suffix
 
 
 def _decode(response: Response) -> str:
@@ -92,7 +110,7 @@ def _releases(http: Http, url: str, *, api: str, product: str) -> Page:
     first = url
     sections: list[str] = []
     for _ in range(MAX_RELEASE_PAGES):
-        response = http.get(url, limit=MAX_PAGE_BYTES, headers={"Accept": "application/vnd.github+json"})
+        response = http.get(url, limit=MAX_PAGE_BYTES, headers={"Accept": "application/vnd.github+json"}, link=True)
         try:
             releases = json.loads(response.body)
         except ValueError:

@@ -1,8 +1,10 @@
 """The fetched-docs folder and the archive cache, written so that nothing half-written is ever seen.
 
 A product's docs are `<fetched_dir>/<product>/<file>` with `provenance.json` beside them (not a corpus file:
-the sync indexes only docs). They are written into a hidden temporary folder of `<fetched_dir>` (the sync
-skips hidden folders) and renamed into place, replacing the product's previous folder in two renames. Archives
+the sync indexes only docs). They are written into a staging folder of `<fetched_dir>` (hidden, named
+`.reldocs-staging-…`: the sync skips hidden folders, and the cleanup removes those names only) and renamed into
+place, replacing the product's previous folder in two renames; a folder without `provenance.json` (docs someone
+put there by hand) is never replaced. Archives
 are kept under `<data_dir>/fetch-cache/` by their sha256 and checked against it when read back, so a second
 fetch of the same release downloads nothing.
 """
@@ -25,6 +27,11 @@ from pathlib import Path, PurePosixPath
 PROVENANCE = "provenance.json"
 _PRODUCT = re.compile(r"^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$")  # a canonical project name
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+STAGING = ".reldocs-staging-"  # the prefix of every folder a fetch writes before renaming: nothing else is removed
+
+
+class NotFetched(Exception):
+    """A product's folder that a fetch did not write (it has no provenance record): it is left as it is."""
 
 
 @dataclass(frozen=True)
@@ -80,11 +87,14 @@ def read_provenance(fetched: Path, product: str) -> dict | None:
 
 def write_product(fetched: Path, product: str, files: list[StoredFile], record: dict) -> None:
     """Replace `<fetched>/<product>` with `files` and their provenance `record`: the new folder is written in
-    full under a hidden name, then renamed into place, so the folder never holds a half-written file or a mix of
-    old and new (between the two renames, for an instant, it is absent: a sync then sees the product gone)."""
+    full under a staging name, then renamed into place, so the folder never holds a half-written file or a mix of
+    old and new (between the two renames, for an instant, it is absent: a sync then sees the product gone).
+    `NotFetched` when the folder holds files but no `provenance.json`: docs a fetch did not write are not replaced."""
     folder = product_folder(fetched, product)
+    if folder.exists() and not (folder / PROVENANCE).is_file() and any(folder.iterdir()):
+        raise NotFetched(f"{folder} holds docs no fetch wrote (no {PROVENANCE}); left as it is, not replaced")
     fetched.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{product}-", dir=fetched))
+    staging = Path(tempfile.mkdtemp(prefix=f"{STAGING}{product}-", dir=fetched))
     try:
         for f in files:
             (staging / f.file).write_bytes(f.data)
@@ -94,7 +104,7 @@ def write_product(fetched: Path, product: str, files: list[StoredFile], record: 
         (staging / PROVENANCE).write_text(json.dumps(full, indent=2) + "\n", encoding="utf-8")
         old = None
         if folder.exists():
-            old = Path(tempfile.mkdtemp(prefix=f".{product}-old-", dir=fetched))
+            old = Path(tempfile.mkdtemp(prefix=f"{STAGING}{product}-old-", dir=fetched))
             os.rename(folder, old / product)
         os.rename(staging, folder)
     except BaseException:
@@ -108,14 +118,15 @@ LEFTOVER_S = 3600  # a staging folder older than this is a killed fetch's, not a
 
 
 def remove_leftovers(fetched: Path) -> None:
-    """Hidden staging folders a killed fetch left behind (not those of a fetch running now)."""
+    """The staging folders a killed fetch left behind (not those of a fetch running now); no other folder, hidden
+    or not, is touched (`fetched_dir` may be any folder: a `.git` or `.venv` in it stays)."""
     if not fetched.is_dir():
         return
     now = time.time()
     for entry in fetched.iterdir():
         with contextlib.suppress(OSError):
             stale = now - entry.lstat().st_mtime > LEFTOVER_S
-            if entry.name.startswith(".") and stale and entry.is_dir() and not entry.is_symlink():
+            if entry.name.startswith(STAGING) and stale and entry.is_dir() and not entry.is_symlink():
                 shutil.rmtree(entry, ignore_errors=True)
 
 

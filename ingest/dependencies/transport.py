@@ -1,7 +1,10 @@
-"""Every request of a fetch: one `httpx.Client` built once, GETs with a byte cap, retried with backoff.
+"""Every request of a fetch: one `httpx.Client` built once, GETs with a byte cap and a deadline, retried with
+backoff, redirects followed here (a few) so that each one is checked (`ingest.dependencies.addresses`).
 
 Timeouts, connection errors, HTTP 429 (waiting what `Retry-After` asks, within a bound) and 5xx are retried a
-small bounded number of times; any other status, or the last failure, is a `FetchError` whose message is one
+small bounded number of times; any other status, any other error of the HTTP client (a body that does not
+decode as its `Content-Encoding` says), an address refused, a request past its deadline (a server that sends a
+byte now and then, each within the read timeout), or the last failure, is a `FetchError` whose message is one
 line for the package's report. The sleep is injected so tests do not wait.
 """
 
@@ -13,6 +16,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import urljoin
+
+from ingest.dependencies.addresses import Addresses, Refused
 
 if TYPE_CHECKING:
     import httpx
@@ -35,6 +41,10 @@ class TooLarge(FetchError):
     """A response larger than its cap; not retried."""
 
 
+class TooSlow(FetchError):
+    """A request still unanswered in full at its deadline; not retried."""
+
+
 @dataclass(frozen=True)
 class Response:
     url: str  # where it was finally read from, after redirects
@@ -43,45 +53,67 @@ class Response:
     body: bytes
 
 
+_REDIRECTS = frozenset({301, 302, 303, 307, 308})
+
+
 def make_client(settings: Settings) -> httpx.Client:
-    """The one client of a fetch: redirects followed (a few), the settings' timeout, a plain user agent."""
+    """The one client of a fetch: the settings' timeout, a plain user agent; redirects are followed by `Http`."""
     import httpx
 
     return httpx.Client(
         timeout=httpx.Timeout(settings.fetch_timeout_s),
-        follow_redirects=True,
-        max_redirects=MAX_REDIRECTS,
+        follow_redirects=False,
         headers={"User-Agent": USER_AGENT},
     )
 
 
-class Http:
-    """GETs through `client`, each at most `limit` bytes, retried `retries` times on what may pass."""
+def addresses_of(settings: Settings) -> Addresses:
+    """What a fetch with `settings` may ask: their registry and GitHub hosts; links on public https hosts."""
+    bases = (settings.registry_url, settings.github_api_url, settings.github_raw_url)
+    return Addresses.of(bases, private_hosts=settings.fetch_private_hosts)
 
-    def __init__(self, client: httpx.Client, *, retries: int = 3, sleep: Callable[[float], None] = time.sleep) -> None:
+
+class Http:
+    """GETs through `client`, each at most `limit` bytes and `deadline_s` seconds, retried `retries` times on what
+    may pass; every address asked (and each redirect) checked by `addresses`."""
+
+    def __init__(
+        self,
+        client: httpx.Client,
+        *,
+        retries: int = 3,
+        sleep: Callable[[float], None] = time.sleep,
+        addresses: Addresses | None = None,
+        deadline_s: float = 120.0,
+    ) -> None:
         self.client = client
         self.retries = retries
         self.sleep = sleep
+        self.addresses = addresses or Addresses.of(())
+        self.deadline_s = deadline_s
 
-    def get(self, url: str, *, limit: int, headers: dict[str, str] | None = None) -> Response:
-        """The response to a GET of `url` with status 200; `FetchError` for any other, after the retries."""
+    def get(self, url: str, *, limit: int, headers: dict[str, str] | None = None, link: bool = False) -> Response:
+        """The response to a GET of `url` with status 200; `FetchError` for any other, after the retries. A `link`
+        (an address from a package's metadata) and its redirects must be on the configured hosts or public https."""
         import httpx
 
         problem = ""
         for attempt in range(self.retries + 1):
             wait = BACKOFF_S * 2**attempt
             try:
-                response = self._get(url, limit=limit, headers=headers or {})
-            except TooLarge:
+                response = self._get(url, limit=limit, headers=headers or {}, link=link)
+            except FetchError:
                 raise
+            except Refused as e:
+                raise FetchError(str(e)) from None
             except httpx.TimeoutException:
                 problem = f"timed out after {self.retries + 1} tries: {url}"
-            except httpx.TooManyRedirects:
-                raise FetchError(f"more than {MAX_REDIRECTS} redirects: {url}") from None
             except (httpx.TransportError, httpx.InvalidURL) as e:
                 if isinstance(e, httpx.UnsupportedProtocol | httpx.InvalidURL):
                     raise FetchError(f"not an http(s) address: {url}") from None
                 problem = f"cannot connect ({type(e).__name__}) after {self.retries + 1} tries: {url}"
+            except httpx.HTTPError as e:  # a body that does not decode, a stream read twice: not retried
+                raise FetchError(f"unreadable response ({type(e).__name__}: {_first_line(e)}): {url}") from None
             else:
                 if response.status == 200:
                     return response
@@ -95,21 +127,56 @@ class Http:
                 self.sleep(min(wait, MAX_WAIT_S))
         raise FetchError(problem)
 
-    def _get(self, url: str, *, limit: int, headers: dict[str, str]) -> Response:
-        with self.client.stream("GET", url, headers=headers) as response:
-            names = {k.lower(): v for k, v in response.headers.items()}
-            if response.status_code != 200:
-                return Response(str(response.url), response.status_code, names, b"")
-            declared = names.get("content-length", "")
-            if declared.isdigit() and int(declared) > limit:
-                raise TooLarge(f"{response.url} is {int(declared)} bytes, more than the {limit} allowed")
-            parts, size = [], 0
-            for part in response.iter_bytes():
-                size += len(part)
-                if size > limit:
-                    raise TooLarge(f"{response.url} is more than the {limit} bytes allowed")
-                parts.append(part)
-            return Response(str(response.url), 200, names, b"".join(parts))
+    def _get(self, url: str, *, limit: int, headers: dict[str, str], link: bool) -> Response:
+        """One try: the redirects followed, each address checked, the whole within the deadline."""
+        deadline = time.monotonic() + self.deadline_s
+        came_from = ""
+        for _ in range(MAX_REDIRECTS + 1):
+            self.addresses.check(url, link=link, came_from=came_from)
+            with self.client.stream("GET", url, headers=headers, timeout=self._timeout(deadline)) as response:
+                names = {k.lower(): v for k, v in response.headers.items()}
+                location = names.get("location", "")
+                if response.status_code in _REDIRECTS and location:
+                    came_from, url = url, urljoin(str(response.url), location)
+                    continue
+                if response.status_code != 200:
+                    return Response(str(response.url), response.status_code, names, b"")
+                return Response(str(response.url), 200, names, self._body(response, names, limit, deadline))
+        raise FetchError(f"more than {MAX_REDIRECTS} redirects: {url}")
+
+    def _timeout(self, deadline: float) -> httpx.Timeout:
+        """The client's timeouts, none longer than what is left of the deadline."""
+        import httpx
+
+        left = max(0.001, deadline - time.monotonic())
+        t = self.client.timeout
+        return httpx.Timeout(
+            connect=_least(t.connect, left), read=_least(t.read, left), write=_least(t.write, left), pool=t.pool
+        )
+
+    def _body(self, response: httpx.Response, names: dict[str, str], limit: int, deadline: float) -> bytes:
+        declared = names.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise TooLarge(f"{response.url} is {int(declared)} bytes, more than the {limit} allowed")
+        parts, size = [], 0
+        for part in response.iter_bytes():
+            size += len(part)
+            if size > limit:
+                raise TooLarge(f"{response.url} is more than the {limit} bytes allowed")
+            # Each read waits at most the read timeout; this bounds them all together
+            if time.monotonic() > deadline:
+                raise TooSlow(f"{response.url} took longer than the {self.deadline_s:g} s a request may take")
+            parts.append(part)
+        return b"".join(parts)
+
+
+def _least(value: float | None, left: float) -> float:
+    return left if value is None else min(value, left)
+
+
+def _first_line(error: Exception) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0][:120] if text else "no detail"
 
 
 def retry_after(value: str | None, *, default: float) -> float:
