@@ -30,7 +30,8 @@ from ingest.markup import html_to_markdown
 # `project_urls` keys that name release docs, lower-cased with everything but letters removed, best first.
 CHANGELOG_KEYS = ("changelog", "changes", "releasenotes", "whatsnew", "history", "changehistory", "news", "releases")
 _GITHUB = frozenset({"github.com", "www.github.com"})
-_LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
+# The URL holds no "<": a run of them is passed over one by one, not read to its end from each.
+_LINK_NEXT = re.compile(r'<([^<>]+)>\s*;\s*rel="?next"?')
 _ATX = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 _MARKDOWN = frozenset({".md", ".markdown", ".mdown"})

@@ -43,9 +43,11 @@ def project_folder(folder: Path) -> Path:
 # Options a requirements line may start with: `-r`/`-c` are followed, the rest say where or how to install.
 _INCLUDES = ("--requirement", "--constraint", "-r", "-c")
 # A comment starts at a `#` at the line's start or after blanks (pip's rule: `name @ url#egg=x` keeps its `#`).
-_COMMENT = re.compile(r"(^|\s+)#.*$")
+# It starts only where a run of blanks starts, and takes the run whole: tried inside a long run, it would read the
+# rest of it again from each blank (time quadratic in the run).
+_COMMENT = re.compile(r"(?:^|(?<!\s)\s++)#.*$")
 # Per-requirement options after it (`--hash=sha256:…`, `--config-settings …`): cut at the first ` --`/` -x`.
-_TRAILING_OPTIONS = re.compile(r"\s+--?[A-Za-z]")
+_TRAILING_OPTIONS = re.compile(r"(?<!\s)\s++--?[A-Za-z]")  # from a run's start only, as `_COMMENT`
 
 
 def _read_requirements(

@@ -36,11 +36,13 @@ class _Lines:
     def __init__(self, text: str) -> None:
         self.lines = text.splitlines()
 
-    def header(self, pattern: str, start: int = 1) -> int:
-        """The 1-based line of the first header (or key) matching `pattern` at or after line `start`, else `start`."""
-        rx = re.compile(pattern)
-        found = (i + 1 for i in range(max(start - 1, 0), len(self.lines)) if rx.match(self.lines[i].strip()))
-        return next(found, start)
+    def header(self, *starts: str, at: int = 1) -> int:
+        """The 1-based line of the first header (or key) that begins with one of `starts`, blanks aside (TOML allows
+        `[ project ]` and `key = …`), at or after line `at`; else `at`."""
+        found = (
+            i + 1 for i in range(max(at - 1, 0), len(self.lines)) if "".join(self.lines[i].split()).startswith(starts)
+        )
+        return next(found, at)
 
     def value(self, value: str, start: int) -> int:
         """The 1-based line at or after line `start` that holds `value` quoted, else `start`."""
@@ -59,14 +61,14 @@ def read_pyproject(path: Path, text: str) -> Pins:
     problems: list[Problem] = []
     project = data.get("project", {})
     if isinstance(project, dict):
-        at = lines.header(r"^\[project\]")
+        at = lines.header("[project]")
         _strings(project.get("dependencies", []), file, lines, at, pins, problems, "[project].dependencies")
         extras = project.get("optional-dependencies", {})
-        at = lines.header(r"^\[project\.optional-dependencies\]|^optional-dependencies\s*=", at)
+        at = lines.header("[project.optional-dependencies]", "optional-dependencies=", at=at)
         for group, values in extras.items() if isinstance(extras, dict) else ():
             _strings(values, file, lines, at, pins, problems, f"optional-dependencies.{group}")
     groups = data.get("dependency-groups", {})
-    at = lines.header(r"^\[dependency-groups\]")
+    at = lines.header("[dependency-groups]")
     for group, values in groups.items() if isinstance(groups, dict) else ():
         # `{include-group = "test"}` entries name another group, which is read in its own right
         strings = [v for v in values if not isinstance(v, dict)] if isinstance(values, list) else values
@@ -78,7 +80,7 @@ def read_pyproject(path: Path, text: str) -> Pins:
             tables.append((f"group.{name}.dependencies", (group or {}).get("dependencies")))
         for name, table in tables:
             if isinstance(table, dict):
-                at = lines.header(rf"^\[tool\.poetry\.{re.escape(name)}\]")
+                at = lines.header(f"[tool.poetry.{name}]")
                 _poetry(table, file, lines, at, pins, problems)
     return Pins(tuple(pins), tuple(problems))
 
@@ -130,7 +132,8 @@ def _poetry_bound(constraints: list[str]) -> tuple[str | None, bool]:
     for constraint in constraints:
         for alternative in constraint.split("||"):
             joined = re.sub(r"([\^~<>=!]=?)\s+", r"\1", alternative.strip())  # ">= 1.0" is ">=1.0"
-            for part in re.split(r"[,\s]+(?=[\^~<>=!\d])", joined):
+            # split where a run of separators starts, the run whole (tried inside it, quadratic in its length)
+            for part in re.split(r"(?<![,\s])[,\s]++(?=[\^~<>=!\d])", joined):
                 m = _POETRY_PART.match(part.strip())
                 if not part.strip() or part.strip() == "*" or m is None:
                     continue
@@ -163,7 +166,7 @@ def _lock(path: Path, text: str, *, local: tuple[str, ...]) -> Pins:
     packages = data.get("package", [])
     at = 1
     for package in packages if isinstance(packages, list) else ():
-        at = lines.header(r"^\[\[package\]\]", at)
+        at = lines.header("[[package]]", at=at)
         name, version = package.get("name"), package.get("version")
         line = lines.value(str(name), at) if name else at
         at = line + 1
