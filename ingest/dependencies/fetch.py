@@ -18,12 +18,11 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from packaging.requirements import InvalidRequirement, Requirement
-from packaging.utils import canonicalize_name
 
 from ingest.dependencies import links, registry, store
 from ingest.dependencies.archive import ArchiveRefused, read_docs
 from ingest.dependencies.limits import ArchiveLimits
-from ingest.dependencies.pins import Pin, Problem, bounds, dependencies
+from ingest.dependencies.pins import Pin, Problem, dependencies, pin_of
 from ingest.dependencies.releases import missing, named_releases, span
 from ingest.dependencies.transport import FetchError, Http, addresses_of, make_client
 
@@ -128,9 +127,8 @@ def wanted_from_names(names: Iterable[str]) -> tuple[list[Wanted], list[Problem]
             why = f"{name!r} is not a package name or NAME==VERSION ({str(e).splitlines()[0]})"
             errors.append(Problem("", 0, why))
             continue
-        version, exact = bounds(requirement.specifier)
-        canonical = canonicalize_name(requirement.name)
-        out.append(Wanted(canonical, version, None) if exact else Wanted(canonical, None, version))
+        pin = pin_of(requirement, file="", line=0)  # its exact version or lower bound, as a file's line reads
+        out.append(Wanted(pin.name, pin.version, None) if pin.exact else Wanted(pin.name, None, pin.version))
     return out, errors
 
 
