@@ -1,11 +1,11 @@
-"""The one object every interface talks to: ask, stream, search, versions, plan, scan, plan_dependencies."""
+"""The one object every interface talks to: ask, stream, search, versions, plan, api_diff, scan, plan_dependencies."""
 
 from __future__ import annotations
 
 import logging
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,6 +26,7 @@ from assistant.tuning import DEFAULT, Tuning
 from assistant.understand.condense import Condenser, understand
 
 if TYPE_CHECKING:
+    from assistant.model.api import ApiDiff, ReleaseTree
     from assistant.upgrade.bumps import Bump, DependencyPlan
     from assistant.upgrade.plan import UpgradePlan
     from assistant.upgrade.scan import Progress, ScanReport
@@ -162,12 +163,43 @@ class KnowledgeBase:
         self.refresh()
         return example_questions(self, limit)
 
-    def plan(self, from_version: str, to_version: str, *, product: str | None = None) -> UpgradePlan:
-        """Every change the docs announce after `from_version` up to `to_version`, in release order, cited."""
-        from assistant.upgrade.plan import make_plan
+    def plan(
+        self,
+        from_version: str,
+        to_version: str,
+        *,
+        product: str | None = None,
+        code: ApiDiff | None = None,
+        notes: Sequence[str] = (),
+    ) -> UpgradePlan:
+        """Every change the docs announce after `from_version` up to `to_version`, in release order, cited; with
+        `code` (`api_diff`), what the releases' code shows too, linked to the docs' changes or apart (and from the
+        code alone when the product's docs are not indexed). `notes`: why the code diff is missing or partial."""
+        from dataclasses import replace
+
+        from packaging.utils import canonicalize_name
+
+        from assistant.upgrade.code_plan import code_plan, with_code
+        from assistant.upgrade.plan import NotIndexed, make_plan
+        from assistant.upgrade.targeting import doc_targets
 
         self.refresh()
-        return make_plan(self.retriever.chunks, self.retriever.catalog, from_version, to_version, product)
+        try:
+            plan = make_plan(self.retriever.chunks, self.retriever.catalog, from_version, to_version, product)
+        except NotIndexed:
+            if code is None or canonicalize_name(product or "") != canonicalize_name(code.product):
+                raise
+            plan = code_plan(code, from_version, to_version)
+        else:
+            plan = with_code(plan, code, doc_targets(plan)) if code is not None else plan
+        return replace(plan, notes=(*plan.notes, *notes)) if notes else plan
+
+    def api_diff(self, trees: Sequence[ReleaseTree], *, progress: Callable[[str], None] | None = None) -> ApiDiff:
+        """What changed in the public API of consecutive releases (oldest first), read from their unpacked source
+        without running it; cached by the archives' sha256 (`assistant.upgrade.api`)."""
+        from assistant.upgrade.api import diff_releases
+
+        return diff_releases(trees, cache_dir=self.settings.api_diffs_path, progress=progress)
 
     def scan(
         self,

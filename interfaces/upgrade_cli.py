@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from assistant.knowledge_base import KnowledgeBase
+    from assistant.model.api import ApiDiff
     from assistant.runtime.settings import Settings
 
 EXIT_ERROR = 1
@@ -57,7 +59,15 @@ def register(cli: click.Group) -> None:
     help="Plan the packages that moved between two revisions of a lock or requirements file.",
 )
 @click.option(
-    "--offline", is_flag=True, help="Fetch nothing: use the docs fetched already; say which packages lack docs."
+    "--offline",
+    is_flag=True,
+    help="Fetch nothing: use the docs and release archives fetched already; say which are missing.",
+)
+@click.option(
+    "--all",
+    "show_all",
+    is_flag=True,
+    help="List every change only the releases' code shows, not only those your code hits (JSON always does).",
 )
 @click.option(
     "--format",
@@ -97,6 +107,7 @@ def upgrade(
     full_report: str,
     include_new: bool,
     no_sync: bool,
+    show_all: bool,
 ) -> None:
     """What the docs say changes from A to B, and where it hits your code (PATH: .py files, notebooks, folders).
 
@@ -135,12 +146,21 @@ def upgrade(
             full_report=full_report,
         )
         sys.exit(code)
-    if against or to_latest or offline:
-        raise click.UsageError("--against, --to-latest and --offline go with --requirements or --lock-diff")
+    if against or to_latest:
+        raise click.UsageError("--against and --to-latest go with --requirements or --lock-diff")
     if not from_version or not to_version:
         raise click.UsageError("give --from A --to B, or --requirements FILE, or --lock-diff OLD NEW")
     code = upgrade_product(
-        obj, paths, a=from_version, b=to_version, product=product, fmt=fmt, include_new=include_new, no_sync=no_sync
+        obj,
+        paths,
+        a=from_version,
+        b=to_version,
+        product=product,
+        fmt=fmt,
+        include_new=include_new,
+        no_sync=no_sync,
+        offline=offline,
+        show_all=show_all,
     )
     sys.exit(code)
 
@@ -155,13 +175,19 @@ def upgrade_product(
     fmt: str,
     include_new: bool,
     no_sync: bool,
+    offline: bool = False,
+    show_all: bool = False,
 ) -> int:
-    """`upgrade --from A --to B`: one product's plan and the code's hits; the exit status."""
+    """`upgrade --from A --to B`: one product's plan, from its docs and its releases' code, and the code's hits;
+    the exit status."""
     from assistant.upgrade.plan import PlanError
 
     kb = obj["open_kb"](obj["settings"], sync_first=not no_sync, quiet=fmt != "text")
+    indexed = kb.products()
+    name = product or (next(iter(indexed)) if len(indexed) == 1 else None)  # whose releases' code to compare
+    diff, notes = _api_diff(obj["settings"], kb, name, a, b, offline=offline) if name else (None, ())
     try:
-        plan = kb.plan(a, b, product=product)
+        plan = kb.plan(a, b, product=product or (diff.product if diff else None), code=diff, notes=notes)
     except PlanError as e:
         raise click.UsageError(str(e)) from e
     report = kb.scan(paths, plan, progress=obj["scan_progress"], parallel=True) if paths else None
@@ -174,8 +200,28 @@ def upgrade_product(
         from interfaces import upgrade_render as render
 
         show = {"text": render.plan_text, "markdown": render.plan_markdown, "json": render.plan_json}[fmt]
-        click.echo(show(plan, findings, errors, include_new=include_new))
+        click.echo(show(plan, findings, errors, include_new=include_new, show_all=show_all))
     return EXIT_ERROR if any(f.exact for f in findings) else 0
+
+
+def _api_diff(
+    settings: Settings, kb: KnowledgeBase, product: str, a: str, b: str, *, offline: bool
+) -> tuple[ApiDiff | None, tuple[str, ...]]:
+    """What the code of `product`'s releases from `a` to `b` says changed: its archives fetched first unless
+    `offline` (`ingest.dependencies.fetch_sources`), each release's progress and each problem one line on
+    stderr; None and why, when fewer than two releases could be read."""
+    from ingest.dependencies import fetch_sources
+
+    def say(line: str) -> None:
+        click.echo(_line(line), err=True)
+
+    report = fetch_sources(product, a, b, settings=settings, offline=offline, progress=say)
+    notes = tuple(report.problems)
+    for line in notes:
+        say(line)
+    if len(report.trees) < 2:
+        return None, (*notes, f"no code diff of {product}: fewer than two of its releases could be read")
+    return kb.api_diff(report.trees, progress=say), notes
 
 
 def upgrade_dependencies(

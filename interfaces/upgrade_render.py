@@ -13,8 +13,9 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from assistant.model.api import CodeChange
 from assistant.model.records import Citation
-from assistant.upgrade.arrange import Entry, arrange
+from assistant.upgrade.arrange import Entry, arrange, evidence_counts, unlisted_code
 from assistant.upgrade.plan import PlannedChange, UpgradePlan
 
 if TYPE_CHECKING:
@@ -32,9 +33,14 @@ SECTION_TITLES = {
 
 
 def plan_json(
-    plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = (), *, include_new: bool = False
+    plan: UpgradePlan,
+    findings: Sequence[Finding] = (),
+    errors: Sequence[ScanError] = (),
+    *,
+    include_new: bool = False,
+    show_all: bool = True,
 ) -> str:
-    """The one object `upgrade --json` prints."""
+    """The one object `upgrade --json` prints: every change, whatever `show_all` says."""
     return json.dumps(plan_dict(plan, findings, errors, include_new=include_new), ensure_ascii=False)
 
 
@@ -42,15 +48,21 @@ def plan_dict(
     plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = (), *, include_new: bool = False
 ) -> dict:
     """`changes` in the arranged order (`assistant.upgrade.arrange`: the ones the code hits first), `sections`
-    naming which are which, `findings` in the same order."""
-    sections = arrange(plan, findings, include_new=include_new)
+    naming which are which, `findings` in the same order; each change and finding with its `evidence` (docs,
+    code or both) and, where the code shows it, its `code` record."""
+    sections = arrange(plan, findings, include_new=include_new, include_code=True)
+    evidence = {c.id: list(c.evidence) for c in plan.changes}
     return {
         "product": plan.product,
         "from": plan.from_version,
         "to": plan.to_version,
         "versions": list(plan.versions),
+        "docs": plan.docs,
+        "code_releases": list(plan.code_releases),
+        "evidence_counts": evidence_counts(plan),
+        "notes": list(plan.notes),
         "sections": [{"kind": s.kind, "changes": [e.change.id for e in s.entries]} for s in sections],
-        "changes": [_change_dict(e.change, e.findings) for s in sections for e in s.entries],
+        "changes": [_change_dict(e.change, plan, e.findings) for s in sections for e in s.entries],
         "findings": [
             {
                 "file": f.file,
@@ -60,6 +72,7 @@ def plan_dict(
                 "symbol": f.symbol,
                 "change": f.change,
                 "exact": f.exact,
+                "evidence": evidence.get(f.change, []),
                 **({"cell": f.cell} if f.cell is not None else {}),
             }
             for s in sections
@@ -70,7 +83,7 @@ def plan_dict(
     }
 
 
-def _change_dict(c: PlannedChange, findings: Sequence[Finding] = ()) -> dict[str, Any]:
+def _change_dict(c: PlannedChange, plan: UpgradePlan, findings: Sequence[Finding] = ()) -> dict[str, Any]:
     cite = c.citation
     return {
         "id": c.id,
@@ -84,6 +97,27 @@ def _change_dict(c: PlannedChange, findings: Sequence[Finding] = ()) -> dict[str
         "possible": sum(not f.exact for f in findings),
         "citation": _citation(cite),
         "also": [_citation(a) for a in c.citations if a != cite],
+        "evidence": list(c.evidence),
+        **({"code": code_dict(c.code[0], plan)} if c.code else {}),
+        **({"code_more": [code_dict(k, plan) for k in c.code[1:]]} if len(c.code) > 1 else {}),
+    }
+
+
+def code_dict(k: CodeChange, plan: UpgradePlan) -> dict[str, Any]:
+    """A code record as the JSON has it, with the archives of the two releases it was seen between."""
+    archives = dict(plan.code_archives)
+    releases = plan.code_releases
+    before = releases[releases.index(k.release) - 1] if k.release in releases[1:] else ""
+    return {
+        "object": k.object,
+        "kind": k.kind,
+        "parameter": k.parameter,
+        "release": k.release,
+        "source_a": k.source_a,
+        "source_b": k.source_b,
+        "fix": k.fix,
+        "paths": list(k.paths),
+        "archives": {"a": archives.get(before), "b": archives.get(k.release)},
     }
 
 
@@ -93,11 +127,17 @@ def _citation(c: Citation) -> dict[str, str]:
 
 
 def plan_text(
-    plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = (), *, include_new: bool = False
+    plan: UpgradePlan,
+    findings: Sequence[Finding] = (),
+    errors: Sequence[ScanError] = (),
+    *,
+    include_new: bool = False,
+    show_all: bool = False,
 ) -> str:
     """The plan as a person acts on it: the changes the code hits first, each with its lines, then what breaks
-    and what is deprecated, by release (`assistant.upgrade.arrange`)."""
-    sections = arrange(plan, findings, include_new=include_new)
+    and what is deprecated, by release (`assistant.upgrade.arrange`); what only the releases' code shows and the
+    code does not hit, with `show_all`."""
+    sections = arrange(plan, findings, include_new=include_new, include_code=show_all)
     exact = sum(f.exact for f in findings)
     shown = sum(len(s.entries) for s in sections)
     lines = [
@@ -105,6 +145,7 @@ def plan_text(
         f"{counted(shown, 'change')} in {counted(len(plan.versions), 'release')}"
         + (f"; {exact} hits in your code, {len(findings) - exact} possible" if findings else ""),
     ]
+    lines += evidence_lines(plan)
     if not plan.versions:
         lines.append("No indexed release lies in that range.")
     hidden = sum(c.kind == "new" for c in plan.changes) if not include_new else 0
@@ -137,24 +178,50 @@ def plan_text(
                     lines.append(f"      {where(f)}  {one_line(f.code)}  ← {one_line(f.symbol)}{mark}")
     if hidden:
         lines += ["", f"({counted(hidden, 'new feature')} not shown: --include-new lists them.)"]
+    if (unlisted := 0 if show_all else unlisted_code(plan, findings)) > 0:
+        lines += ["", f"({counted(unlisted, 'change')} only the releases' code shows not shown: --all lists them.)"]
     for e in errors:
         lines.append(f"skipped {one_line(e.file)}: {one_line(e.error)}")
     return "\n".join(lines)
 
 
 def plan_markdown(
-    plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = (), *, include_new: bool = False
+    plan: UpgradePlan,
+    findings: Sequence[Finding] = (),
+    errors: Sequence[ScanError] = (),
+    *,
+    include_new: bool = False,
+    show_all: bool = False,
 ) -> str:
     """A checklist: the changes the code hits first, then what breaks, then deprecations; one box per change,
     with its fix, its source linked and the code it hits under it."""
     out = [f"## Upgrade {md(plan.product)} {md(plan.from_version)} → {md(plan.to_version)}", ""]
-    for section in arrange(plan, findings, include_new=include_new):
+    if said := evidence_lines(plan):
+        out += [md(line) for line in said] + [""]
+    for section in arrange(plan, findings, include_new=include_new, include_code=show_all):
         out += [f"### {SECTION_TITLES[section.kind]}", ""]
         for entry in section.entries:
             out += entry_markdown(entry)
         out.append("")
     out += errors_markdown(errors)
     return "\n".join(out).rstrip() + "\n"
+
+
+def evidence_lines(plan: UpgradePlan) -> list[str]:
+    """Where the plan's changes come from: the releases whose code was diffed and how many changes the docs, the
+    code and both show; why the code diff is missing; a plan of the code alone, that the docs were not there."""
+    lines = [f"note: {one_line(n)}" for n in plan.notes]
+    if not plan.docs:
+        lines.append(
+            f"The release docs of {one_line(plan.product)} are not indexed: these changes are the code's only."
+        )
+    if plan.code_releases:
+        n = evidence_counts(plan)
+        lines.append(
+            f"Code of {', '.join(map(one_line, plan.code_releases))} compared: {n['both']} changes in the docs and "
+            f"the code, {n['docs']} in the docs only, {n['code']} in the code only."
+        )
+    return lines
 
 
 def entry_markdown(entry: Entry) -> list[str]:

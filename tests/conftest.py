@@ -125,6 +125,20 @@ def index_fields(server_mode: ChromaServer | None) -> Callable[[str], dict[str, 
     return lambda name: _index(server_mode, name)
 
 
+# Where the registry is for every test but the network-marked ones: an address nothing listens on, so that a
+# command that would fetch (an `upgrade` reading its releases' code) fails at once, offline, as on a machine without
+# the network. The network tests name the real registry themselves.
+NO_REGISTRY = "http://127.0.0.1:9/pypi"
+REAL_REGISTRY = Settings.model_fields["registry_url"].default
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _no_registry() -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RELDOCS_REGISTRY_URL", NO_REGISTRY)
+        yield
+
+
 @pytest.fixture(scope="session", autouse=True)
 def model_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """Where the session's one ONNX export goes, as RELDOCS_MODEL_DIR for every Settings and subprocess.

@@ -14,6 +14,7 @@ import pytest
 
 from assistant.runtime.settings import Settings
 from ingest.dependencies import Wanted, fetch_docs
+from tests.conftest import REAL_REGISTRY
 
 pytestmark = pytest.mark.network
 PACKAGES = {"six": "1.15.0", "idna": "3.0"}  # each with a release long before its newest, the span's start
@@ -22,7 +23,7 @@ PACKAGES = {"six": "1.15.0", "idna": "3.0"}  # each with a release long before i
 @pytest.fixture(scope="module")
 def registry() -> dict[str, dict]:
     """The registry's JSON of each package, read here without reldocs, to check the fetch against."""
-    url = Settings().registry_url
+    url = REAL_REGISTRY
     try:
         return {name: httpx.get(f"{url}/{name}/json", timeout=10).raise_for_status().json() for name in PACKAGES}
     except (httpx.HTTPError, ValueError) as e:
@@ -30,7 +31,7 @@ def registry() -> dict[str, dict]:
 
 
 def _settings(tmp_path: Path) -> Settings:
-    return Settings(corpus_dir=tmp_path / "corpus", data_dir=tmp_path / "data")
+    return Settings(corpus_dir=tmp_path / "corpus", data_dir=tmp_path / "data", registry_url=REAL_REGISTRY)
 
 
 def test_the_newest_release_s_docs_are_the_registry_s_archive(registry: dict[str, dict], tmp_path: Path) -> None:

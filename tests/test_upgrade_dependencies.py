@@ -229,7 +229,7 @@ def test_offline_names_the_packages_without_docs_and_exit_statuses(
         ["upgrade", "--lock-diff", "old/requirements.txt", "nope.txt"],
         ["upgrade", "--requirements", "requirements.txt", "--from", "1.0"],
         ["upgrade", "--requirements", "requirements.txt", "--against", "old/requirements.txt", "--to-latest"],
-        ["upgrade", "--offline", "--from", "1", "--to", "2"],
+        ["upgrade", "--to-latest", "--from", "1", "--to", "2"],
         ["upgrade"],
     ):
         code, _, err = run(bad, hosts, project, monkeypatch, capsys)

@@ -156,6 +156,11 @@ class Settings(BaseSettings):
         return self.data_dir / "fetch-cache"
 
     @property
+    def api_diffs_path(self) -> Path:
+        """The releases' API diffs, by the two archives' sha256 and the analyser's version."""
+        return self.data_dir / "api-diffs"
+
+    @property
     def feedback_path(self) -> Path:
         return self.data_dir / "feedback.jsonl"
 

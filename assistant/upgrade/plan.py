@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from assistant.index.catalog import Catalog, Product, release_key
+from assistant.model.api import CodeChange
 from assistant.model.changes import Change, ChangeKind
 from assistant.model.errors import ReldocsError
 from assistant.model.records import Chunk, Citation
@@ -29,6 +30,10 @@ _SEVERITY: dict[str, int] = {"removed": 0, "breaking": 1, "behaviour": 2, "depre
 
 class PlanError(ReldocsError):
     """The plan cannot be made as asked (an unknown product, a from-version not before the to-version)."""
+
+
+class NotIndexed(PlanError):
+    """No release docs of the product asked for are indexed (a plan can still come from its code)."""
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,15 @@ class PlannedChange:
     # (symbol, class) for the symbols the docs write as a type's member (`ndarray.newbyteorder`)
     members: tuple[tuple[str, str], ...] = ()
     callables: tuple[str, ...] = ()  # the symbols the docs' roles mark as functions or methods (":meth:`x`")
+    # What the releases' code shows of it (`assistant.upgrade.code_plan`): a doc change's linked code changes, or
+    # the one code change a change of the code alone is (whose citation is then the release's source).
+    code: tuple[CodeChange, ...] = ()
+
+    @property
+    def evidence(self) -> tuple[str, ...]:
+        """Where the change is seen: ("docs",), ("code",) or ("docs", "code")."""
+        docs = any(c.kind != "code" for c in self.citations)
+        return (*(("docs",) if docs else ()), *(("code",) if self.code else ()))
 
     @property
     def citation(self) -> Citation:
@@ -67,6 +81,10 @@ class UpgradePlan:
     modules: tuple[str, ...] = ()  # the product's import names, its main one first: a change about one names no code
     # the keyword arguments the product's examples pass string values to that changes do away with ("freq")
     value_keywords: tuple[str, ...] = ()
+    code_releases: tuple[str, ...] = ()  # the exact releases whose code was diffed, oldest first; () when none was
+    code_archives: tuple[tuple[str, str], ...] = ()  # (release, its archive's sha256) for each of `code_releases`
+    docs: bool = True  # False for a plan of the code alone: the product's release docs are not indexed
+    notes: tuple[str, ...] = ()  # one line each: why the code diff is missing or partial
 
 
 def make_plan(
@@ -95,7 +113,7 @@ def _product(catalog: Catalog, product: str | None, start: tuple[int, ...], end:
     if product:
         found = catalog.product(product)
         if found is None:
-            raise PlanError(f"no product {product!r} is indexed; indexed: {names}")
+            raise NotIndexed(f"no product {product!r} is indexed; indexed: {names}")
         return found
     if len(catalog.products) == 1:
         return catalog.products[0]

@@ -11,6 +11,7 @@ import sys
 from collections import defaultdict
 from dataclasses import replace
 
+from assistant.upgrade.code_plan import code_targets
 from assistant.upgrade.literals import old_values
 from assistant.upgrade.plan import PlannedChange, UpgradePlan
 from assistant.upgrade.subjects import (
@@ -43,9 +44,17 @@ def targets(plan: UpgradePlan) -> list[Target]:
     A class the change says subclasses of a product class define in their body ("a class called `Config` in the
     namespace of the parent `BaseModel` subclass is deprecated") is hit where such a class is defined. A name the
     docs write bare as a member of a class they name ("Removed `contour` method on `sunpy.map.Map`") is that
-    class's member."""
+    class's member. Then what the releases' code shows (`code_plan.code_targets`): each public path a code change
+    names, hit by a call it breaks, on a receiver of known type only."""
+    return [*doc_targets(plan), *code_targets(plan)]
+
+
+def doc_targets(plan: UpgradePlan) -> list[Target]:
+    """The targets the docs' changes give (`targets` without the code's)."""
     out, placed = [], set()
     for change in plan.changes:
+        if "docs" not in change.evidence:
+            continue  # a change of the code alone: its targets are the code's
         if change.kind == "new" or ADDS.match(change.summary):
             continue  # "Added a deprecation framework to the `torch.compile` config" breaks no `torch.compile` call
         values = old_values(change.summary)

@@ -1,0 +1,188 @@
+"""The releases' code in the plan: each change the code shows (`assistant.upgrade.api`) linked to the doc changes
+about the same public path, one entry with both evidences; the rest added as changes of their own, which the
+docs do not state, cited to the releases' source; and the scan's targets for what the code shows.
+
+A code change and a doc change are linked when a name the doc change is about (its targets, else its qualified
+symbols) is one of the code change's public paths, and they are about the same parameter or the doc change names
+none. Links may be many to many: a doc change gets every code change that links to it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from assistant.index.catalog import release_key
+from assistant.model.api import ApiDiff, CodeChange, CodeKind
+from assistant.model.changes import ChangeKind
+from assistant.model.records import Citation
+from assistant.upgrade.plan import KIND_ORDER, PlannedChange, UpgradePlan
+from assistant.upgrade.target import Target
+
+# What a code change is as a plan's kind: what stops working at once (`breaking`, `removed`), what works otherwise.
+PLAN_KIND: dict[CodeKind, ChangeKind] = {
+    "removed": "removed",
+    "parameter_removed": "breaking",
+    "parameter_renamed": "breaking",
+    "parameter_moved": "breaking",
+    "parameter_keyword_only": "breaking",
+    "parameter_required": "breaking",
+    "parameter_added_required": "breaking",
+    "default_changed": "behaviour",
+    "base_removed": "breaking",
+    "abstract_added": "breaking",
+    "return_changed": "behaviour",
+    "deprecated": "deprecated",
+}
+# The kinds whose uses the scan can tell from a call: a name used at all, a parameter passed, too many arguments
+# by position. A default or a return type changed, a base class gone, an abstract method added: a plan entry.
+_HIT_KINDS: frozenset[CodeKind] = frozenset(
+    {"removed", "parameter_removed", "parameter_renamed", "parameter_keyword_only", "deprecated"}
+)
+
+
+def with_code(plan: UpgradePlan, diff: ApiDiff, doc_targets: Sequence[Target]) -> UpgradePlan:
+    """`plan` with `diff` in it: linked changes carry their code records, the others become code-only changes,
+    placed at the release where the code first shows them."""
+    by_change: dict[str, list[Target]] = {}
+    for t in doc_targets:
+        by_change.setdefault(t.change, []).append(t)
+    linked: dict[str, list[CodeChange]] = {}
+    alone: list[CodeChange] = []
+    for code in diff.changes:
+        ids = [c.id for c in plan.changes if _links(code, c, by_change.get(c.id, ()))]
+        for i in ids:
+            linked.setdefault(i, []).append(code)
+        if not ids:
+            alone.append(code)
+    changes = [replace(c, code=tuple(linked[c.id])) if c.id in linked else c for c in plan.changes]
+    changes += [_code_only(code, plan, diff) for code in alone]
+    changes.sort(key=lambda c: (release_key(c.version), KIND_ORDER[c.kind]))
+    versions = tuple(sorted({*plan.versions, *(c.version for c in changes)}, key=release_key))
+    return replace(
+        plan,
+        changes=tuple(changes),
+        versions=versions,
+        modules=plan.modules or diff.packages,
+        code_releases=diff.releases,
+        code_archives=tuple(diff.archives.items()),
+    )
+
+
+def code_plan(diff: ApiDiff, from_version: str, to_version: str) -> UpgradePlan:
+    """A plan from the code alone, for a product whose release docs are not indexed."""
+    empty = UpgradePlan(diff.product, from_version, to_version, (), (), diff.packages)
+    return replace(with_code(empty, diff, ()), docs=False)
+
+
+def code_targets(plan: UpgradePlan) -> list[Target]:
+    """What the scan looks for as the code shows it: for each change with code records, a target per public path
+    of a change a call can show (a name used, a parameter passed, arguments by position), exact only where the
+    receiver is known (no guess on a receiver of unknown type: the code's paths name no member the docs chose)."""
+    out: list[Target] = []
+    for change in plan.changes:
+        for code in change.code:
+            if code.kind not in _HIT_KINDS:
+                continue
+            for path in code.paths or (code.object,):
+                if not all(part.isidentifier() for part in path.split(".")):
+                    continue
+                out.append(_target(change.id, path, code, plan.modules))
+    return list(dict.fromkeys(out))
+
+
+def _target(change: str, path: str, code: CodeChange, modules: tuple[str, ...]) -> Target:
+    parameter = code.parameter or ""
+    if code.kind == "parameter_keyword_only":  # calls passing it by position: more arguments than come before it
+        return Target(change, path, positional=_place(code.fix, parameter), family=modules, guess=False)
+    return Target(
+        change,
+        path,
+        parameter if parameter.isidentifier() else "",
+        at_import=code.kind == "removed" and not parameter,
+        family=modules,
+        guess=False,
+        gone=code.kind in ("removed", "deprecated") and not parameter,
+    )
+
+
+def _place(signature: str, parameter: str) -> int:
+    """How many arguments come before `parameter` in B's signature ("f(self, a, *, b)": `b` -> 1, not counting
+    `self`); what the scan compares positional arguments with."""
+    inside = signature.partition("(")[2].rpartition(")")[0]
+    names = [p.strip().split("=")[0].split(":")[0].strip() for p in inside.split(",")]
+    names = [n for n in names if n and n not in ("self", "cls", "/")]
+    return names.index("*") if "*" in names else names.index(parameter) if parameter in names else 0
+
+
+def _links(code: CodeChange, change: PlannedChange, targets: Iterable[Target]) -> bool:
+    if change.kind == "new":
+        return False
+    paths = set(code.paths or (code.object,))
+    named = [(t.symbol, t.parameter) for t in targets] or [(s, change.parameter) for s in change.symbols]
+    return any(symbol in paths and parameter in ("", code.parameter or "") for symbol, parameter in named)
+
+
+def _code_only(code: CodeChange, plan: UpgradePlan, diff: ApiDiff) -> PlannedChange:
+    version = _placed(code.release, plan.versions)
+    key = f"{diff.product}\n{code.object}\n{code.kind}\n{code.parameter or ''}"
+    source = code.source_b or code.source_a or ""
+    citation = Citation(
+        1,
+        f"{diff.product} {code.release} source",
+        code.release,
+        "code",
+        source,
+        f"code:{diff.product}",
+        "",
+        code.fix,
+        diff.product,
+    )
+    return PlannedChange(
+        "code-" + hashlib.sha1(key.encode()).hexdigest()[:10],
+        version,
+        PLAN_KIND[code.kind],
+        summary(code),
+        (code.object,),
+        "",
+        code.parameter or "",
+        code.kind == "default_changed",
+        -1,
+        (),
+        code.fix,
+        (citation,),
+        code=(code,),
+    )
+
+
+def _placed(release: str, versions: Sequence[str]) -> str:
+    """The docs' release a code release belongs to (2.0.3 -> the docs' 2.0 when they have no 2.0.3), else itself."""
+    if release in versions:
+        return release
+    minor = release_key(release)[:2]
+    same = [v for v in versions if release_key(v)[:2] == minor and release_key(v) <= release_key(release)]
+    return max(same, key=release_key) if same else release
+
+
+_SAYS: dict[CodeKind, str] = {
+    "removed": "`{o}` is removed",
+    "parameter_removed": "`{o}` no longer takes `{p}`",
+    "parameter_renamed": "`{o}`: the parameter `{p}` is renamed",
+    "parameter_moved": "`{o}`: the parameter `{p}` moved to another position",
+    "parameter_keyword_only": "`{o}`: `{p}` can only be passed by keyword",
+    "parameter_required": "`{o}`: `{p}` is now required",
+    "parameter_added_required": "`{o}` has a new required parameter `{p}`",
+    "default_changed": "`{o}`: the default of `{p}` changed",
+    "base_removed": "`{o}` no longer derives from a base class it had",
+    "abstract_added": "`{o}` is a new abstract method: subclasses must define it",
+    "return_changed": "`{o}` returns another type",
+    "deprecated": "`{o}` is deprecated",
+}
+
+
+def summary(code: CodeChange) -> str:
+    """What a code change says, in the plan's words; a parameter's deprecation names the parameter."""
+    if code.kind == "deprecated" and code.parameter:
+        return f"`{code.object}`: the parameter `{code.parameter}` is deprecated"
+    return _SAYS[code.kind].format(o=code.object, p=code.parameter or "")

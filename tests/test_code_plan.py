@@ -1,0 +1,121 @@
+"""The releases' code in the plan and the scan (`assistant/upgrade/code_plan.py`): a code change linked to the doc
+change about the same public path is one entry with both evidences; the rest are changes of their own, cited to
+the releases' source, hit only by the calls they break and only on receivers of known type, and listed in text
+only when the code hits them or `--all` asks; a product with no docs indexed gets a plan from its code alone."""
+
+from __future__ import annotations
+
+import json
+
+from assistant.index.catalog import Catalog
+from assistant.model.api import ApiDiff, CodeChange
+from assistant.upgrade.arrange import arrange, evidence_counts
+from assistant.upgrade.code_plan import code_plan, with_code
+from assistant.upgrade.plan import make_plan
+from assistant.upgrade.scan import scan_source
+from assistant.upgrade.targeting import doc_targets, targets
+from interfaces.upgrade_render import plan_json, plan_text
+from tests.test_plan_arranged import corpus
+
+GONE = CodeChange(
+    "acme.gone", "removed", None, "2.0.1", "acme/core.py:10", None, "removed", ("acme.gone", "acme.core.gone")
+)
+RESIZE = CodeChange(
+    "acme.Widget.resize", "removed", None, "2.0.1", "acme/widget.py:40", None, "removed", ("acme.Widget.resize",)
+)
+KEEP = CodeChange(
+    "acme.Widget.draw",
+    "parameter_removed",
+    "fast",
+    "2.0.1",
+    "acme/widget.py:50",
+    "acme/widget.py:48",
+    "Widget.draw(self, size=1)",
+    ("acme.Widget.draw",),
+)
+ONLY_KEYWORD = CodeChange(
+    "acme.plot",
+    "parameter_keyword_only",
+    "color",
+    "2.0.1",
+    "acme/core.py:20",
+    "acme/core.py:22",
+    "plot(data, *, color=None)",
+    ("acme.plot",),
+)
+DIFF = ApiDiff(
+    "acme",
+    ("acme",),
+    ("1.9.4", "2.0.1"),
+    {"1.9.4": "a" * 64, "2.0.1": "b" * 64},
+    (GONE, RESIZE, KEEP, ONLY_KEYWORD),
+)
+CODE = """import acme
+acme.gone()
+w = acme.Widget()
+w.resize(3)
+w.draw(fast=True)
+w.draw(size=2)
+acme.plot(data, "red")
+acme.plot(data, color="red")
+x.resize(3)
+"""
+
+
+def _plan():
+    chunks = corpus()
+    plan = make_plan(chunks, Catalog.learn(chunks), "1.0", "2.0", "acme")
+    return with_code(plan, DIFF, doc_targets(plan))
+
+
+def test_a_code_change_about_a_doc_change_s_name_is_that_change_with_both_evidences() -> None:
+    plan = _plan()
+    gone = next(c for c in plan.changes if "gone" in c.summary and "docs" in c.evidence)
+    assert gone.evidence == ("docs", "code") and gone.code == (GONE,)
+    assert not [c for c in plan.changes if c.evidence == ("code",) and "acme.gone" in c.symbols]
+    assert evidence_counts(plan)["both"] == 1 and evidence_counts(plan)["code"] == 3
+
+
+def test_code_only_changes_hit_the_calls_they_break_on_known_receivers_only() -> None:
+    plan = _plan()
+    report = scan_source(CODE, targets(plan))
+    exact = sorted({f.line for f in report.findings if f.exact})
+    assert exact == [2, 4, 5, 7]  # not draw(size=2), not plot(data, color=…), not x.resize on an unknown x
+    assert not [f for f in report.findings if not f.exact]
+    by_line = {f.line: f.change for f in report.findings}
+    changes = {c.id: c for c in plan.changes}
+    assert changes[by_line[2]].evidence == ("docs", "code")
+    assert changes[by_line[4]].evidence == ("code",) and changes[by_line[4]].citation.kind == "code"
+
+
+def test_json_lists_every_change_with_evidence_and_code_records_text_only_the_hit_ones() -> None:
+    plan = _plan()
+    report = scan_source(CODE, targets(plan))
+    data = json.loads(plan_json(plan, report.findings))
+    by_object = {c["code"]["object"]: c for c in data["changes"] if "code" in c}
+    assert set(by_object) == {"acme.gone", "acme.Widget.resize", "acme.Widget.draw", "acme.plot"}
+    assert by_object["acme.gone"]["evidence"] == ["docs", "code"]
+    assert by_object["acme.Widget.draw"]["code"]["parameter"] == "fast"
+    assert by_object["acme.gone"]["code"]["archives"] == {"a": "a" * 64, "b": "b" * 64}
+    assert by_object["acme.gone"]["code"]["source_a"] == "acme/core.py:10"
+    assert all(f["evidence"] for f in data["findings"])
+    assert data["evidence_counts"] == {"docs": evidence_counts(plan)["docs"], "code": 3, "both": 1}
+    quiet = plan_text(plan, ())
+    assert "Widget.resize" not in quiet and "3 changes only the releases' code shows not shown" in quiet
+    assert "Widget.resize" in plan_text(plan, (), show_all=True) and "Widget.resize" in plan_text(plan, report.findings)
+
+
+def test_docs_and_code_come_before_docs_only_then_code_only_within_a_section() -> None:
+    plan = _plan()
+    breaks = next(s for s in arrange(plan, include_code=True) if s.kind == "breaks")
+    order = [e.change.evidence for e in breaks.entries]
+    assert order == sorted(order, key=lambda e: {("docs", "code"): 0, ("docs",): 1, ("code",): 2}[e])
+    assert order[0] == ("docs", "code") and order[-1] == ("code",)
+
+
+def test_a_plan_from_the_code_alone_says_the_docs_are_missing_and_still_hits() -> None:
+    plan = code_plan(DIFF, "1.9", "2.0")
+    assert not plan.docs and all(c.evidence == ("code",) for c in plan.changes)
+    report = scan_source(CODE, targets(plan))
+    assert sorted({f.line for f in report.findings if f.exact}) == [2, 4, 5, 7]
+    assert "are not indexed" in plan_text(plan, report.findings)
