@@ -25,7 +25,7 @@ from assistant.text.untrusted import one_line, safe_url
 
 SECTION_TITLES = {
     "hits": "Your code",
-    "possible": "Possibly your code (a receiver of unknown type)",
+    "possible": "Possibly your code (a receiver of unknown type, or guarded by a version check or ImportError)",
     "breaks": "What breaks",
     "deprecations": "Deprecations",
     "new": "New features",
@@ -73,6 +73,7 @@ def plan_dict(
                 "change": f.change,
                 "exact": f.exact,
                 "evidence": evidence.get(f.change, []),
+                **({"guarded": f.guarded} if f.guarded else {}),
                 **({"cell": f.cell} if f.cell is not None else {}),
             }
             for s in sections
@@ -158,7 +159,9 @@ def plan_text(
                 release = c.version
                 lines.append(f"-- {one_line(release)} --")
             at = f" {one_line(c.version)}" if section.kind in ("hits", "possible") else ""
-            lines.append(f"- [{c.kind}]{at} {one_line(c.summary)}")
+            # a hit's change id: what `# reldocs: ignore[ID]` on a line silences
+            tag = f"  [id {c.id}]" if section.kind in ("hits", "possible") else ""
+            lines.append(f"- [{c.kind}]{at} {one_line(c.summary)}{tag}")
             if c.replacement:
                 lines.append(f"    use instead: {one_line(c.replacement)}")
             elif c.fix:
@@ -174,7 +177,13 @@ def plan_text(
             for file, in_file in _by_file(entry.findings).items():
                 lines.append(f"    {one_line(file)}")
                 for f in in_file:
-                    mark = "" if f.exact else "  (possible: the receiver's type is unknown)"
+                    mark = (
+                        ""
+                        if f.exact
+                        else f"  (guarded: {f.guarded})"
+                        if f.guarded
+                        else "  (possible: the receiver's type is unknown)"
+                    )
                     lines.append(f"      {where(f)}  {one_line(f.code)}  ← {one_line(f.symbol)}{mark}")
     if hidden:
         lines += ["", f"({counted(hidden, 'new feature')} not shown: --include-new lists them.)"]
@@ -233,7 +242,7 @@ def entry_markdown(entry: Entry) -> list[str]:
     use = f" Use instead: `{code(c.replacement)}`." if c.replacement else f" Fix: {md(c.fix)}" if c.fix else ""
     out = [f"- [ ] **{c.kind}** ({md(c.version)}): {md(c.summary)}{use} ({cite})"]
     for f in entry.findings:
-        kind = "" if f.exact else " (possible)"
+        kind = "" if f.exact else f" (guarded: {f.guarded})" if f.guarded else " (possible)"
         out.append(f"  - `{code(f.file)}:{where(f)}` `{code(f.code)}`{kind}")
     return out
 

@@ -119,3 +119,30 @@ def test_a_plan_from_the_code_alone_says_the_docs_are_missing_and_still_hits() -
     report = scan_source(CODE, targets(plan))
     assert sorted({f.line for f in report.findings if f.exact}) == [2, 4, 5, 7]
     assert "are not indexed" in plan_text(plan, report.findings)
+
+
+GUARDED = """import acme
+try:
+    from acme import gone
+except ImportError:
+    gone = None
+if acme.__version__ < "2":
+    acme.gone()
+import sys
+if sys.version_info >= (3, 11):
+    acme.gone()
+acme.gone()  # reldocs: ignore
+acme.gone()  # reldocs: ignore[nope, other]
+"""
+
+
+def test_guarded_uses_are_not_hits_and_silenced_lines_have_no_finding() -> None:
+    plan = _plan()
+    found = {f.line: f for f in scan_source(GUARDED, targets(plan)).findings}
+    assert found[3].guarded == "import fallback" and not found[3].exact
+    assert found[7].guarded == "version check" and not found[7].exact
+    assert found[10].exact and not found[10].guarded  # Python's own version guards nothing of the product's
+    assert 11 not in found and found[12].exact  # silenced: all changes, then only the ones named
+    change = found[12].change
+    silenced = GUARDED.replace("ignore[nope, other]", f"ignore[nope, {change}]")
+    assert 12 not in {f.line for f in scan_source(silenced, targets(plan)).findings}

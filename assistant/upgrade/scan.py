@@ -1,9 +1,11 @@
 """The code scan: where a user's Python files and notebooks hit the symbols that changes in release docs name.
 
 `scan(paths, targets)` walks files and directories, `scan_source` reads pasted code; both return a `ScanReport`
-of findings, exact or "possible" (a member of a class used on a receiver of unknown type), and of the files
-that could not be read or parsed, which are skipped while everything else is still scanned (a module a few
-statements of which do not parse is read without them: `assistant.upgrade.recover`). Name resolution
+of findings, exact or not (a member of a class used on a receiver of unknown type: "possible"; a use under a
+version check or an ImportError fallback: guarded; a line silenced by `# reldocs: ignore[ID]` has none:
+`assistant.upgrade.guards`), and of the files that could not be read or parsed, which are skipped while
+everything else is still scanned (a module a few statements of which do not parse is read without them:
+`assistant.upgrade.recover`). Name resolution
 and matching live in `assistant.upgrade.visitor` and `assistant.upgrade.lookup`; the pre-pass that skips a module
 hitting nothing, in `assistant.upgrade.prepass`.
 
@@ -25,12 +27,13 @@ import warnings
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from assistant.runtime.bounded import BoundedWorker
 from assistant.runtime.settings import Settings
 from assistant.text.untrusted import one_line
+from assistant.upgrade.guards import guards
 from assistant.upgrade.limits import read_at_most, size_text
 from assistant.upgrade.lookup import TargetIndex
 from assistant.upgrade.notebook import code_cells, joined
@@ -59,8 +62,10 @@ class Finding:
     code: str  # the source line, stripped
     symbol: str  # the qualified name hit, "numpy.float_"; for a parameter, "torch.hub.load(trust_repo)"
     change: str  # Target.change
-    exact: bool  # False for a possible hit: a class's member on a receiver of unknown type
+    exact: bool  # False for a possible hit (a class's member on a receiver of unknown type) or a guarded one
     cell: int | None = None  # in a notebook, the code cell's index among all its cells (0-based)
+    # Why the use is not a hit though its receiver is known: under a version check or an ImportError fallback.
+    guarded: str = ""
 
 
 @dataclass(frozen=True)
@@ -311,9 +316,13 @@ def _tree_hits(tree: ast.Module, source: str, index: TargetIndex, project: Proje
     if not might_hit(tree, index):
         return []
     try:
-        return HitVisitor(index, project).hits(tree, source)
+        hits = HitVisitor(index, project).hits(tree, source)
     except RecursionError as e:
         raise _Unparsable(_TOO_DEEP) from e
+    if not hits:
+        return hits
+    marks = guards(tree, source)
+    return [replace(h, guarded=marks.why(h.line)) for h in hits if not marks.silenced(h.line, h.change)]
 
 
 def _check_syntax(source: str) -> None:
@@ -347,7 +356,8 @@ def _span(skipped: Skipped) -> str:
 
 
 def _finding(shown: str, hit: Hit, line: int, lines: Sequence[str], cell: int | None = None) -> Finding:
-    return Finding(shown, line, hit.col, lines[line - 1].strip(), hit.symbol, hit.change, hit.exact, cell)
+    exact = hit.exact and not hit.guarded
+    return Finding(shown, line, hit.col, lines[line - 1].strip(), hit.symbol, hit.change, exact, cell, hit.guarded)
 
 
 def _lines(source: str) -> list[str]:

@@ -59,6 +59,7 @@ class Hit:
     symbol: str
     change: str
     exact: bool
+    guarded: str = ""  # why the line is guarded ("version check", "import fallback": `assistant.upgrade.guards`)
 
 
 class _Places:
