@@ -64,6 +64,12 @@ def register(cli: click.Group) -> None:
     help="Fetch nothing: use the docs and release archives fetched already; say which are missing.",
 )
 @click.option(
+    "--baseline",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="FILE",
+    help="An earlier run's --json output: its findings (same file, change and code line) are not reported again.",
+)
+@click.option(
     "--all",
     "show_all",
     is_flag=True,
@@ -107,6 +113,7 @@ def upgrade(
     full_report: str,
     include_new: bool,
     no_sync: bool,
+    baseline: str | None,
     show_all: bool,
 ) -> None:
     """What the docs say changes from A to B, and where it hits your code (PATH: .py files, notebooks, folders).
@@ -161,6 +168,7 @@ def upgrade(
         no_sync=no_sync,
         offline=offline,
         show_all=show_all,
+        baseline=baseline,
     )
     sys.exit(code)
 
@@ -177,11 +185,17 @@ def upgrade_product(
     no_sync: bool,
     offline: bool = False,
     show_all: bool = False,
+    baseline: str | None = None,
 ) -> int:
     """`upgrade --from A --to B`: one product's plan, from its docs and its releases' code, and the code's hits;
     the exit status."""
+    from assistant.upgrade.baseline import BaselineError, read_baseline, without
     from assistant.upgrade.plan import PlanError
 
+    try:
+        accepted = read_baseline(Path(baseline).read_bytes()) if baseline else frozenset()
+    except (BaselineError, OSError) as e:
+        raise click.UsageError(f"--baseline {baseline}: {e}") from e
     kb = obj["open_kb"](obj["settings"], sync_first=not no_sync, quiet=fmt != "text")
     indexed = kb.products()
     name = product or (next(iter(indexed)) if len(indexed) == 1 else None)  # whose releases' code to compare
@@ -191,6 +205,7 @@ def upgrade_product(
     except PlanError as e:
         raise click.UsageError(str(e)) from e
     report = kb.scan(paths, plan, progress=obj["scan_progress"], parallel=True) if paths else None
+    report = without(report, accepted) if report and accepted else report
     findings, errors = (report.findings, report.errors) if report else ((), ())
     if fmt == "sarif":
         from interfaces.sarif import plan_sarif

@@ -191,6 +191,7 @@ def plan_text(
         lines += ["", f"({counted(unlisted, 'change')} only the releases' code shows not shown: --all lists them.)"]
     for e in errors:
         lines.append(f"skipped {one_line(e.file)}: {one_line(e.error)}")
+    lines += [f"note: {one_line(n)}" for n in plan.notes]
     return "\n".join(lines)
 
 
@@ -213,13 +214,15 @@ def plan_markdown(
             out += entry_markdown(entry)
         out.append("")
     out += errors_markdown(errors)
+    out += [f"- note: {md(n)}" for n in plan.notes]
     return "\n".join(out).rstrip() + "\n"
 
 
 def evidence_lines(plan: UpgradePlan) -> list[str]:
     """Where the plan's changes come from: the releases whose code was diffed and how many changes the docs, the
-    code and both show; why the code diff is missing; a plan of the code alone, that the docs were not there."""
-    lines = [f"note: {one_line(n)}" for n in plan.notes]
+    code and both show; a plan of the code alone, that the docs were not there. (Why the code diff is missing:
+    `plan.notes`, shown last.)"""
+    lines = []
     if not plan.docs:
         lines.append(
             f"The release docs of {one_line(plan.product)} are not indexed: these changes are the code's only."

@@ -98,7 +98,13 @@ def test_json_plan_and_findings(acme: Settings, tmp_path: Path) -> None:
     out = upgrade(acme, "--from", "1.0", "--to", "2.0", "--json", str(tmp_path))
     assert out.returncode == 1, out.stderr  # the code is hit
     got = json.loads(out.stdout)
-    assert set(got) == {"product", "from", "to", "versions", "sections", "changes", "findings", "errors"}
+    assert set(got) == {"product", "from", "to", "versions", "sections", "changes", "findings", "errors"} | {
+        "docs",
+        "code_releases",
+        "evidence_counts",
+        "notes",
+    }
+    assert got["code_releases"] == [] and got["notes"]  # the registry cannot be reached here: said, docs only
     assert got["sections"][0]["kind"] == "hits" and got["changes"][0]["hits"] >= 1  # the code's hits first
     assert (got["product"], got["from"], got["to"], got["versions"]) == ("Acme", "1.0", "2.0", ["1.1.0", "2.0.0"])
     removed = next(c for c in got["changes"] if "old_func" in c["summary"])
@@ -230,3 +236,21 @@ def test_asking_what_breaks_between_two_versions_answers_from_the_plan(acme: Set
     french = kb.ask("Qu'est-ce qui casse si je passe de 1.0 à 2.0 ?")
     assert french.text.startswith("Passer de Acme 1.0 à 2.0") and french.language == "fr"
     assert not kb.ask("Does acme.new_func() accept a timeout?").text.startswith("Upgrading")
+
+
+def test_a_baseline_silences_the_findings_it_holds_and_no_others(acme: Settings, tmp_path: Path) -> None:
+    code = tmp_path / "app.py"
+    code.write_text(CODE, encoding="utf-8")
+    first = upgrade(acme, "--from", "1.0", "--to", "2.0", "--json", str(code))
+    assert first.returncode == 1 and json.loads(first.stdout)["findings"]
+    baseline = tmp_path / "baseline.json"
+    baseline.write_text(first.stdout, encoding="utf-8")
+    code.write_text("\n" + CODE, encoding="utf-8")  # every line moved down one: still the baseline's
+    again = upgrade(acme, "--from", "1.0", "--to", "2.0", "--json", "--baseline", str(baseline), str(code))
+    assert again.returncode == 0 and json.loads(again.stdout)["findings"] == []
+    code.write_text(CODE + "old_func(1)\n", encoding="utf-8")  # a new use of a change the baseline holds
+    new = upgrade(acme, "--from", "1.0", "--to", "2.0", "--json", "--baseline", str(baseline), str(code))
+    assert new.returncode == 1 and [f["code"] for f in json.loads(new.stdout)["findings"]] == ["old_func(1)"]
+    baseline.write_text("{not json", encoding="utf-8")
+    bad = upgrade(acme, "--from", "1.0", "--to", "2.0", "--baseline", str(baseline), str(code))
+    assert bad.returncode == 2 and "--baseline" in bad.stderr and "Traceback" not in bad.stderr
