@@ -65,6 +65,8 @@ def compare(a: LoadedRelease, b: LoadedRelease, api_a: PublicApi, api_b: PublicA
         parent = path.rpartition(".")[0]
         if parent in api_a.objects and parent not in api_b.objects:
             continue  # the parent's removal covers it
+        if resolves(b, path):
+            continue  # still there, through an import the public index does not list (a plain module's)
         survivors = [p for p in api_a.paths(old) if p in api_b.objects]
         fix = f"removed in {version}; " + (
             f"still reachable as {survivors[0]}" if survivors else "no replacement in code"
@@ -83,6 +85,18 @@ def compare(a: LoadedRelease, b: LoadedRelease, api_a: PublicApi, api_b: PublicA
         paths = sorted(f.paths, key=lambda p: (p.count("."), len(p), p))
         out.append(CodeChange(**{**f.change.__dict__, "object": paths[0], "paths": tuple(paths)}))
     return sorted(out, key=lambda c: (c.object, c.kind, c.parameter or ""))
+
+
+def resolves(release: LoadedRelease, path: str) -> bool:
+    """Whether `path` still leads to an object in `release`, through any member or import."""
+    head, *rest = path.split(".")
+    node: griffe.Object | None = release.packages.get(head)
+    for part in rest:
+        member = node.members.get(part) if node is not None else None
+        node = final_target(member) if member is not None else None
+        if node is None:
+            return False
+    return node is not None
 
 
 def _merge(found: dict, key: tuple[str, str, str | None], change: CodeChange, paths: list[str]) -> None:

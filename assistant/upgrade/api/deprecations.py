@@ -143,8 +143,9 @@ def _in_body(
             passed = {a.id for a in (*call.args, *(k.value for k in call.keywords)) if isinstance(a, ast.Name)}
             mine = passed & params
             parameter = next(iter(mine)) if len(mine) == 1 else _condition(tests, params)
-            texts = [a for a in call.args if isinstance(a, ast.Constant | ast.JoinedStr) and _text(a, node) != ""]
-            message = _text(texts[0], node) if texts else ast.unparse(call)
+            # a helper's string arguments are often names ("fillna"), not a message: keep only a sentence
+            texts = [t for t in (_text(a, node, obj) for a in call.args) if " " in t.strip()]
+            message = texts[0] if texts else ast.unparse(call)
             yield _Found(parameter, _clip(message), call.lineno + offset)
         elif name == "warn":
             category = (
@@ -155,7 +156,7 @@ def _in_body(
             if category is None or not _is_deprecation(release, obj, category):
                 continue
             message = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "message"), None)
-            text = _text(message, node) if message is not None else ""
+            text = _text(message, node, obj) if message is not None else ""
             yield _Found(_condition(tests, params), _clip(text or ast.unparse(call)), call.lineno + offset)
 
 
@@ -193,8 +194,9 @@ def _condition(tests: tuple[ast.expr, ...], params: set[str]) -> str | None:
     return None
 
 
-def _text(expr: ast.expr | None, scope: ast.AST | None, depth: int = 0) -> str:
-    """A message's text: literals as they are, f-string fields as `{source}`, a local name through its value."""
+def _text(expr: ast.expr | None, scope: ast.AST | None, obj: griffe.Object | None = None, depth: int = 0) -> str:
+    """A message's text: literals as they are, f-string fields as `{source}`, a name through the value a local
+    assignment or the module gives it."""
     if isinstance(expr, ast.Constant):
         return expr.value if isinstance(expr.value, str) else ""
     if isinstance(expr, ast.JoinedStr):
@@ -203,13 +205,21 @@ def _text(expr: ast.expr | None, scope: ast.AST | None, depth: int = 0) -> str:
             for v in expr.values
         )
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
-        return _text(expr.left, scope, depth) + _text(expr.right, scope, depth)
+        return _text(expr.left, scope, obj, depth) + _text(expr.right, scope, obj, depth)
     if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr == "format":
-        return _text(expr.func.value, scope, depth)
+        return _text(expr.func.value, scope, obj, depth)
     if isinstance(expr, ast.Name) and scope is not None and depth < MAX_DEPTH:
         for node in ast.walk(scope):
             if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == expr.id for t in node.targets):
-                return _text(node.value, scope, depth + 1)
+                return _text(node.value, scope, obj, depth + 1)
+        member = obj.module.members.get(expr.id) if obj is not None else None
+        target = _resolve(member) if member is not None else None
+        value = getattr(target, "value", None) if target is not None and target.is_attribute else None
+        if value is not None:
+            try:
+                return _text(ast.parse(str(value), mode="eval").body, None, None, depth + 1)
+            except SyntaxError:
+                return ""
     return ""
 
 
