@@ -75,16 +75,24 @@ def compare(a: LoadedRelease, b: LoadedRelease, api_a: PublicApi, api_b: PublicA
         change = CodeChange(path, "removed", None, version, where, None, fix)
         _merge(found, (old.path, "removed", None), change, [path])
     for key, (old, new) in pairs.items():
-        for c in _pair_changes(a, b, api_a, api_b, old, new, pair_paths[key][0]):
+        for c in _pair_changes(a, b, api_a, api_b, old, new, _shortest(pair_paths[key])):
             where_a = a.relative(_file(old), old.lineno)
             paths = pair_paths[key] if c.obj is new else [f"{p}.{c.obj.name}" for p in pair_paths[key]]
             change = CodeChange(paths[0], c.kind, c.parameter, version, where_a, c.source_b, c.fix)
             _merge(found, (c.obj.path, c.kind, c.parameter), change, paths)
     out = []
     for f in found.values():
-        paths = sorted(f.paths, key=lambda p: (p.count("."), len(p), p))
+        paths = sorted(f.paths, key=_path_order)
         out.append(CodeChange(**{**f.change.__dict__, "object": paths[0], "paths": tuple(paths)}))
     return sorted(out, key=lambda c: (c.object, c.kind, c.parameter or ""))
+
+
+def _path_order(path: str) -> tuple[int, int, str]:
+    return path.count("."), len(path), path
+
+
+def _shortest(paths: list[str]) -> str:
+    return min(paths, key=_path_order)
 
 
 def resolves(release: LoadedRelease, path: str) -> bool:
