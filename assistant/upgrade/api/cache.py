@@ -1,0 +1,53 @@
+"""The diff of one pair of archives, kept as JSON under a key of (archive sha256 A, archive sha256 B, analyser
+version): a new analyser version is a new key, never a stale answer."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import tempfile
+from dataclasses import asdict
+from pathlib import Path
+
+from assistant.model.api import CODE_KINDS, CodeChange
+
+logger = logging.getLogger(__name__)
+
+
+def cache_path(cache_dir: Path, sha_a: str, sha_b: str, analyser: str) -> Path:
+    """Where the diff of archives `sha_a` → `sha_b` by `analyser` is kept."""
+    key = hashlib.sha256(f"{sha_a}\n{sha_b}\n{analyser}".encode()).hexdigest()
+    return cache_dir / f"api-diff-{key}.json"
+
+
+def read_pair(path: Path) -> tuple[list[CodeChange], list[str], list[str]] | None:
+    """(changes, not analysable in A, in B) from a kept diff, or None when it is missing or unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        changes = [CodeChange(**{**c, "paths": tuple(c["paths"])}) for c in data["changes"] if c["kind"] in CODE_KINDS]
+        return changes, list(data["not_analysable_a"]), list(data["not_analysable_b"])
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        logger.warning("ignoring the unreadable API diff %s: %s", path, e)
+        return None
+
+
+def write_pair(path: Path, changes: list[CodeChange], not_a: list[str], not_b: list[str]) -> None:
+    """Keep a pair's diff; written to a temporary file and renamed, so a reader sees all of it or none."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    body = json.dumps(
+        {"changes": [asdict(c) for c in changes], "not_analysable_a": not_a, "not_analysable_b": not_b},
+        ensure_ascii=False,
+        separators=(",", ":"),
+    )
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".api-diff-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(body)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

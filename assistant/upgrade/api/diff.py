@@ -1,0 +1,91 @@
+"""The API diff over a span of releases: each consecutive pair compared (or read from the cache), each change
+kept at the first release that shows it."""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+
+from assistant.model.api import ApiDiff, CodeChange, ReleaseTree
+from assistant.upgrade.api.cache import cache_path, read_pair, write_pair
+from assistant.upgrade.api.compare import compare
+from assistant.upgrade.api.load import LoadedRelease, load_release
+from assistant.upgrade.api.public import PublicApi, public_api
+
+logger = logging.getLogger(__name__)
+
+# Part of every cache key: change it whenever what a diff says could change, so no stale diff is read.
+ANALYSER_VERSION = "api-diff-1"
+
+Progress = Callable[[list[ReleaseTree]], Iterable[ReleaseTree]]  # wraps the releases as they are loaded
+
+
+def diff_releases(
+    trees: Sequence[ReleaseTree], *, cache_dir: Path | None = None, progress: Progress | None = None
+) -> ApiDiff:
+    """What changed in the public API from each release of `trees` (oldest first) to the next.
+
+    Each change carries the first release that shows it (a change already seen is not repeated later). A pair
+    found in `cache_dir` is read from it; otherwise both releases are loaded (each once, however many pairs it
+    is in) and the pair's diff is kept there. `timings_ms` has "load", "diff" and "total"; a run answered
+    from the cache alone loads nothing.
+    """
+    start = time.perf_counter()
+    if not trees:
+        raise ValueError("diff_releases needs at least one release")
+    timings = {"load": 0.0, "diff": 0.0}
+    pairs = list(itertools.pairwise(trees))
+    cached = {
+        i: read_pair(cache_path(cache_dir, a.sha256, b.sha256, ANALYSER_VERSION)) if cache_dir else None
+        for i, (a, b) in enumerate(pairs)
+    }
+    needed = {t.version for i, (a, b) in enumerate(pairs) if cached[i] is None for t in (a, b)}
+    to_load = [t for t in trees if t.version in needed]
+    loaded: dict[str, tuple[LoadedRelease, PublicApi]] = {}
+    iterator = iter(progress(to_load) if progress else to_load)
+
+    def release(tree: ReleaseTree) -> tuple[LoadedRelease, PublicApi]:
+        while tree.version not in loaded:
+            nxt = next(iterator)
+            t0 = time.perf_counter()
+            rel = load_release(nxt)
+            timings["load"] += (time.perf_counter() - t0) * 1000
+            t0 = time.perf_counter()
+            loaded[nxt.version] = (rel, public_api(rel.packages.values()))
+            timings["diff"] += (time.perf_counter() - t0) * 1000
+        return loaded[tree.version]
+
+    changes: list[CodeChange] = []
+    seen: set[tuple[str, str, str | None]] = set()
+    not_analysable: set[str] = set()
+    for i, (a, b) in enumerate(pairs):
+        result = cached[i]
+        if result is None:
+            (rel_a, api_a), (rel_b, api_b) = release(a), release(b)
+            t0 = time.perf_counter()
+            found = compare(rel_a, rel_b, api_a, api_b)
+            timings["diff"] += (time.perf_counter() - t0) * 1000
+            result = (found, list(rel_a.not_analysable), list(rel_b.not_analysable))
+            if cache_dir is not None:
+                write_pair(cache_path(cache_dir, a.sha256, b.sha256, ANALYSER_VERSION), *result)
+            loaded.pop(a.version, None)  # each release is in two pairs at most: the older one is done
+        found, not_a, not_b = result
+        not_analysable.update(not_a, not_b)
+        for change in found:
+            key = (change.object, change.kind, change.parameter)
+            if key not in seen:
+                seen.add(key)
+                changes.append(change)
+    timings["total"] = (time.perf_counter() - start) * 1000
+    return ApiDiff(
+        product=trees[0].product,
+        packages=trees[-1].packages,
+        releases=tuple(t.version for t in trees),
+        archives={t.version: t.sha256 for t in trees},
+        changes=tuple(changes),
+        not_analysable=tuple(sorted(not_analysable)),
+        timings_ms={k: round(v, 1) for k, v in timings.items()},
+    )
