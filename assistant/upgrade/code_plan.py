@@ -86,16 +86,18 @@ def code_targets(plan: UpgradePlan) -> list[Target]:
             if code.kind not in _HIT_KINDS:
                 continue
             for path in code.paths or (code.object,):
-                if not all(part.isidentifier() for part in path.split(".")):
-                    continue
-                out.append(_target(change.id, path, code, plan.modules))
+                if all(part.isidentifier() for part in path.split(".")) and (
+                    t := _target(change.id, path, code, plan.modules)
+                ):
+                    out.append(t)
     return list(dict.fromkeys(out))
 
 
-def _target(change: str, path: str, code: CodeChange, modules: tuple[str, ...]) -> Target:
+def _target(change: str, path: str, code: CodeChange, modules: tuple[str, ...]) -> Target | None:
     parameter = code.parameter or ""
     if code.kind == "parameter_keyword_only":  # calls passing it by position: more arguments than come before it
-        return Target(change, path, positional=_place(code.fix, parameter), family=modules, guess=False)
+        before = _place(code.fix, parameter)
+        return Target(change, path, positional=before, family=modules, guess=False) if before is not None else None
     return Target(
         change,
         path,
@@ -107,13 +109,32 @@ def _target(change: str, path: str, code: CodeChange, modules: tuple[str, ...]) 
     )
 
 
-def _place(signature: str, parameter: str) -> int:
-    """How many arguments come before `parameter` in B's signature ("f(self, a, *, b)": `b` -> 1, not counting
-    `self`); what the scan compares positional arguments with."""
-    inside = signature.partition("(")[2].rpartition(")")[0]
-    names = [p.strip().split("=")[0].split(":")[0].strip() for p in inside.split(",")]
+def _place(signature: str, parameter: str) -> int | None:
+    """How many arguments may still be passed by position in B's signature ("f(self, a, *, b)": 1, not counting
+    `self`): what the scan compares a call's positional arguments with; None when the signature does not say."""
+    names = [p.split("=")[0].strip() for p in _top_level(signature.partition("(")[2].rpartition(")")[0])]
     names = [n for n in names if n and n not in ("self", "cls", "/")]
-    return names.index("*") if "*" in names else names.index(parameter) if parameter in names else 0
+    if "*" in names and parameter in names[names.index("*") :]:
+        return names.index("*")
+    return None
+
+
+def _top_level(params: str) -> list[str]:
+    """A parameter list split at its own commas, not those inside a default's brackets or quotes."""
+    out, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(params):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(params[start:i])
+            start = i + 1
+    return [*out, params[start:]]
 
 
 def _links(code: CodeChange, change: PlannedChange, targets: Iterable[Target]) -> bool:
