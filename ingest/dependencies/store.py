@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 PROVENANCE = "provenance.json"
 _PRODUCT = re.compile(r"^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$")  # a canonical project name
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 STAGING = ".reldocs-staging-"  # the prefix of every folder a fetch writes before renaming: nothing else is removed
 
 
@@ -44,6 +45,11 @@ class StoredFile:
 
 def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def is_sha256(value: object) -> bool:
+    """A lower-case hex sha256, as archives are named here (a name that becomes a path)."""
+    return isinstance(value, str) and _SHA256.match(value) is not None
 
 
 def product_folder(fetched: Path, product: str) -> Path:
