@@ -264,9 +264,15 @@ def test_a_host_unreachable_mid_span_ends_the_product_and_keeps_what_was_had(hos
         report = fetch_sources("acme", "1.0", "3.0", settings=settings_for(hosts.url, tmp_path), http=http)
     assert [t.version for t in report.trees] == ["1.0"] and len(report.problems) == 1
     assert report.problems[0].startswith("acme: cannot connect (ConnectError")
-    assert (
-        report.problems[0].endswith("; releases after 2.0 not fetched either") and hosts.asked("acme-3.0.tar.gz") == 0
-    )
+    assert report.problems[0].endswith("; 2.0 and the releases after it not fetched")
+    assert hosts.asked("acme-3.0.tar.gz") == 0
+
+
+def test_a_name_that_is_no_project_is_one_line_and_asks_nothing(tmp_path: Path) -> None:
+    settings = settings_for("http://127.0.0.1:9", tmp_path)
+    report = fetch_sources("../../etc", "1.0", "2.0", settings=settings)
+    assert report.trees == () and report.problems == ("'../../etc' is not a package name",)
+    assert not settings.data_dir.exists()
 
 
 def test_a_refused_connection_is_unreachable_at_once() -> None:
@@ -385,18 +391,22 @@ def test_top_level_txt_names_the_packages_and_what_is_absent_is_dropped(tmp_path
     )
     assert resolve(folder, "acme-tools") == (folder, ("acmelib", "tests"))
     (folder / "acme_tools.egg-info" / "top_level.txt").write_bytes(b"_acme_speedups\n")
-    assert resolve(folder, "acme-tools") == (folder, ("acme_tools",))  # nothing present: the folders decide
+    assert resolve(folder, "acme-tools") == (folder, ("acme_tools", "acmelib"))  # none there: the folders decide
 
 
-def test_src_layout_roots_at_src(tmp_path: Path) -> None:
-    folder = tree_of(
-        tmp_path,
-        {"src/acme/__init__.py": b"", "src/acme/core.py": b"", "tests/__init__.py": b"", "docs/conf.py": b""},
-    )
+def test_src_and_lib_layouts_root_there(tmp_path: Path) -> None:
+    beside = {"tests/__init__.py": b"", "docs/conf.py": b"", "conftest.py": b""}
+    folder = tree_of(tmp_path / "src", {"src/acme/__init__.py": b"", "src/acme/core.py": b"", **beside})
     assert resolve(folder, "acme") == (folder / "src", ("acme",))
+    # SQLAlchemy's layout, its top_level.txt beside the package
+    files = {"lib/acme/__init__.py": b"", "lib/Acme.egg-info/top_level.txt": b"acme\n", **beside}
+    folder = tree_of(tmp_path / "lib", files)
+    assert resolve(folder, "acme") == (folder / "lib", ("acme",))
+    (folder / "lib" / "Acme.egg-info" / "top_level.txt").unlink()
+    assert resolve(folder, "acme") == (folder / "lib", ("acme",))
 
 
-def test_root_layout_skips_tests_docs_and_tooling_and_prefers_the_product_s_name(tmp_path: Path) -> None:
+def test_root_layout_skips_tests_docs_and_tooling_and_puts_the_product_s_name_first(tmp_path: Path) -> None:
     beside = {
         "setup.py": b"",
         "conftest.py": b"",
@@ -408,8 +418,8 @@ def test_root_layout_skips_tests_docs_and_tooling_and_prefers_the_product_s_name
         "ci/__init__.py": b"",
         "data/readme.py": b"",  # a folder without __init__: no package
     }
-    folder = tree_of(tmp_path / "one", {**beside, "acme/__init__.pyi": b"", "helpers/__init__.py": b""})
-    assert resolve(folder, "Acme") == (folder, ("acme",))
+    folder = tree_of(tmp_path / "one", {**beside, "acme/__init__.pyi": b"", "acme_old/__init__.py": b""})
+    assert resolve(folder, "Acme") == (folder, ("acme", "acme_old"))  # the product's own name first
     folder = tree_of(tmp_path / "two", {**beside, "roadrunner/__init__.py": b"", "coyote/__init__.py": b""})
     assert resolve(folder, "acme") == (folder, ("coyote", "roadrunner"))
     folder = tree_of(tmp_path / "three", {**beside, "acme.py": b""})  # a one-module distribution (six)

@@ -1,12 +1,13 @@
-"""Which top-level import names an unpacked release provides, and the folder they sit in (`src/` or the root).
+"""Which top-level import names an unpacked release provides, and the folder they sit in (`src/`, `lib/` or the
+root).
 
 In order, the first that names something present in the unpacked tree: the names the caller knows (the
 fetched-docs provenance record's `packages`); the archive's own `top_level.txt` (an sdist's `*.egg-info/`, a
 wheel's `*.dist-info/`); then the packages found by looking: folders with an `__init__.py` or `__init__.pyi` under
-`src/` or the root, without the folders every project has beside its code (tests, docs, examples, benchmarks,
-build and CI tooling), and of those only the one named as the product when there is one. A wheel's root holds
-installed code only, so its modules count as well; an sdist's root modules are build and test scripts, save one
-named as the product (`six.py`).
+`src/`, `lib/` (SQLAlchemy's) or the root, without the folders every project has beside its code (tests, docs,
+examples, benchmarks, build and CI tooling), the one named as the product first (attrs: `attrs`, then `attr`). A
+wheel's root holds installed code only, so its modules count as well; an sdist's root modules are build and test
+scripts, save one named as the product (`six.py`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from packaging.utils import canonicalize_name
 
 from ingest.dependencies.unpack import METADATA_FOLDERS
 
+CODE_FOLDERS = ("src", "lib")  # where an sdist may keep its packages instead of its root
 # Folders beside a project's code in its sdist (tests, docs, benchmarks, build and CI tooling), never its API
 NOT_PACKAGES = frozenset(
     {
@@ -52,7 +54,7 @@ def resolve(
     folder: Path, product: str, *, known: tuple[str, ...] = (), wheel: bool = False
 ) -> tuple[Path, tuple[str, ...]] | None:
     """The folder to load from and the top-level import names in it, or None when nothing resolves."""
-    roots = [folder] if wheel or not (folder / "src").is_dir() else [folder / "src", folder]
+    roots = [folder] if wheel else [*(folder / d for d in CODE_FOLDERS if (folder / d).is_dir()), folder]
     for names in (known, _top_level(folder, roots)):
         for root in roots:
             present = tuple(dict.fromkeys(n for n in names if n.isidentifier() and _importable(root, n)))
@@ -84,7 +86,7 @@ def _importable(root: Path, name: str) -> bool:
 
 
 def _found(root: Path, wanted: str, *, wheel: bool) -> tuple[str, ...]:
-    """The packages (and, in a wheel, modules) directly under `root`; only those named as the product if any is."""
+    """The packages (and, in a wheel, modules) directly under `root`, any named as the product first."""
     candidates: list[str] = []
     for entry in sorted(root.iterdir(), key=lambda p: p.name):
         name, suffix = (entry.name, "") if entry.is_dir() else (entry.stem, entry.suffix)
@@ -97,7 +99,7 @@ def _found(root: Path, wanted: str, *, wheel: bool) -> tuple[str, ...]:
             candidates.append(name)
     candidates = list(dict.fromkeys(candidates))
     named = [c for c in candidates if _same(c, wanted)]
-    return tuple(named or candidates)
+    return tuple(named + [c for c in candidates if c not in named])
 
 
 def _same(name: str, product: str) -> bool:

@@ -75,6 +75,8 @@ def fetch_sources(
     say = progress or (lambda line: None)
     limits = limits or ArchiveLimits()
     base = settings.api_sources_path
+    if not store.is_product(name):  # the name becomes a folder's and a URL's: `../x` is no project
+        return SourcesReport(name, (), (f"{product!r} is not a package name",))
     store.remove_leftovers(base)
     problems: list[str] = []
     if offline:
@@ -222,7 +224,7 @@ def _collect(
                 for note in unpacked.notes:
                     logger.info("%s: %s", label, note)
         except Unreachable as e:
-            problems.append(f"{name}: {_line(e)}; releases after {release.version} not fetched either")
+            problems.append(f"{name}: {_line(e)}; {release.version} and the releases after it not fetched")
             break
         except ArchiveRefused as e:
             problems.append(f"{label}: archive {release.filename} refused: {_line(e)}")
@@ -230,7 +232,8 @@ def _collect(
         except (FetchError, OSError) as e:
             problems.append(f"{label}: {_line(e)}")
             continue
-        _remember(base, name, release)
+        with contextlib.suppress(OSError):  # the index only helps offline runs; the folder is what counts
+            _remember(base, name, release)
         resolved = import_names.resolve(folder, name, known=known, wheel=release.archive == "wheel")
         if resolved is None:
             problems.append(f"{label}: no importable package found in {release.filename}")

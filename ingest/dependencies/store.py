@@ -52,9 +52,14 @@ def is_sha256(value: object) -> bool:
     return isinstance(value, str) and _SHA256.match(value) is not None
 
 
+def is_product(name: str) -> bool:
+    """A canonical project name, safe as a folder's name."""
+    return bool(_PRODUCT.match(name)) and ".." not in name
+
+
 def product_folder(fetched: Path, product: str) -> Path:
     """`<fetched>/<product>`, for a canonical project name only: the name becomes a path."""
-    if not _PRODUCT.match(product) or ".." in product:
+    if not is_product(product):
         raise ValueError(f"not a canonical project name: {product!r}")
     return fetched / product
 
