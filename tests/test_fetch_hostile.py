@@ -28,20 +28,21 @@ def files_under(folder: Path) -> set[str]:
     return {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() or p.is_symlink()}
 
 
-@pytest.mark.parametrize(
-    ("members", "reason"),
-    [
-        ([member("acme-2.0/CHANGES.md", CHANGES), member("acme-2.0/../../x", b"pwned")], "leads outside"),
-        ([member("/tmp/reldocs-abs", b"pwned")], "has an absolute path"),
-        ([member("acme-2.0/fifo", kind=tarfile.FIFOTYPE)], "is a device, FIFO or other special file"),
-        ([member("acme-2.0/tty", kind=tarfile.CHRTYPE)], "is a device, FIFO or other special file"),
-        ([member("acme-2.0/NEWS\x1b[2J", b"x")], "has control characters in its name"),
-        ([member(f"acme-2.0/f{i}.py", b"") for i in range(21)], "more than 20 members"),
-        ([member("acme-2.0/big.bin", b"\0" * 100_001)], "expands to 100001 bytes, more than 100000"),
-        ([member(f"acme-2.0/b{i}.bin", b"\0" * 90_000) for i in range(3)], "expand to more than 200000 bytes"),
-    ],
-    ids=["traversal", "absolute", "fifo", "device", "control-chars", "members", "member-size", "expanded"],
-)
+# Tars refused whole, with the reason's words (the API sources' unpacking reads the same fixtures)
+HOSTILE_TARS = [
+    ([member("acme-2.0/CHANGES.md", CHANGES), member("acme-2.0/../../x", b"pwned")], "leads outside"),
+    ([member("/tmp/reldocs-abs", b"pwned")], "has an absolute path"),
+    ([member("acme-2.0/fifo", kind=tarfile.FIFOTYPE)], "is a device, FIFO or other special file"),
+    ([member("acme-2.0/tty", kind=tarfile.CHRTYPE)], "is a device, FIFO or other special file"),
+    ([member("acme-2.0/NEWS\x1b[2J", b"x")], "has control characters in its name"),
+    ([member(f"acme-2.0/f{i}.py", b"") for i in range(21)], "more than 20 members"),
+    ([member("acme-2.0/big.bin", b"\0" * 100_001)], "expands to 100001 bytes, more than 100000"),
+    ([member(f"acme-2.0/b{i}.bin", b"\0" * 90_000) for i in range(3)], "expand to more than 200000 bytes"),
+]
+HOSTILE_IDS = ["traversal", "absolute", "fifo", "device", "control-chars", "members", "member-size", "expanded"]
+
+
+@pytest.mark.parametrize(("members", "reason"), HOSTILE_TARS, ids=HOSTILE_IDS)
 def test_hostile_tar_is_refused_with_its_reason(members: list, reason: str) -> None:
     with pytest.raises(ArchiveRefused, match=reason):
         read_docs(tar_with(members), limits=SMALL)

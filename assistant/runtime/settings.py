@@ -88,6 +88,11 @@ class Settings(BaseSettings):
     )
     fetch_timeout_s: float = Field(30.0, gt=0, description="A registry or code-host request slower than this fails.")
     fetch_retries: int = Field(3, ge=0, le=10, description="Retries of a request that timed out, got 429 or a 5xx.")
+    # With the network off a connection fails at once (refused, no name) or hangs until this: an upgrade that only
+    # wanted the code diff then goes on with the docs in seconds, not after the read timeout's half minute.
+    fetch_connect_timeout_s: float = Field(
+        5.0, gt=0, description="A registry or code host that accepts no connection this fast is unreachable (no retry)."
+    )
     # A 100 MB archive (the largest read) takes ~10 s at 10 MB/s; a server trickling bytes would hold a fetch forever.
     fetch_deadline_s: float = Field(
         120.0, gt=0, description="Seconds one request may take in all, redirects and body included; past it, it fails."
@@ -159,6 +164,11 @@ class Settings(BaseSettings):
     def api_diffs_path(self) -> Path:
         """The releases' API diffs, by the two archives' sha256 and the analyser's version."""
         return self.data_dir / "api-diffs"
+
+    @property
+    def api_sources_path(self) -> Path:
+        """The releases' Python source, unpacked by archive sha256 (`ingest.dependencies.sources`), never run."""
+        return self.data_dir / "api-sources"
 
     @property
     def feedback_path(self) -> Path:

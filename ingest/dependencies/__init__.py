@@ -9,6 +9,8 @@ atomically with a provenance record (`store`), the releases each file names read
 (`releases`), every request through one retrying client (`transport`). `moves(old, new)` says which pins moved
 between two revisions of a project's dependency files, `docs_in_place` which release's docs are fetched already
 (`moves`); `prepare_upgrade(settings, old, new)` does all of that for an upgrade in one call (`upgrades`).
+`fetch_sources(product, since, to, settings=...)` unpacks the releases' own Python source (`.py`/`.pyi` only, never
+run) for the API diff (`sources`, with `unpack` and `import_names`).
 """
 
 from ingest.dependencies.fetch import (
@@ -23,6 +25,7 @@ from ingest.dependencies.fetch import (
 from ingest.dependencies.files import read_all, read_pins
 from ingest.dependencies.moves import Move, at_least, docs_in_place, moves
 from ingest.dependencies.pins import Pin, Pins, Problem
+from ingest.dependencies.sources import SourcesReport, fetch_sources
 from ingest.dependencies.upgrades import UpgradeInputs, doc_urls, prepare_upgrade
 
 __all__ = [
@@ -33,12 +36,14 @@ __all__ = [
     "Pin",
     "Pins",
     "Problem",
+    "SourcesReport",
     "UpgradeInputs",
     "Wanted",
     "at_least",
     "doc_urls",
     "docs_in_place",
     "fetch_docs",
+    "fetch_sources",
     "moves",
     "prepare_upgrade",
     "read_all",

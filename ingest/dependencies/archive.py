@@ -1,4 +1,6 @@
-"""A source distribution read as data: its release-doc files, found by name and place, read in memory.
+"""A source distribution read as data: its release-doc files, found by name and place, read in memory
+(`read_docs`); and the member checks every reading of an archive shares (`read_archive` with a `Reader`, which
+`ingest.dependencies.unpack` uses for the releases' Python source).
 
 Nothing in the archive is run or extracted to disk: no `setup.py`, no build backend, no metadata preparation
 (which is what `pip download` does). Every member is checked before anything is read, with the semantics of
@@ -92,25 +94,37 @@ def is_release_doc(path: str) -> bool:
 def read_docs(data: bytes, *, limits: ArchiveLimits) -> ArchiveDocs:
     """The release-doc files of a source distribution (a gzip/bzip2/xz tar or a zip, told by its bytes), or
     `ArchiveRefused` naming why it is not read."""
-    if len(data) > limits.archive_bytes:
-        raise ArchiveRefused(f"the archive is {len(data)} bytes, more than the {limits.archive_bytes} allowed")
+    reader = _DocReader(limits)
+    read_archive(data, reader)
+    return reader.result()
+
+
+def read_archive(data: bytes, reader: Reader) -> None:
+    """Hand each member of `data` (a gzip/bzip2/xz tar or a zip, told by its bytes) to `reader`, every member
+    checked first; `ArchiveRefused` naming why the archive is not read (then `reader` may have kept some)."""
+    if len(data) > reader.limits.archive_bytes:
+        raise ArchiveRefused(f"the archive is {len(data)} bytes, more than the {reader.limits.archive_bytes} allowed")
     if data[:4] == b"PK\x03\x04":
-        return _read_zip(data, limits)
-    return _read_tar(data, limits)
+        _read_zip(data, reader)
+    else:
+        _read_tar(data, reader)
 
 
-class _Reader:
-    """What the two formats share: the member checks and caps, the top folder, and the files kept."""
+class Reader:
+    """What every reading of an archive shares: the member checks and caps, and the top folder. A subclass says
+    which regular files it `wants` (by path and declared size) and what it does with them (`keep`); links are
+    never followed, only named (`link`). `strip_top`: paths are given below the archive's one top folder (an
+    sdist's `name-1.0/`); a wheel has none."""
 
-    def __init__(self, limits: ArchiveLimits) -> None:
+    read_limit = 0  # bytes read of a member kept; one more than that is read, so a larger one shows
+
+    def __init__(self, limits: ArchiveLimits, *, strip_top: bool = True) -> None:
         self.limits = limits
+        self.strip_top = strip_top
         self.members = 0
         self.expanded = 0
         self.padded = 0  # the members' data as a tar stores it, in whole blocks
-        self.docs_bytes = 0
         self.top: str | None = None
-        self.files: list[DocFile] = []
-        self.notes: list[str] = []
 
     def check(self, name: str, size: int) -> str:
         """The member's path below the top folder, after the checks that refuse the whole archive."""
@@ -132,11 +146,33 @@ class _Reader:
         if self.expanded > self.limits.expanded_bytes:
             raise ArchiveRefused(f"the members expand to more than {self.limits.expanded_bytes} bytes")
         parts = [p for p in path.split("/") if p not in ("", ".")]
+        if not self.strip_top:
+            return "/".join(parts)
         if self.top is None and len(parts) > 1:
             self.top = parts[0]
         if len(parts) > 1 and parts[0] == self.top:
             parts = parts[1:]
         return "/".join(parts)
+
+    def wants(self, path: str, size: int) -> bool:
+        return False
+
+    def keep(self, path: str, data: bytes) -> None:
+        pass
+
+    def link(self, path: str, kind: str) -> None:
+        pass
+
+
+class _DocReader(Reader):
+    """The release-doc files, under their caps."""
+
+    def __init__(self, limits: ArchiveLimits) -> None:
+        super().__init__(limits)
+        self.read_limit = limits.doc_bytes
+        self.docs_bytes = 0
+        self.files: list[DocFile] = []
+        self.notes: list[str] = []
 
     def wants(self, path: str, size: int) -> bool:
         if not path or not is_release_doc(path):
@@ -164,8 +200,7 @@ class _Reader:
         return ArchiveDocs(tuple(sorted(self.files, key=lambda f: f.path)), tuple(self.notes))
 
 
-def _read_tar(data: bytes, limits: ArchiveLimits) -> ArchiveDocs:
-    reader = _Reader(limits)
+def _read_tar(data: bytes, reader: Reader) -> None:
     # Stream mode reads the members in order without seeking or keeping them; the counted stream bounds what it
     # reads between two members (a pax record or long name is read whole), the expanded-size cap the rest.
     stream = _Counted(_decompressed(data), reader)
@@ -181,13 +216,12 @@ def _read_tar(data: bytes, limits: ArchiveLimits) -> ArchiveDocs:
                 _data_filter(member)
                 if member.isreg() and reader.wants(path, member.size):
                     extracted = archive.extractfile(member)
-                    reader.keep(path, extracted.read(limits.doc_bytes + 1) if extracted else b"")
+                    reader.keep(path, extracted.read(reader.read_limit + 1) if extracted else b"")
     except ArchiveRefused:
         raise
     # zlib's, lzma's and bz2's own errors, and a truncated stream's EOFError
     except (tarfile.TarError, EOFError, OSError, ValueError, zlib.error, lzma.LZMAError) as e:
         raise ArchiveRefused(f"not a readable tar archive ({type(e).__name__}: {str(e)[:80]})") from None
-    return reader.result()
 
 
 def _decompressed(data: bytes) -> io.BufferedIOBase:
@@ -207,7 +241,7 @@ class _Counted(io.RawIOBase):
     account for (their headers and padded data) plus `limits.header_bytes` for the rest: pax records, GNU long
     names and the end-of-archive padding, all of which `tarfile` reads whole and no member's size counts."""
 
-    def __init__(self, stream: io.BufferedIOBase, reader: _Reader) -> None:
+    def __init__(self, stream: io.BufferedIOBase, reader: Reader) -> None:
         self.stream = stream
         self.reader = reader
         self.count = 0
@@ -238,8 +272,8 @@ def _data_filter(member: tarfile.TarInfo) -> None:
         raise ArchiveRefused(f"member {member.name[:120]!r} refused by the data filter ({type(e).__name__})") from None
 
 
-def _read_zip(data: bytes, limits: ArchiveLimits) -> ArchiveDocs:
-    reader = _Reader(limits)
+def _read_zip(data: bytes, reader: Reader) -> None:
+    limits = reader.limits
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             infos = archive.infolist()
@@ -260,9 +294,8 @@ def _read_zip(data: bytes, limits: ArchiveLimits) -> ArchiveDocs:
                     # The declared sizes were checked against the caps (`check`, `wants`); `zipfile` hands out no
                     # more than a member declares (and fails its CRC check if the data says otherwise)
                     with archive.open(info) as member:
-                        reader.keep(path, member.read(limits.doc_bytes + 1))
+                        reader.keep(path, member.read(reader.read_limit + 1))
     except ArchiveRefused:
         raise
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueError, NotImplementedError) as e:
         raise ArchiveRefused(f"not a readable zip archive ({type(e).__name__}: {str(e)[:80]})") from None
-    return reader.result()

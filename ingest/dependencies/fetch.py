@@ -206,7 +206,7 @@ def _fetch(http: Http, wanted: Wanted, settings: Settings, limits: ArchiveLimits
     source = ""
     why = "the release has no source distribution"
     if sdist is not None:
-        data, downloaded = _archive(http, sdist, settings, limits)
+        data, downloaded = registry.download(http, sdist, cache=settings.fetch_cache_path, limits=limits)
         try:
             docs = read_docs(data, limits=limits)
         except ArchiveRefused as e:
@@ -244,22 +244,6 @@ def _fetch(http: Http, wanted: Wanted, settings: Settings, limits: ArchiveLimits
     store.write_product(settings.fetched_path, product, found, record)
     files = [(f.file, f.path, f.sha256, f.data) for f in found]
     return reported(source, files, downloaded=downloaded, notes=tuple(notes))
-
-
-def _archive(http: Http, sdist: registry.Artifact, settings: Settings, limits: ArchiveLimits) -> tuple[bytes, bool]:
-    """The source distribution's bytes, from the cache or downloaded (and cached), and whether it was downloaded;
-    `FetchError` when it is larger than allowed or not the archive the registry names."""
-    if sdist.size > limits.archive_bytes:
-        raise FetchError(f"{sdist.filename} is {sdist.size} bytes, more than the {limits.archive_bytes} allowed")
-    cache = settings.fetch_cache_path
-    data = store.cached_archive(cache, sdist.sha256)
-    if data is not None:
-        return data, False
-    data = http.get(sdist.url, limit=limits.archive_bytes).body
-    if store.sha256(data) != sdist.sha256:
-        raise FetchError(f"{sdist.filename}: its sha256 is not the one the registry names; not read")
-    store.cache_archive(cache, sdist.sha256, data)
-    return data, True
 
 
 def _reporter(

@@ -29,6 +29,11 @@ MAX_DOC_BYTES = 5_000_000
 # All release-doc files of one package: Django's docs/releases/ is ~4 MB over 400 files.
 MAX_DOCS_BYTES = 40_000_000
 MAX_DOC_FILES = 2_000
+# A release's Python source, unpacked for the API diff (.py and .pyi only): pandas 2.2's come to ~30 MB, the
+# largest pure-Python trees (botocore, sympy) to 80-150 MB. One file: generated tables reach a few MB; past 20 MB
+# a .py file is data, not API, and is skipped with a note.
+MAX_SOURCES_BYTES = 400_000_000
+MAX_SOURCE_FILE_BYTES = 20_000_000
 # The registry's per-project JSON: a few MB for projects with thousands of releases (botocore ~ 25 MB).
 MAX_PROJECT_JSON_BYTES = 64_000_000
 # A changelog page or raw file from a project's link, and one page of a Releases API answer.
@@ -49,3 +54,5 @@ class ArchiveLimits:
     doc_bytes: int = MAX_DOC_BYTES
     docs_bytes: int = MAX_DOCS_BYTES
     doc_files: int = MAX_DOC_FILES
+    sources_bytes: int = MAX_SOURCES_BYTES
+    source_file_bytes: int = MAX_SOURCE_FILE_BYTES

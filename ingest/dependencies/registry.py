@@ -1,5 +1,6 @@
-"""A project as the package registry's JSON API says it: its releases, each release's source distribution (URL,
-sha256, size) and its `project_urls`.
+"""A project as the package registry's JSON API says it: its releases, each release's source distribution and
+wheels (URL, sha256, size) and its `project_urls`; and `download`, which gets one of those files through the
+archive cache, checked against the sha256 the registry names.
 
 Only the per-project document (`{base}/{name}/json`) is read: it lists every release's files, so one request
 serves any version (the per-version document is not served everywhere). File URLs may be relative to it.
@@ -10,12 +11,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from urllib.parse import quote, urljoin
 
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from ingest.dependencies.limits import MAX_PROJECT_JSON_BYTES
+from ingest.dependencies import store
+from ingest.dependencies.limits import MAX_PROJECT_JSON_BYTES, ArchiveLimits
 from ingest.dependencies.transport import FetchError, Http
 
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -24,12 +27,16 @@ _SDIST = (".tar.gz", ".tgz", ".zip", ".tar.bz2", ".tar.xz")
 
 @dataclass(frozen=True)
 class Artifact:
-    """A release's source distribution."""
+    """A release's source distribution or one of its wheels."""
 
     url: str  # absolute
     filename: str
     sha256: str
     size: int
+
+    @property
+    def wheel(self) -> bool:
+        return self.filename.lower().endswith(".whl")
 
 
 @dataclass(frozen=True)
@@ -40,6 +47,7 @@ class Project:
     releases: tuple[str, ...]  # final releases with a file that is not yanked, oldest first
     sdists: dict[str, Artifact] = field(default_factory=dict)  # by version, for releases that have one
     project_urls: dict[str, str] = field(default_factory=dict)
+    wheels: dict[str, tuple[Artifact, ...]] = field(default_factory=dict)  # by version, those not yanked
 
 
 def project(http: Http, name: str, *, base: str) -> Project:
@@ -59,6 +67,7 @@ def project(http: Http, name: str, *, base: str) -> Project:
 def _project(name: str, url: str, data: dict) -> Project:
     releases: list[tuple[Version, str]] = []
     sdists: dict[str, Artifact] = {}
+    wheels: dict[str, tuple[Artifact, ...]] = {}
     for version, files in (data.get("releases") or {}).items():
         try:
             parsed = Version(version)
@@ -72,6 +81,8 @@ def _project(name: str, url: str, data: dict) -> Project:
         sdist = next((a for f in files if (a := _artifact(f, url)) is not None), None)
         if sdist is not None:
             sdists[version] = sdist
+        if found := tuple(a for f in files if (a := _artifact(f, url, kind="bdist_wheel")) is not None):
+            wheels[version] = found
     info = data["info"]
     urls = info.get("project_urls") or {}
     links = {str(k): str(v) for k, v in urls.items() if isinstance(v, str)} if isinstance(urls, dict) else {}
@@ -82,13 +93,15 @@ def _project(name: str, url: str, data: dict) -> Project:
         releases=tuple(v for _, v in sorted(releases)),
         sdists=sdists,
         project_urls=links,
+        wheels=wheels,
     )
 
 
-def _artifact(entry: dict, url: str) -> Artifact | None:
+def _artifact(entry: dict, url: str, *, kind: str = "sdist") -> Artifact | None:
     filename = str(entry.get("filename", ""))
     digest = str((entry.get("digests") or {}).get("sha256", "")).lower()
-    if entry.get("packagetype") != "sdist" or not filename.lower().endswith(_SDIST) or not _SHA256.match(digest):
+    suffixes = _SDIST if kind == "sdist" else (".whl",)
+    if entry.get("packagetype") != kind or not filename.lower().endswith(suffixes) or not _SHA256.match(digest):
         return None  # no digest, nothing to verify the download against: not taken
     size = entry.get("size")
     return Artifact(urljoin(url, str(entry.get("url", ""))), filename, digest, size if isinstance(size, int) else 0)
@@ -119,3 +132,18 @@ def _same(a: str, b: str) -> bool:
         return Version(a) == Version(b)
     except InvalidVersion:
         return a == b
+
+
+def download(http: Http, artifact: Artifact, *, cache: Path, limits: ArchiveLimits) -> tuple[bytes, bool]:
+    """The file's bytes, from the archive cache or downloaded (and cached), and whether it was downloaded;
+    `FetchError` when it is larger than allowed or not the file the registry names (its sha256 differs)."""
+    if artifact.size > limits.archive_bytes:
+        raise FetchError(f"{artifact.filename} is {artifact.size} bytes, more than the {limits.archive_bytes} allowed")
+    data = store.cached_archive(cache, artifact.sha256)
+    if data is not None:
+        return data, False
+    data = http.get(artifact.url, limit=limits.archive_bytes).body
+    if store.sha256(data) != artifact.sha256:
+        raise FetchError(f"{artifact.filename}: its sha256 is not the one the registry names; not read")
+    store.cache_archive(cache, artifact.sha256, data)
+    return data, True

@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 PROVENANCE = "provenance.json"
 _PRODUCT = re.compile(r"^[a-z0-9](?:[a-z0-9.-]*[a-z0-9])?$")  # a canonical project name
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
 STAGING = ".reldocs-staging-"  # the prefix of every folder a fetch writes before renaming: nothing else is removed
 
 
@@ -46,9 +47,19 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def is_sha256(value: object) -> bool:
+    """A lower-case hex sha256, as archives are named here (a name that becomes a path)."""
+    return isinstance(value, str) and _SHA256.match(value) is not None
+
+
+def is_product(name: str) -> bool:
+    """A canonical project name, safe as a folder's name."""
+    return bool(_PRODUCT.match(name)) and ".." not in name
+
+
 def product_folder(fetched: Path, product: str) -> Path:
     """`<fetched>/<product>`, for a canonical project name only: the name becomes a path."""
-    if not _PRODUCT.match(product) or ".." in product:
+    if not is_product(product):
         raise ValueError(f"not a canonical project name: {product!r}")
     return fetched / product
 

@@ -1,8 +1,9 @@
 """Every request of a fetch: one `httpx.Client` built once, GETs with a byte cap and a deadline, retried with
 backoff, redirects followed here (a few) so that each one is checked (`ingest.dependencies.addresses`).
 
-Timeouts, connection errors, HTTP 429 (waiting what `Retry-After` asks, within a bound) and 5xx are retried a
-small bounded number of times; any other status, any other error of the HTTP client (a body that does not
+Read timeouts, dropped connections, HTTP 429 (waiting what `Retry-After` asks, within a bound) and 5xx are retried a
+small bounded number of times; a connection not made (refused, a name not found, the connect timeout) is
+`Unreachable` at once, without retries; any other status, any other error of the HTTP client (a body that does not
 decode as its `Content-Encoding` says), an address refused, a request past its deadline (a server that sends a
 byte now and then, each within the read timeout), or the last failure, is a `FetchError` whose message is one
 line for the package's report. The sleep is injected so tests do not wait.
@@ -37,6 +38,11 @@ class FetchError(Exception):
     """A request that failed for good (after its retries); the message is one line."""
 
 
+class Unreachable(FetchError):
+    """A host that accepts no connection (refused, its name not found, no answer within the connect timeout): not
+    retried, as the network is most likely off; the caller stops asking that host."""
+
+
 class TooLarge(FetchError):
     """A response larger than its cap; not retried."""
 
@@ -60,8 +66,9 @@ def make_client(settings: Settings) -> httpx.Client:
     """The one client of a fetch: the settings' timeout, a plain user agent; redirects are followed by `Http`."""
     import httpx
 
+    connect = min(settings.fetch_connect_timeout_s, settings.fetch_timeout_s)
     return httpx.Client(
-        timeout=httpx.Timeout(settings.fetch_timeout_s),
+        timeout=httpx.Timeout(settings.fetch_timeout_s, connect=connect),
         follow_redirects=False,
         headers={"User-Agent": USER_AGENT},
     )
@@ -106,6 +113,9 @@ class Http:
                 raise
             except Refused as e:
                 raise FetchError(str(e)) from None
+            except (httpx.ConnectError, httpx.ConnectTimeout) as e:
+                # Refused, no such name, or silence: retrying only makes an offline run wait for nothing
+                raise Unreachable(f"cannot connect ({type(e).__name__}: {_first_line(e)}): {url}") from None
             except httpx.TimeoutException:
                 problem = f"timed out after {self.retries + 1} tries: {url}"
             except (httpx.TransportError, httpx.InvalidURL) as e:
