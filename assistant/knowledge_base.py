@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -194,9 +194,15 @@ class KnowledgeBase:
             plan = with_code(plan, code, doc_targets(plan)) if code is not None else plan
         return replace(plan, notes=(*plan.notes, *notes)) if notes else plan
 
-    def api_diff(self, trees: Sequence[ReleaseTree], *, progress: Callable[[str], None] | None = None) -> ApiDiff:
+    def api_diff(
+        self,
+        trees: Sequence[ReleaseTree],
+        *,
+        progress: Callable[[list[ReleaseTree]], Iterable[ReleaseTree]] | None = None,
+    ) -> ApiDiff:
         """What changed in the public API of consecutive releases (oldest first), read from their unpacked source
-        without running it; cached by the archives' sha256 (`assistant.upgrade.api`)."""
+        without running it; cached by the archives' sha256 (`assistant.upgrade.api`). `progress` wraps the
+        releases as they are loaded (none is when every pair is cached)."""
         from assistant.upgrade.api import diff_releases
 
         return diff_releases(trees, cache_dir=self.settings.api_diffs_path, progress=progress)

@@ -16,8 +16,10 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from assistant.knowledge_base import KnowledgeBase
-    from assistant.model.api import ApiDiff
+    from assistant.model.api import ApiDiff, ReleaseTree
     from assistant.runtime.settings import Settings
 
 EXIT_ERROR = 1
@@ -236,7 +238,15 @@ def _api_diff(
         say(line)
     if len(report.trees) < 2:
         return None, (*notes, f"no code diff of {product}: fewer than two of its releases could be read")
-    return kb.api_diff(report.trees, progress=say), notes
+
+    def loading(trees: list[ReleaseTree]) -> Iterator[ReleaseTree]:
+        for tree in trees:
+            say(f"{product} {tree.version}: reading its public API")
+            yield tree
+
+    diff = kb.api_diff(report.trees, progress=loading)
+    say(f"{product}: {len(diff.changes)} changes in the code of {', '.join(diff.releases)}")
+    return diff, notes
 
 
 def upgrade_dependencies(

@@ -2,9 +2,10 @@
 about the same public path, one entry with both evidences; the rest added as changes of their own, which the
 docs do not state, cited to the releases' source; and the scan's targets for what the code shows.
 
-A code change and a doc change are linked when a name the doc change is about (its targets, else its qualified
-symbols) is one of the code change's public paths, and they are about the same parameter or the doc change names
-none. Links may be many to many: a doc change gets every code change that links to it.
+A code change and a doc change are linked when a name the doc change is about (one of its scan targets: not a
+name it merely mentions, as "`Series` and `DataFrame` constructors …" does) is one of the code change's public
+paths, and they are about the same parameter or the doc change names none. Links may be many to many: a doc
+change gets every code change that links to it.
 """
 
 from __future__ import annotations
@@ -56,8 +57,11 @@ def with_code(plan: UpgradePlan, diff: ApiDiff, doc_targets: Sequence[Target]) -
             linked.setdefault(i, []).append(code)
         if not ids:
             alone.append(code)
-    changes = [replace(c, code=tuple(linked[c.id])) if c.id in linked else c for c in plan.changes]
-    changes += [_code_only(code, plan, diff) for code in alone]
+    changes = [replace(c, code=tuple(sorted(linked[c.id], key=_rank))) if c.id in linked else c for c in plan.changes]
+    grouped: dict[tuple[str, str], list[CodeChange]] = {}
+    for code in alone:  # deprecated in one release, removed in a later one: one change, as the docs' are joined
+        grouped.setdefault((code.object, code.parameter or ""), []).append(code)
+    changes += [_code_only(tuple(sorted(codes, key=_rank)), plan, diff) for codes in grouped.values()]
     changes.sort(key=lambda c: (release_key(c.version), KIND_ORDER[c.kind]))
     versions = tuple(sorted({*plan.versions, *(c.version for c in changes)}, key=release_key))
     return replace(
@@ -95,13 +99,15 @@ def code_targets(plan: UpgradePlan) -> list[Target]:
 
 def _target(change: str, path: str, code: CodeChange, modules: tuple[str, ...]) -> Target | None:
     parameter = code.parameter or ""
+    if parameter and not parameter.isidentifier():
+        return None  # `**kwargs` removed: no one keyword of a call shows it
     if code.kind == "parameter_keyword_only":  # calls passing it by position: more arguments than come before it
         before = _place(code.fix, parameter)
         return Target(change, path, positional=before, family=modules, guess=False) if before is not None else None
     return Target(
         change,
         path,
-        parameter if parameter.isidentifier() else "",
+        parameter,
         at_import=code.kind == "removed" and not parameter,
         family=modules,
         guess=False,
@@ -141,17 +147,57 @@ def _links(code: CodeChange, change: PlannedChange, targets: Iterable[Target]) -
     if change.kind == "new":
         return False
     paths = set(code.paths or (code.object,))
-    named = [(t.symbol, t.parameter) for t in targets] or [(s, change.parameter) for s in change.symbols]
-    return any(symbol in paths and parameter in ("", code.parameter or "") for symbol, parameter in named)
+    return any(t.symbol in paths and _same_subject(t, code) for t in targets)
 
 
-def _code_only(code: CodeChange, plan: UpgradePlan, diff: ApiDiff) -> PlannedChange:
-    version = _placed(code.release, plan.versions)
+def _same_subject(target: Target, code: CodeChange) -> bool:
+    """Whether a doc target and a code change at the same path are about the same thing: the same parameter;
+    passing by position and a parameter made keyword-only or moved; the name itself and a change of no parameter."""
+    if target.parameter:
+        return target.parameter == code.parameter
+    if target.positional >= 0:
+        return code.kind in ("parameter_keyword_only", "parameter_moved")
+    return not code.parameter
+
+
+def _rank(code: CodeChange) -> tuple[int, tuple[int, ...]]:
+    """The code record a linked change shows first: the most severe kind, then the latest release."""
+    return _SEVERITY.index(code.kind), tuple(-part for part in release_key(code.release))
+
+
+# Most severe first: what stops a call at once, then what a subclass or a caller must change, then what warns.
+_SEVERITY: tuple[CodeKind, ...] = (
+    "removed",
+    "parameter_removed",
+    "parameter_renamed",
+    "parameter_added_required",
+    "parameter_required",
+    "parameter_keyword_only",
+    "parameter_moved",
+    "abstract_added",
+    "base_removed",
+    "return_changed",
+    "default_changed",
+    "deprecated",
+)
+
+
+def _code_only(codes: tuple[CodeChange, ...], plan: UpgradePlan, diff: ApiDiff) -> PlannedChange:
+    """One change of the code alone: an object's or parameter's code records, the most severe first, at the
+    latest release among them."""
+    code = codes[0]
+    version = _placed(max((c.release for c in codes), key=release_key), plan.versions)
+    # the deprecation's message says what to use; a removal's record only that it is gone
+    warned = next((c for c in codes if c.kind == "deprecated" and c.fix and c is not code), None)
+    said = summary(code) + (f" (deprecated in {warned.release})" if warned else "")
+    fix = warned.fix if warned else code.fix
     key = f"{diff.product}\n{code.object}\n{code.kind}\n{code.parameter or ''}"
     source = code.source_b or code.source_a or ""
+    releases = diff.releases
+    before = releases[releases.index(code.release) - 1] if code.release in releases[1:] else ""
     citation = Citation(
         1,
-        f"{diff.product} {code.release} source",
+        f"{diff.product} code, {before} → {code.release}" if before else f"{diff.product} {code.release} code",
         code.release,
         "code",
         source,
@@ -164,16 +210,16 @@ def _code_only(code: CodeChange, plan: UpgradePlan, diff: ApiDiff) -> PlannedCha
         "code-" + hashlib.sha1(key.encode()).hexdigest()[:10],
         version,
         PLAN_KIND[code.kind],
-        summary(code),
+        said,
         (code.object,),
         "",
         code.parameter or "",
         code.kind == "default_changed",
         -1,
         (),
-        code.fix,
+        fix,
         (citation,),
-        code=(code,),
+        code=codes,
     )
 
 

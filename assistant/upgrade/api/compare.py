@@ -222,7 +222,11 @@ def _signature_changes(
             kind = "default_changed"
         # griffe's return check fires only when the new annotation is missing, which changes nothing at run time
         if kind is not None:
-            changes.append(_Change(kind, name, subject, where, fix))
+            value = ov or nv
+            # `*args`/`**kwargs` gone: any extra argument now fails, which no one keyword in a call shows
+            stars = {griffe.ParameterKind.var_positional: "*", griffe.ParameterKind.var_keyword: "**"}
+            star = stars.get(value.kind, "") if k is not griffe.BreakageKind.RETURN_CHANGED_TYPE else ""
+            changes.append(_Change(kind, f"{star}{name}" if name else name, subject, where, fix))
     if _return_changed(fa.returns, fb.returns):  # type: ignore[attr-defined]
         changes.append(_Change("return_changed", None, subject, where, f"{fix} -> {fb.returns}"))  # type: ignore[attr-defined]
     return changes

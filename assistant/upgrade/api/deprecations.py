@@ -8,8 +8,10 @@ A function (or a class, through its decorators and constructor) is deprecated wh
 - its body calls `warnings.warn(message, Category)` where `Category` resolves, through the release's API model,
   to a subclass of `DeprecationWarning`, `PendingDeprecationWarning` or `FutureWarning`.
 A call under an `if` whose test names exactly one of the parameters (`if method is not None:`) deprecates that
-parameter. A body that only hands over to `super().same_name(...)` also says what the base's method says.
-The message (a string literal, an f-string's text, a name assigned one earlier in the body) is the fix text.
+parameter; under an `if` that names none, or several, it deprecates some kind of input, which a call does not
+show: no deprecation is read from it. A body that only hands over to `super().same_name(...)` also says what the
+base's method says. The message (a string literal, an f-string's text, a name assigned one earlier in the body)
+is the fix text.
 """
 
 from __future__ import annotations
@@ -143,6 +145,8 @@ def _in_body(
             passed = {a.id for a in (*call.args, *(k.value for k in call.keywords)) if isinstance(a, ast.Name)}
             mine = passed & params
             parameter = next(iter(mine)) if len(mine) == 1 else _condition(tests, params)
+            if parameter is None and tests:
+                continue  # under a condition on no one parameter: some input's handling, not the object, goes
             # a helper's string arguments are often names ("fillna"), not a message: keep only a sentence
             texts = [t for t in (_text(a, node, obj) for a in call.args) if " " in t.strip()]
             message = texts[0] if texts else ast.unparse(call)
@@ -157,7 +161,10 @@ def _in_body(
                 continue
             message = call.args[0] if call.args else next((k.value for k in call.keywords if k.arg == "message"), None)
             text = _text(message, node, obj) if message is not None else ""
-            yield _Found(_condition(tests, params), _clip(text or ast.unparse(call)), call.lineno + offset)
+            parameter = _condition(tests, params)
+            if parameter is None and tests:
+                continue  # `if isinstance(data, BlockManager): warn(…)` deprecates a kind of input, not the class
+            yield _Found(parameter, _clip(text or ast.unparse(call)), call.lineno + offset)
 
 
 def _calls(body: list[ast.stmt], tests: tuple[ast.expr, ...]) -> Iterator[tuple[ast.Call, tuple[ast.expr, ...]]]:
