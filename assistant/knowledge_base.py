@@ -199,13 +199,15 @@ class KnowledgeBase:
         trees: Sequence[ReleaseTree],
         *,
         progress: Callable[[list[ReleaseTree]], Iterable[ReleaseTree]] | None = None,
+        cached_only: bool = False,
     ) -> ApiDiff:
         """What changed in the public API of consecutive releases (oldest first), read from their unpacked source
         without running it; cached by the archives' sha256 (`assistant.upgrade.api`). `progress` wraps the
-        releases as they are loaded (none is when every pair is cached)."""
+        releases as they are loaded (none is when every pair is cached); with `cached_only`, `NotCached` unless
+        every pair is."""
         from assistant.upgrade.api import diff_releases
 
-        return diff_releases(trees, cache_dir=self.settings.api_diffs_path, progress=progress)
+        return diff_releases(trees, cache_dir=self.settings.api_diffs_path, progress=progress, cached_only=cached_only)
 
     def scan(
         self,

@@ -87,7 +87,36 @@ def _scan_repos(
     return exact, possible - exact, files
 
 
-def score(name: str, files: Path, shared: Path, repos: Path | None = None, infer: bool = False) -> dict[str, Any]:
+def _with_code(plan: Any, spec: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+    """`plan` with its releases' code in it, as `upgrade` makes it (archives fetched into data/ once, the API diff
+    cached there), and what that cost; the plan unchanged, and why, when the code cannot be had."""
+    from assistant.runtime.settings import Settings
+    from assistant.upgrade.api import diff_releases
+    from assistant.upgrade.code_plan import with_code
+    from assistant.upgrade.targeting import doc_targets
+    from ingest.dependencies import fetch_sources
+
+    if spec.get("package") is False:
+        return plan, {"code": "no source distribution to diff"}
+    settings = Settings(data_dir=REPO_ROOT / "data")
+    started = time.perf_counter()
+    got = fetch_sources(spec.get("package") or spec["product"], spec["from"], spec["to"], settings=settings)
+    if len(got.trees) < 2:
+        return plan, {"code": "; ".join(got.problems) or "fewer than two releases"}
+    fetched = time.perf_counter() - started
+    diff = diff_releases(got.trees, cache_dir=settings.api_diffs_path)
+    info = {
+        "code_releases": list(diff.releases),
+        "code_changes": len(diff.changes),
+        "fetch_seconds": round(fetched, 1),
+        "diff_ms": diff.timings_ms,
+    }
+    return with_code(plan, diff, doc_targets(plan)), info
+
+
+def score(
+    name: str, files: Path, shared: Path, repos: Path | None = None, infer: bool = False, code: bool = False
+) -> dict[str, Any]:
     """One set's row: labels, exact recall and precision, possible lines, the peer's row, seconds; with `repos`,
     of the labelled files in their whole repositories, scanned as projects; with `infer`, receivers typed from
     the product's installed source (`assistant.upgrade.inferred`), the release installed named in the row."""
@@ -106,13 +135,18 @@ def score(name: str, files: Path, shared: Path, repos: Path | None = None, infer
     chunks = [c for path in sorted(docs.rglob("*")) if path.is_file() for c in _chunks(path, docs.parent)]
     catalog = Catalog.learn(chunks)
     plan = make_plan(chunks, catalog, spec["from"], spec["to"], spec["product"])
+    plan, code_info = _with_code(plan, spec) if code else (plan, {})
     labels = _rows(SETS_DIR / name / "labels.jsonl")
     absent: list[dict[str, Any]] = []
     started = time.perf_counter()
     if repos is None:
         report = scan([folder], targets(plan), parallel=True, infer=infer, types_folder=TYPES)  # as `upgrade` scans
         scanned = report.files
-        exact = {(Path(f.file).name, f.line) for f in report.findings if f.exact}
+        # With the code: a labelled use is found by an exact finding the docs show (alone or with the code); what
+        # only the code shows is counted apart.
+        docs = {c.id for c in plan.changes if "docs" in c.evidence}
+        code_only = {(Path(f.file).name, f.line) for f in report.findings if f.exact and f.change not in docs}
+        exact = {(Path(f.file).name, f.line) for f in report.findings if f.exact and f.change in docs}
         possible = {(Path(f.file).name, f.line) for f in report.findings if not f.exact} - exact
     else:
         exact, possible, scanned = _scan_repos(name, repos, targets(plan), infer)
@@ -141,6 +175,17 @@ def score(name: str, files: Path, shared: Path, repos: Path | None = None, infer
     }
     if absent:
         row["labels_left_out"] = len(absent)
+    if code:
+        both = {c.id for c in plan.changes if c.evidence == ("docs", "code")}
+        by_both = {(Path(f.file).name, f.line) for f in report.findings if f.exact and f.change in both}
+        alone = code_only - exact
+        row |= code_info | {
+            "mode": "files, docs and code",
+            "found_with_code_evidence": len([r for r in labels if (r["file"], int(r["line"])) in by_both]),
+            "code_only_lines": len(alone),
+            "code_only_labelled": len(alone & labelled),
+            "found_by_either": len([r for r in labels if (r["file"], int(r["line"])) in exact | code_only]),
+        }
     peer = _rows(SETS_DIR / name / "peer.jsonl") if repos is None else []
     if peer:
         lines = {(Path(str(p["file"])).name, int(p["line"])) for p in peer}
@@ -244,10 +289,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repos", type=Path, help="score the labelled files in their whole repositories, here")
     parser.add_argument("--infer", action="store_true", help="type receivers from the product's installed source")
     parser.add_argument("--write", action="store_true", help="keep the rows and rewrite docs/benchmarks.md's section")
+    parser.add_argument("--code", action="store_true", help="with the releases' code: fetch and diff their API")
     args = parser.parse_args(argv)
+    if args.code and args.repos:
+        parser.error("--code scores the sets' files, not whole repositories")
     scored = []
     for name in [args.only] if args.only else sets():
-        row = score(name, args.files, args.shared, args.repos, args.infer)
+        row = score(name, args.files, args.shared, args.repos, args.infer, args.code)
         scored.append(row)
         if args.json:
             print(json.dumps(row, ensure_ascii=False))
@@ -263,7 +311,8 @@ def main(argv: list[str] | None = None) -> int:
                 p = row["peer"]
                 print(f"  peer {p['tool']}: {p['found']} found (recall {p['recall']}), {p['false_lines']} false lines")
     if args.write:
-        write(merged(_rows(ROWS), scored, "files" if args.repos is None else "repositories", args.infer))
+        mode = "repositories" if args.repos is not None else "files, docs and code" if args.code else "files"
+        write(merged(_rows(ROWS), scored, mode, args.infer))
     return 0
 
 

@@ -136,9 +136,14 @@ def versions_result(kb: KnowledgeBase, product: Any = None) -> CallToolResult:
 
 
 def plan_result(kb: KnowledgeBase, from_version: Any, to_version: Any, product: Any = None) -> CallToolResult:
-    """The `upgrade_plan` tool: `upgrade --json` without a code scan."""
+    """The `upgrade_plan` tool: `upgrade --json` without a code scan; the releases' code diff from the cache only
+    (`interfaces.code_diff`), its absence said in `notes`."""
+    from interfaces.code_diff import code_diff, product_to_diff
+
     start, end = _required_version(from_version, "from_version"), _required_version(to_version, "to_version")
-    plan = kb.plan(start, end, product=_product(kb, product))
+    named = _product(kb, product)
+    diff, notes = code_diff(kb, product_to_diff(kb, named), start, end, cached_only=True)
+    plan = kb.plan(start, end, product=named or (diff.product if diff else None), code=diff, notes=notes)
     return _result(plan_json(plan), plan_dict(plan))
 
 

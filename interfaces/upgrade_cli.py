@@ -16,10 +16,6 @@ from typing import TYPE_CHECKING
 import click
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
-    from assistant.knowledge_base import KnowledgeBase
-    from assistant.model.api import ApiDiff, ReleaseTree
     from assistant.runtime.settings import Settings
 
 EXIT_ERROR = 1
@@ -193,15 +189,15 @@ def upgrade_product(
     the exit status."""
     from assistant.upgrade.baseline import BaselineError, read_baseline, without
     from assistant.upgrade.plan import PlanError
+    from interfaces.code_diff import code_diff, product_to_diff
 
     try:
         accepted = read_baseline(Path(baseline).read_bytes()) if baseline else frozenset()
     except (BaselineError, OSError) as e:
         raise click.UsageError(f"--baseline {baseline}: {e}") from e
     kb = obj["open_kb"](obj["settings"], sync_first=not no_sync, quiet=fmt != "text")
-    indexed = kb.products()
-    name = product or (next(iter(indexed)) if len(indexed) == 1 else None)  # whose releases' code to compare
-    diff, notes = _api_diff(obj["settings"], kb, name, a, b, offline=offline) if name else (None, ())
+    name = product_to_diff(kb, product)
+    diff, notes = code_diff(kb, name, a, b, offline=offline, say=lambda line: click.echo(_line(line), err=True))
     try:
         plan = kb.plan(a, b, product=product or (diff.product if diff else None), code=diff, notes=notes)
     except PlanError as e:
@@ -219,34 +215,6 @@ def upgrade_product(
         show = {"text": render.plan_text, "markdown": render.plan_markdown, "json": render.plan_json}[fmt]
         click.echo(show(plan, findings, errors, include_new=include_new, show_all=show_all))
     return EXIT_ERROR if any(f.exact for f in findings) else 0
-
-
-def _api_diff(
-    settings: Settings, kb: KnowledgeBase, product: str, a: str, b: str, *, offline: bool
-) -> tuple[ApiDiff | None, tuple[str, ...]]:
-    """What the code of `product`'s releases from `a` to `b` says changed: its archives fetched first unless
-    `offline` (`ingest.dependencies.fetch_sources`), each release's progress and each problem one line on
-    stderr; None and why, when fewer than two releases could be read."""
-    from ingest.dependencies import fetch_sources
-
-    def say(line: str) -> None:
-        click.echo(_line(line), err=True)
-
-    report = fetch_sources(product, a, b, settings=settings, offline=offline, progress=say)
-    notes = tuple(report.problems)
-    for line in notes:
-        say(line)
-    if len(report.trees) < 2:
-        return None, (*notes, f"no code diff of {product}: fewer than two of its releases could be read")
-
-    def loading(trees: list[ReleaseTree]) -> Iterator[ReleaseTree]:
-        for tree in trees:
-            say(f"{product} {tree.version}: reading its public API")
-            yield tree
-
-    diff = kb.api_diff(report.trees, progress=loading)
-    say(f"{product}: {len(diff.changes)} changes in the code of {', '.join(diff.releases)}")
-    return diff, notes
 
 
 def upgrade_dependencies(

@@ -23,10 +23,20 @@ from assistant.text.untrusted import safe_url
 from assistant.upgrade.arrange import arrange
 from assistant.upgrade.plan import PlanError, UpgradePlan
 from assistant.upgrade.scan import Finding, ScanError
-from interfaces.upgrade_render import SECTION_TITLES, counted, plan_markdown, where
+from interfaces.code_diff import code_diff, product_to_diff
+from interfaces.upgrade_render import SECTION_TITLES, counted, evidence_lines, plan_markdown, where
 
 LINK_ATTRS = 'target="_blank" rel="noopener noreferrer nofollow"'
 PASTED = "pasted.py"
+
+
+def _mark(f: Finding) -> str:
+    """Why a finding is not a hit, if it is not."""
+    if f.exact:
+        return ""
+    return (
+        f" <em>(guarded: {escape(f.guarded)})</em>" if f.guarded else " <em>(possible: receiver of unknown type)</em>"
+    )
 
 
 def upgrade_html(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Sequence[ScanError] = ()) -> str:
@@ -45,6 +55,7 @@ def upgrade_html(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Se
     parts = [f'<div class="reldocs-plan"><p class="reldocs-plan-head"><strong>{head}</strong></p>']
     if not plan.versions:
         parts.append("<p>No indexed release lies in that range.</p>")
+    parts += [f'<p class="reldocs-plan-note">{escape(line)}</p>' for line in (*evidence_lines(plan), *plan.notes)]
     for section in sections:
         title = f"{SECTION_TITLES[section.kind]} <small>({counted(len(section.entries), 'change')})</small>"
         folded = section.kind not in ("hits", "possible")
@@ -60,8 +71,7 @@ def upgrade_html(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Se
             use = use or (f" <em>Fix:</em> {escape(c.fix)}" if c.fix else "")
             code = "".join(
                 f'<li class="reldocs-hit{"" if f.exact else " reldocs-possible"}"><code>{escape(f.file)}:'
-                f"{escape(where(f))}</code> <code>{escape(f.code)}</code>"
-                f"{'' if f.exact else ' <em>(possible: receiver of unknown type)</em>'}</li>"
+                f"{escape(where(f))}</code> <code>{escape(f.code)}</code>{_mark(f)}</li>"
                 for f in entry.findings
             )
             sources = "".join(_source(cite) for cite in c.citations)
@@ -111,7 +121,9 @@ def run_upgrade(
             "upload it as a file instead.</p>"
         ), None
     try:
-        plan = kb.plan(start, end, product=product or None)
+        named = product or None
+        diff, notes = code_diff(kb, product_to_diff(kb, named), start, end, cached_only=True)
+        plan = kb.plan(start, end, product=named or (diff.product if diff else None), code=diff, notes=notes)
     except (PlanError, IndexUnavailable) as e:
         return f'<p class="reldocs-plan-error">{escape(str(e))}</p>', None
     work = Path(tempfile.mkdtemp(dir=_work().name))

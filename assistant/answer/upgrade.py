@@ -28,7 +28,9 @@ def plan_for(asked: tuple[str, str, str | None], chunks: list, catalog: Catalog)
 
 def plan_answer(question: str, plan: UpgradePlan, language: str = "en", tuning: Tuning = DEFAULT) -> Iterator[Answer]:
     """The plan's first changes, worst first (`tuning.answer.plan_lines` of them), each cited; how many more, and
-    the command listing them. Yields a growing draft per line, as the answerers do, the last one final."""
+    the command listing them. Yields a growing draft per line, as the answerers do, the last one final. An answer
+    quotes the docs: a change only the releases' code shows is not among its lines."""
+    plan = replace(plan, changes=tuple(c for c in plan.changes if "docs" in c.evidence))
     worst = sorted(plan.changes, key=lambda c: (KIND_ORDER[c.kind], plan.versions.index(c.version)))
     shown = worst[: tuning.answer.plan_lines]
     lang = language

@@ -103,7 +103,8 @@ def _target(change: str, path: str, code: CodeChange, modules: tuple[str, ...]) 
         return None  # `**kwargs` removed: no one keyword of a call shows it
     if code.kind == "parameter_keyword_only":  # calls passing it by position: more arguments than come before it
         before = _place(code.fix, parameter)
-        return Target(change, path, positional=before, family=modules, guess=False) if before is not None else None
+        made = Target(change, path, positional=before, family=modules, guess=False, from_code=True)
+        return made if before is not None else None
     return Target(
         change,
         path,
@@ -112,6 +113,7 @@ def _target(change: str, path: str, code: CodeChange, modules: tuple[str, ...]) 
         family=modules,
         guess=False,
         gone=code.kind in ("removed", "deprecated") and not parameter,
+        from_code=True,
     )
 
 

@@ -103,7 +103,24 @@ def scan(
     core per file); the caller's script must then guard its entry point (`if __name__ == "__main__":`), as
     `multiprocessing` requires, so it is the command line's choice, not the library's default. With `infer`, a
     receiver a product's call returned is typed from the product's source where it is installed
-    (`assistant.upgrade.inferred`), what it returns kept in `types_folder` for the workers and later scans."""
+    (`assistant.upgrade.inferred`), what it returns kept in `types_folder` for the workers and later scans.
+    Targets made from the releases' code are scanned in a second pass of their own (`Target.from_code`)."""
+    docs, code = _passes(targets)
+    if docs and code:
+        reports = [
+            scan(
+                paths,
+                part,
+                progress=shows,
+                max_bytes=max_bytes,
+                max_notebook_bytes=max_notebook_bytes,
+                parallel=parallel,
+                infer=infer,
+                types_folder=types_folder,
+            )
+            for part, shows in ((docs, progress), (code, None))
+        ]
+        return _report([f for r in reports for f in r.findings], list(reports[0].errors), reports[0].files)
     index = TargetIndex.of(targets, infer=infer, types_folder=types_folder)
     errors: list[ScanError] = []
     roots: dict[Path, Path] = {}
@@ -185,12 +202,21 @@ def scan_capped(
 
 def scan_source(source: str, targets: Sequence[Target], *, filename: str = "<source>") -> ScanReport:
     """Scan code given as text (pasted in the web UI): Python, or a notebook's JSON if `filename` ends `.ipynb`."""
+    docs, code = _passes(targets)
+    if docs and code:
+        first, second = scan_source(source, docs, filename=filename), scan_source(source, code, filename=filename)
+        return _report([*first.findings, *second.findings], list(first.errors), first.files)
     index = TargetIndex.of(targets)
     if filename.endswith(".ipynb"):
         found, failed, scanned = _scan_notebook(source, filename, index)
     else:
         found, failed, scanned = _scan_python(source, filename, index)
     return _report(found, failed, scanned)
+
+
+def _passes(targets: Sequence[Target]) -> tuple[list[Target], list[Target]]:
+    """The docs' targets and the code's, each scanned in a pass of its own."""
+    return [t for t in targets if not t.from_code], [t for t in targets if t.from_code]
 
 
 def _files(paths: Sequence[str | Path], errors: list[ScanError], roots: dict[Path, Path]) -> Iterator[Path]:

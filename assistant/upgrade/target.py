@@ -49,6 +49,10 @@ class Target:
     # namespace of the parent `BaseModel` subclass is deprecated"): `symbol` is that class's and the nested name
     # ("pydantic.BaseModel.Config"); hit where a class derived from the product's defines it.
     nested: bool = False
+    # Made from the releases' code (`assistant.upgrade.code_plan`), not the docs: scanned in a pass of its own, so
+    # that the hundreds of members a code diff names do not change what the docs' names tell of a receiver
+    # (which members are telling, which classes targets are members of: `assistant.upgrade.lookup`).
+    from_code: bool = False
 
     @property
     def modules(self) -> tuple[str, ...]:

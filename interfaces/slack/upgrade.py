@@ -18,6 +18,7 @@ from slack_sdk import WebClient
 from assistant.answer.upgrade import plan_answer
 from assistant.knowledge_base import KnowledgeBase
 from assistant.upgrade.plan import PlanError
+from interfaces.code_diff import code_diff, product_to_diff
 from interfaces.slack.mrkdwn import SECTION_LIMIT, answer_blocks, answer_text, escape, link, safe_text, split
 from interfaces.upgrade_render import counted, plan_markdown
 
@@ -58,8 +59,10 @@ def upgrade_replies(text: str, kb: KnowledgeBase) -> UpgradeReplies:
     if len(words) not in (2, 3):
         return UpgradeReplies([{"text": USAGE, "response_type": "ephemeral"}])
     start, end, *product = words
+    named = product[0] if product else None
     try:
-        plan = kb.plan(start, end, product=product[0] if product else None)
+        diff, notes = code_diff(kb, product_to_diff(kb, named), start, end, cached_only=True)
+        plan = kb.plan(start, end, product=named or (diff.product if diff else None), code=diff, notes=notes)
     except PlanError as e:
         return UpgradeReplies([{"text": f"{safe_text(str(e))}. {USAGE}", "response_type": "ephemeral"}])
     if not plan.changes:

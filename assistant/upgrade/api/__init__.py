@@ -7,13 +7,14 @@ each attributed to the first release that shows it. Diffs are cached per pair of
 The entry point is `diff_releases`; `load_release` and `public_api` are the steps it is made of.
 """
 
-from assistant.upgrade.api.diff import ANALYSER_VERSION, diff_releases
+from assistant.upgrade.api.diff import ANALYSER_VERSION, NotCached, diff_releases
 from assistant.upgrade.api.load import LoadedRelease, UnsafeTree, load_release
 from assistant.upgrade.api.public import PublicApi, public_api
 
 __all__ = [
     "ANALYSER_VERSION",
     "LoadedRelease",
+    "NotCached",
     "PublicApi",
     "UnsafeTree",
     "diff_releases",

@@ -23,15 +23,24 @@ ANALYSER_VERSION = "api-diff-2"
 Progress = Callable[[list[ReleaseTree]], Iterable[ReleaseTree]]  # wraps the releases as they are loaded
 
 
+class NotCached(LookupError):
+    """A pair of releases the cache has no diff of, asked with `cached_only`."""
+
+
 def diff_releases(
-    trees: Sequence[ReleaseTree], *, cache_dir: Path | None = None, progress: Progress | None = None
+    trees: Sequence[ReleaseTree],
+    *,
+    cache_dir: Path | None = None,
+    progress: Progress | None = None,
+    cached_only: bool = False,
 ) -> ApiDiff:
     """What changed in the public API from each release of `trees` (oldest first) to the next.
 
     Each change carries the first release that shows it (a change already seen is not repeated later). A pair
     found in `cache_dir` is read from it; otherwise both releases are loaded (each once, however many pairs it
     is in) and the pair's diff is kept there. `timings_ms` has "load", "diff" and "total"; a run answered
-    from the cache alone loads nothing.
+    from the cache alone loads nothing. With `cached_only` (a server's request, which must not spend a minute
+    loading), `NotCached` when a pair is not in the cache.
     """
     start = time.perf_counter()
     if not trees:
@@ -43,6 +52,8 @@ def diff_releases(
         for i, (a, b) in enumerate(pairs)
     }
     needed = {t.version for i, (a, b) in enumerate(pairs) if cached[i] is None for t in (a, b)}
+    if needed and cached_only:
+        raise NotCached(f"no cached diff of {', '.join(sorted(needed))}")
     to_load = [t for t in trees if t.version in needed]
     loaded: dict[str, tuple[LoadedRelease, PublicApi]] = {}
     iterator = iter(progress(to_load) if progress else to_load)

@@ -1,0 +1,76 @@
+"""The releases' code for an interface's upgrade plan: `code_diff` fetches each release's source (unless offline)
+and diffs their public API (`KnowledgeBase.api_diff`), saying in one line each why the diff is missing or partial.
+
+The command line fetches and diffs as needed; the web page, Slack and MCP read the cache only (`cached_only`):
+a request never waits on the registry or spends a minute loading two releases, and the plan says when the code
+diff is not there (run `python app.py upgrade --product P --from A --to B` once to fill the cache).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from assistant.knowledge_base import KnowledgeBase
+    from assistant.model.api import ApiDiff, ReleaseTree
+
+Say = Callable[[str], None]
+
+
+def code_diff(
+    kb: KnowledgeBase,
+    product: str | None,
+    a: str,
+    b: str,
+    *,
+    offline: bool = False,
+    cached_only: bool = False,
+    say: Say | None = None,
+) -> tuple[ApiDiff | None, tuple[str, ...]]:
+    """What the code of `product`'s releases from `a` to `b` says changed, and the notes for the plan; `product`
+    None (several products indexed, none named): no diff. `say` gets progress and each problem, one line each."""
+    from assistant.upgrade.api import NotCached
+    from ingest.dependencies import fetch_sources
+
+    if not product:
+        return None, ()
+    report = fetch_sources(
+        product, a, b, settings=kb.settings, offline=offline or cached_only, progress=say if not cached_only else None
+    )
+    notes = tuple(report.problems)
+    for line in notes:
+        if say:
+            say(line)
+    if len(report.trees) < 2:
+        why = "run `upgrade` on the command line to fetch them" if cached_only else "fewer than two could be read"
+        return None, (*notes, _said(say, f"no code diff of {product}: its releases' source is not at hand ({why})"))
+
+    def loading(trees: list[ReleaseTree]) -> Iterator[ReleaseTree]:
+        for tree in trees:
+            if say:
+                say(f"{product} {tree.version}: reading its public API")
+            yield tree
+
+    try:
+        diff = kb.api_diff(report.trees, progress=loading, cached_only=cached_only)
+    except NotCached:
+        missing = f"no code diff of {product} {a} → {b} in the cache: run `upgrade` on the command line"
+        return None, (*notes, _said(say, missing))
+    if say:
+        say(f"{product}: {len(diff.changes)} changes in the code of {', '.join(diff.releases)}")
+    return diff, notes
+
+
+def product_to_diff(kb: KnowledgeBase, product: str | None) -> str | None:
+    """Whose releases' code to compare: the product named, else the one product indexed, else none."""
+    if product:
+        return product
+    indexed = kb.products()
+    return next(iter(indexed)) if len(indexed) == 1 else None
+
+
+def _said(say: Say | None, line: str) -> str:
+    if say:
+        say(line)
+    return line
