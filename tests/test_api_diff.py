@@ -76,6 +76,24 @@ def test_method_moved_to_a_base_class_is_not_removed(tmp_path: Path) -> None:
     assert diff(tmp_path, a, b).changes == ()
 
 
+def test_what_the_static_load_cannot_follow_is_not_a_removal(tmp_path: Path) -> None:
+    # B imports `concat` from a module whose names come from a compiled one (a star import of nothing readable),
+    # and its `Frame` derives from a class in a namespace package (no `__init__.py`) the load does not enter.
+    a = {
+        "__init__.py": "from .core import Frame, concat\n",
+        "core.py": "def concat(objs): ...\n\nclass Frame:\n    def head(self, n=5): ...\n    def gone(self): ...\n",
+    }
+    b = {
+        "__init__.py": "from .core import Frame, concat\n",
+        "core.py": "from ._core import concat\nfrom .sansio.base import Base\n\nclass Frame(Base):\n    pass\n",
+        "_core/__init__.py": "from ._compiled import *\n",
+        "sansio/base.py": "class Base:\n    def head(self, n=5): ...\n",
+    }
+    assert kinds(diff(tmp_path, a, b)) == set()  # not even `gone`: a base it may live in was not read
+    c = {**b, "core.py": "from ._core import concat\n\nclass Frame:\n    def head(self, n=5): ...\n"}
+    assert kinds(diff(tmp_path / "c", a, c)) == {(f"{PKG}.Frame.gone", "removed", None)}
+
+
 def test_alias_still_resolving_to_the_same_object_is_not_a_change(tmp_path: Path) -> None:
     a = {"__init__.py": "from .core import read\n", "core.py": "def read(path): ...\n"}
     b = {"__init__.py": "from .io import read\n", "io.py": "def read(path): ...\n", "core.py": "from .io import read\n"}

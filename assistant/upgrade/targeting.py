@@ -50,11 +50,11 @@ def targets(plan: UpgradePlan) -> list[Target]:
 
 
 def doc_targets(plan: UpgradePlan) -> list[Target]:
-    """The targets the docs' changes give (`targets` without the code's)."""
+    """The targets the docs' changes give (`targets` without the code's), from those changes alone: what the code
+    alone shows names members the docs never weighed (`_guesses`)."""
+    plan = replace(plan, changes=tuple(c for c in plan.changes if "docs" in c.evidence))
     out, placed = [], set()
     for change in plan.changes:
-        if "docs" not in change.evidence:
-            continue  # a change of the code alone: its targets are the code's
         if change.kind == "new" or ADDS.match(change.summary):
             continue  # "Added a deprecation framework to the `torch.compile` config" breaks no `torch.compile` call
         values = old_values(change.summary)

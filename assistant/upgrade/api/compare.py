@@ -96,15 +96,34 @@ def _shortest(paths: list[str]) -> str:
 
 
 def resolves(release: LoadedRelease, path: str) -> bool:
-    """Whether `path` still leads to an object in `release`, through any member or import."""
+    """Whether `path` may still lead to an object in `release`, through any member or import: False only where
+    the release shows it does not. A name imported from what static analysis cannot read (`from ._core import
+    concatenate`, where `_core` star-imports a compiled module) is still there: its absence is not shown."""
     head, *rest = path.split(".")
     node: griffe.Object | None = release.packages.get(head)
     for part in rest:
-        member = node.members.get(part) if node is not None else None
-        node = final_target(member) if member is not None else None
         if node is None:
             return False
+        member = node.members.get(part)
+        if member is None:
+            return _unseen_base(node, release)  # a class of the product's whose base was not read may inherit it
+        node = final_target(member)
+        if node is None:
+            return True  # present, leading where the static model cannot follow
     return node is not None
+
+
+def _unseen_base(node: griffe.Object, release: LoadedRelease) -> bool:
+    """Whether `node` is a class one of whose bases is the product's own and could not be read (a namespace
+    package the static load does not enter: Flask 3's `flask.sansio.app.App`): what it lacks may be inherited."""
+    if not node.is_class:
+        return False
+    try:
+        resolved = {b.path for b in node.resolved_bases}  # type: ignore[attr-defined]
+    except Exception:  # griffe raises several kinds on a base it cannot follow
+        resolved = set()
+    own = [str(getattr(b, "canonical_path", b)) for b in node.bases]  # type: ignore[attr-defined]
+    return any(path.split(".")[0] in release.packages and path not in resolved for path in own)
 
 
 def _merge(found: dict, key: tuple[str, str, str | None], change: CodeChange, paths: list[str]) -> None:
