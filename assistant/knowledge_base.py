@@ -180,7 +180,7 @@ class KnowledgeBase:
         from packaging.utils import canonicalize_name
 
         from assistant.upgrade.code_plan import code_plan, with_code
-        from assistant.upgrade.plan import NotIndexed, make_plan
+        from assistant.upgrade.plan import NotIndexed, make_plan, named_in_docs
         from assistant.upgrade.targeting import doc_targets
 
         self.refresh()
@@ -191,7 +191,9 @@ class KnowledgeBase:
                 raise
             plan = code_plan(code, from_version, to_version)
         else:
-            plan = with_code(plan, code, doc_targets(plan)) if code is not None else plan
+            if code is not None:
+                named = named_in_docs(self.retriever.chunks, self.retriever.catalog, plan.product)
+                plan = with_code(plan, code, doc_targets(plan), named)
         return replace(plan, notes=(*plan.notes, *notes)) if notes else plan
 
     def api_diff(

@@ -36,7 +36,7 @@ if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 from assistant.index.catalog import Catalog  # noqa: E402
-from assistant.upgrade.plan import make_plan  # noqa: E402
+from assistant.upgrade.plan import make_plan, named_in_docs  # noqa: E402
 from assistant.upgrade.scan import scan  # noqa: E402
 from assistant.upgrade.targeting import targets  # noqa: E402
 from bench.common import put_section  # noqa: E402
@@ -87,7 +87,7 @@ def _scan_repos(
     return exact, possible - exact, files
 
 
-def _with_code(plan: Any, spec: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
+def _with_code(plan: Any, spec: dict[str, Any], named: frozenset[str] = frozenset()) -> tuple[Any, dict[str, Any]]:
     """`plan` with its releases' code in it, as `upgrade` makes it (archives fetched into data/ once, the API diff
     cached there), and what that cost; the plan unchanged, and why, when the code cannot be had."""
     from assistant.runtime.settings import Settings
@@ -111,7 +111,7 @@ def _with_code(plan: Any, spec: dict[str, Any]) -> tuple[Any, dict[str, Any]]:
         "fetch_seconds": round(fetched, 1),
         "diff_ms": diff.timings_ms,
     }
-    return with_code(plan, diff, doc_targets(plan)), info
+    return with_code(plan, diff, doc_targets(plan), named), info
 
 
 def score(
@@ -135,7 +135,8 @@ def score(
     chunks = [c for path in sorted(docs.rglob("*")) if path.is_file() for c in _chunks(path, docs.parent)]
     catalog = Catalog.learn(chunks)
     plan = make_plan(chunks, catalog, spec["from"], spec["to"], spec["product"])
-    plan, code_info = _with_code(plan, spec) if code else (plan, {})
+    named = named_in_docs(chunks, catalog, plan.product) if code else frozenset()
+    plan, code_info = _with_code(plan, spec, named) if code else (plan, {})
     labels = _rows(SETS_DIR / name / "labels.jsonl")
     absent: list[dict[str, Any]] = []
     started = time.perf_counter()

@@ -146,3 +146,18 @@ def test_guarded_uses_are_not_hits_and_silenced_lines_have_no_finding() -> None:
     change = found[12].change
     silenced = GUARDED.replace("ignore[nope, other]", f"ignore[nope, {change}]")
     assert 12 not in {f.line for f in scan_source(silenced, targets(plan)).findings}
+
+
+def test_code_only_changes_are_kept_where_the_package_or_the_docs_reach_them() -> None:
+    inner = CodeChange(
+        "acme.core.internals.Block.split", "removed", None, "2.0.1", "acme/core/internals.py:9", None, "removed"
+    )
+    typed = CodeChange("acme.api.types.is_int", "removed", None, "2.0.1", "acme/api/types.py:3", None, "removed")
+    diff = ApiDiff("acme", ("acme",), DIFF.releases, DIFF.archives, (RESIZE, inner, typed))
+    chunks = corpus()
+    plan = make_plan(chunks, Catalog.learn(chunks), "1.0", "2.0", "acme")
+    kept = {c.code[0].object for c in with_code(plan, diff, doc_targets(plan)).changes if c.code}
+    assert kept == {"acme.Widget.resize"}  # the package's own export only: no docs name the other modules
+    named = frozenset({"acme.api.types.is_float"})  # the docs name a function of `acme.api.types`
+    kept = {c.code[0].object for c in with_code(plan, diff, doc_targets(plan), named).changes if c.code}
+    assert kept == {"acme.Widget.resize", "acme.api.types.is_int"}

@@ -43,9 +43,12 @@ _HIT_KINDS: frozenset[CodeKind] = frozenset(
 )
 
 
-def with_code(plan: UpgradePlan, diff: ApiDiff, doc_targets: Sequence[Target]) -> UpgradePlan:
+def with_code(
+    plan: UpgradePlan, diff: ApiDiff, doc_targets: Sequence[Target], named: frozenset[str] = frozenset()
+) -> UpgradePlan:
     """`plan` with `diff` in it: linked changes carry their code records, the others become code-only changes,
-    placed at the release where the code first shows them."""
+    placed at the release where the code first shows them, if they are of the product's API as its docs draw it
+    (`named`: the code names its release docs write; `documented_api`)."""
     by_change: dict[str, list[Target]] = {}
     for t in doc_targets:
         by_change.setdefault(t.change, []).append(t)
@@ -55,7 +58,7 @@ def with_code(plan: UpgradePlan, diff: ApiDiff, doc_targets: Sequence[Target]) -
         ids = [c.id for c in plan.changes if _links(code, c, by_change.get(c.id, ()))]
         for i in ids:
             linked.setdefault(i, []).append(code)
-        if not ids:
+        if not ids and documented_api(code, diff.packages, named):
             alone.append(code)
     changes = [replace(c, code=tuple(sorted(linked[c.id], key=_rank))) if c.id in linked else c for c in plan.changes]
     grouped: dict[tuple[str, str], list[CodeChange]] = {}
@@ -72,6 +75,33 @@ def with_code(plan: UpgradePlan, diff: ApiDiff, doc_targets: Sequence[Target]) -
         code_releases=diff.releases,
         code_archives=tuple(diff.archives.items()),
     )
+
+
+def documented_api(code: CodeChange, packages: Sequence[str], named: frozenset[str]) -> bool:
+    """Whether a code change is of the API as the product's docs draw it: reached from the package itself
+    (`pandas.DataFrame.append`, `pandas.read_csv`), or from a module the docs name (`pandas.api.types.…`,
+    `sqlalchemy.orm.…`), by one of its public paths. A module no release note ever names
+    (`pandas.core.internals.blocks`) is the product's inside, public by its spelling only."""
+    modules = {m for name in named for m in _modules_of(name)}
+    return any((m := _module_of(path)) in packages or m in modules for path in code.paths or (code.object,))
+
+
+def _module_of(path: str) -> str:
+    """The module part of a dotted path: its lowercase parts before a class, less a last function or attribute
+    ("pandas.core.frame.DataFrame.append" -> "pandas.core.frame", "pandas.read_csv" -> "pandas")."""
+    parts = path.split(".")
+    head = []
+    for part in parts[:-1]:
+        if part[:1].isupper():
+            break
+        head.append(part)
+    return ".".join(head)
+
+
+def _modules_of(name: str) -> list[str]:
+    """The module a name the docs write is in, and the modules above it."""
+    parts = _module_of(name).split(".")
+    return [".".join(parts[: i + 1]) for i in range(len(parts))]
 
 
 def code_plan(diff: ApiDiff, from_version: str, to_version: str) -> UpgradePlan:

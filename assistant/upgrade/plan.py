@@ -108,6 +108,16 @@ def make_plan(
     return UpgradePlan(chosen.name, from_version, to_version, versions, tuple(lines), modules, keywords)
 
 
+def named_in_docs(chunks: Sequence[Chunk], catalog: Catalog, product: str) -> frozenset[str]:
+    """Every code name the product's release docs write in a change, of any release, qualified as the plan
+    qualifies them: which of its modules the docs treat as API (`assistant.upgrade.code_plan`)."""
+    chosen = catalog.product(product)
+    if chosen is None:
+        return frozenset()
+    own = [c for c in chunks if c.product in chosen.spellings and c.changes]
+    return frozenset(s for line in _announcements(own, catalog, chosen) for s in line.symbols)
+
+
 def _product(catalog: Catalog, product: str | None, start: tuple[int, ...], end: tuple[int, ...]) -> Product:
     names = ", ".join(p.name for p in catalog.products) or "none"
     if product:
