@@ -191,6 +191,12 @@ def keep(x):
 
 def pad(x, downcast=None):
     downcast = _deprecate_downcast(downcast)
+
+def frame(data=None, copy=None):
+    if isinstance(data, dict) and copy:
+        warnings.warn("a dict with copy is deprecated", DeprecationWarning)
+    if data == "T":
+        warnings.warn("the alias 'T' is deprecated", DeprecationWarning)
 """
 
 
@@ -199,7 +205,7 @@ def test_deprecated_by_decorator_by_a_warning_subclass_and_under_a_condition_on_
     a = {
         "__init__.py": (
             "def read(path): ...\ndef fill(value=None, method=None): ...\n"
-            "def keep(x): ...\ndef pad(x, downcast=None): ...\n"
+            "def keep(x): ...\ndef pad(x, downcast=None): ...\ndef frame(data=None, copy=None): ...\n"
         ),
         "errors.py": errors,
     }
@@ -210,6 +216,7 @@ def test_deprecated_by_decorator_by_a_warning_subclass_and_under_a_condition_on_
         (f"{PKG}.fill", "deprecated", "method"),
         (f"{PKG}.pad", "deprecated", "downcast"),
     }
+    # `frame`'s warnings test the value of what is passed (a kind of input), not whether it is: nothing a call shows
     assert one(result, f"{PKG}.read", "deprecated").fix == "use load() instead"
     fill = one(result, f"{PKG}.fill", "deprecated")
     assert (fill.fix, fill.source_b) == ("fill with 'method' is deprecated; use ffill", f"{PKG}/__init__.py:11")

@@ -193,12 +193,39 @@ def _calls_in(expr: ast.expr, tests: tuple[ast.expr, ...]) -> Iterator[tuple[ast
 
 
 def _condition(tests: tuple[ast.expr, ...], params: set[str]) -> str | None:
-    """The parameter the innermost test naming any parameter names, if it names exactly one."""
+    """The parameter the innermost test naming any parameter names, if it names exactly one and asks only whether
+    it was passed (`if method is not None:`, `if axis is not lib.no_default:`, `if inplace:`): a test of its value
+    (`isinstance(data, BlockManager)`, `unit in ("T", "S")`) deprecates a kind of input a call does not show."""
     for test in reversed(tests):
         named = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)} & params
         if named:
-            return next(iter(named)) if len(named) == 1 else None
+            return next(iter(named)) if len(named) == 1 and _passed(test, next(iter(named))) else None
     return None
+
+
+def _passed(test: ast.expr, name: str) -> bool:
+    """Whether `test` asks if `name` was passed: the name itself, its negation, or an identity or equality
+    comparison with None or a sentinel name; within `and`/`or`, where one such part names it."""
+    if isinstance(test, ast.BoolOp):
+        return any(_passed(part, name) for part in test.values)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _passed(test.operand, name)
+    if isinstance(test, ast.Name):
+        return test.id == name
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is | ast.IsNot | ast.Eq | ast.NotEq)
+    ):
+        sides = (test.left, test.comparators[0])
+        mine = [s for s in sides if isinstance(s, ast.Name) and s.id == name]
+        other = [s for s in sides if s not in mine]
+        sentinel = other and (
+            (isinstance(other[0], ast.Constant) and other[0].value is None)
+            or isinstance(other[0], ast.Name | ast.Attribute)
+        )
+        return bool(mine) and bool(sentinel)
+    return False
 
 
 def _text(expr: ast.expr | None, scope: ast.AST | None, obj: griffe.Object | None = None, depth: int = 0) -> str:

@@ -18,7 +18,7 @@ from assistant.upgrade.api.public import PublicApi, public_api
 logger = logging.getLogger(__name__)
 
 # Part of every cache key: change it whenever what a diff says could change, so no stale diff is read.
-ANALYSER_VERSION = "api-diff-4"
+ANALYSER_VERSION = "api-diff-5"
 
 Progress = Callable[[list[ReleaseTree]], Iterable[ReleaseTree]]  # wraps the releases as they are loaded
 
