@@ -99,9 +99,10 @@ def _module_of(path: str) -> str:
 
 
 def _modules_of(name: str) -> list[str]:
-    """The module a name the docs write is in, and the modules above it."""
+    """The module a name the docs write is in, the modules above it, and the name itself, which may be a module
+    ("`scipy.misc` is deprecated")."""
     parts = _module_of(name).split(".")
-    return [".".join(parts[: i + 1]) for i in range(len(parts))]
+    return [*(".".join(parts[: i + 1]) for i in range(len(parts))), name]
 
 
 def code_plan(diff: ApiDiff, from_version: str, to_version: str) -> UpgradePlan:
