@@ -229,7 +229,10 @@ class KnowledgeBase:
         from assistant.upgrade.targeting import targets
 
         worker = self._scans if bounded else None
-        return scan_capped(paths, targets(plan), self.settings, progress=progress, worker=worker, parallel=parallel)
+        returns = dict(plan.code_returns)  # the releases' annotations type receivers, installed or not
+        return scan_capped(
+            paths, targets(plan), self.settings, progress=progress, worker=worker, parallel=parallel, returns=returns
+        )
 
     def plan_dependencies(
         self,

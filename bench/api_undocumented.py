@@ -70,7 +70,7 @@ def undocumented(name: str, shared: Path, files: Path) -> dict[str, Any]:
     OUT.mkdir(parents=True, exist_ok=True)
     _write(OUT / f"{name}.jsonl", [head, *rows])
     _write(OUT / f"{name}-sample.jsonl", random.Random(SEED).sample(rows, min(SAMPLE, len(rows))))
-    report = scan([files / name], targets(plan), parallel=True)
+    report = scan([files / name], targets(plan), parallel=True, returns=dict(plan.code_returns))
     by_id = {c.id: c for c in plan.changes}
     found = [
         {

@@ -141,7 +141,8 @@ def score(
     absent: list[dict[str, Any]] = []
     started = time.perf_counter()
     if repos is None:
-        report = scan([folder], targets(plan), parallel=True, infer=infer, types_folder=TYPES)  # as `upgrade` scans
+        returns = dict(plan.code_returns)
+        report = scan([folder], targets(plan), parallel=True, infer=infer, types_folder=TYPES, returns=returns)
         scanned = report.files
         # With the code: a labelled use is found by an exact finding the docs show (alone or with the code); what
         # only the code shows is counted apart.

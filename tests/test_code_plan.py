@@ -161,3 +161,13 @@ def test_code_only_changes_are_kept_where_the_package_or_the_docs_reach_them() -
     named = frozenset({"acme.api.types.is_float"})  # the docs name a function of `acme.api.types`
     kept = {c.code[0].object for c in with_code(plan, diff, doc_targets(plan), named).changes if c.code}
     assert kept == {"acme.Widget.resize", "acme.api.types.is_int"}
+
+
+def test_what_a_function_returns_by_its_annotation_types_the_receiver_it_binds() -> None:
+    code = "import acme\nw = acme.make()\nw.resize(3)\n"
+    diff = ApiDiff("acme", ("acme",), DIFF.releases, DIFF.archives, (RESIZE,), returns={"acme.make": "acme.Widget"})
+    plan = code_plan(diff, "1.9", "2.0")
+    assert dict(plan.code_returns) == {"acme.make": "acme.Widget"}
+    typed = scan_source(code, targets(plan), returns=dict(plan.code_returns))
+    assert [(f.line, f.exact) for f in typed.findings] == [(3, True)]
+    assert not [f for f in scan_source(code, targets(plan)).findings if f.exact]  # untyped without it

@@ -77,3 +77,6 @@ class ApiDiff:
     changes: tuple[CodeChange, ...]
     not_analysable: tuple[str, ...] = ()  # modules with compiled code only (no .py, no .pyi)
     timings_ms: dict[str, float] = field(default_factory=dict)  # "load", "diff", "total"; 0 for a cache hit
+    # What public functions return, from the first and the last release's annotations (the first's where both
+    # say): "pandas.read_parquet" -> "pandas.DataFrame". The scan's receivers where the code does not say.
+    returns: dict[str, str] = field(default_factory=dict)

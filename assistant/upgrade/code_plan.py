@@ -74,6 +74,7 @@ def with_code(
         modules=plan.modules or diff.packages,
         code_releases=diff.releases,
         code_archives=tuple(diff.archives.items()),
+        code_returns=tuple(sorted(diff.returns.items())),
     )
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -139,11 +139,22 @@ class TargetIndex:
     infer: bool = False
     families: frozenset[str] = frozenset()  # the top modules of the targets' products
     types_folder: Path | None = None  # where what jedi answers is kept (`assistant.upgrade.inferred.returned`)
+    # What the product's functions return by their annotations, from its releases' source (`ApiDiff.returns`):
+    # "pandas.read_parquet" -> "pandas.DataFrame", asked before jedi and without the product installed.
+    returns: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, targets: Sequence[Target], *, infer: bool = False, types_folder: Path | None = None) -> TargetIndex:
+    def of(
+        cls,
+        targets: Sequence[Target],
+        *,
+        infer: bool = False,
+        types_folder: Path | None = None,
+        returns: Mapping[str, str] | None = None,
+    ) -> TargetIndex:
         """The targets indexed; with `infer`, a receiver a product's call returned is typed from the product's
-        installed source where the code does not say its type, the answers kept in `types_folder`."""
+        installed source where the code does not say its type, the answers kept in `types_folder`; `returns`
+        types it first, from the releases' annotations."""
         names: dict[str, list[Target]] = defaultdict(list)
         calls: dict[str, list[Target]] = defaultdict(list)
         members: dict[str, list[Member]] = defaultdict(list)
@@ -213,6 +224,7 @@ class TargetIndex:
             infer,
             frozenset(m for t in targets for m in t.family),
             types_folder,
+            dict(returns or {}),
         )
 
     @cached_property

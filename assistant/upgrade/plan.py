@@ -83,6 +83,7 @@ class UpgradePlan:
     value_keywords: tuple[str, ...] = ()
     code_releases: tuple[str, ...] = ()  # the exact releases whose code was diffed, oldest first; () when none was
     code_archives: tuple[tuple[str, str], ...] = ()  # (release, its archive's sha256) for each of `code_releases`
+    code_returns: tuple[tuple[str, str], ...] = ()  # what the product's functions return (`ApiDiff.returns`)
     docs: bool = True  # False for a plan of the code alone: the product's release docs are not indexed
     notes: tuple[str, ...] = ()  # one line each: why the code diff is missing or partial
 

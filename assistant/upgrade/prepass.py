@@ -62,7 +62,8 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
                 call is not None and any(index.by_keyword(node.attr, call, receiver))
             ):
                 return True
-            received = received or (index.infer and isinstance(value, ast.Name) and node.attr in index.received)
+            typing = index.infer or bool(index.returns)  # a receiver's type may come from the product's source
+            received = received or (typing and isinstance(value, ast.Name) and node.attr in index.received)
             if id(node) in inner:
                 continue  # part of a chain read from its outermost attribute (`ast.walk` meets that first)
             parts = [node.attr]
@@ -88,9 +89,10 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
         ):
             return True  # may override a member a change names, in a class derived from the product's
     if received:
-        # what the module imports of an installed product may type the name (`assistant.upgrade.inferred`)
+        # what the module imports of the product may type the name: by the releases' annotations, or from its
+        # installed source (`assistant.upgrade.inferred`)
         tops = {q.split(".", 1)[0] for found in bound.values() for q in found} & index.families
-        if any(installed(top) for top in tops):
+        if tops and (index.returns or any(installed(top) for top in tops)):
             return True
     for base, *rest in chains:
         for qualified in bound.get(base, ()):

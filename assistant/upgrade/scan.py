@@ -25,14 +25,15 @@ import re
 import tokenize
 import warnings
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 from assistant.runtime.bounded import BoundedWorker
 from assistant.runtime.settings import Settings
 from assistant.text.untrusted import one_line
+from assistant.upgrade.findings import Finding, ScanError, ScanReport
 from assistant.upgrade.guards import guards
 from assistant.upgrade.limits import read_at_most, size_text
 from assistant.upgrade.lookup import TargetIndex
@@ -52,39 +53,6 @@ _Scanned = tuple[list["Finding"], list["ScanError"], int]  # findings, errors, f
 Progress = Callable[[list[Path]], Iterable[Path]]
 
 
-@dataclass(frozen=True)
-class Finding:
-    """One place the code hits a target."""
-
-    file: str  # the path as given, or as found under a given directory
-    line: int  # 1-based; in a notebook, the line inside the cell
-    col: int  # 1-based
-    code: str  # the source line, stripped
-    symbol: str  # the qualified name hit, "numpy.float_"; for a parameter, "torch.hub.load(trust_repo)"
-    change: str  # Target.change
-    exact: bool  # False for a possible hit (a class's member on a receiver of unknown type) or a guarded one
-    cell: int | None = None  # in a notebook, the code cell's index among all its cells (0-based)
-    # Why the use is not a hit though its receiver is known: under a version check or an ImportError fallback.
-    guarded: str = ""
-
-
-@dataclass(frozen=True)
-class ScanError:
-    """A file, or a notebook's cell, that could not be read or parsed: skipped, the rest still scanned."""
-
-    file: str
-    error: str  # one line: "syntax error at line 3: …", "cell 2: syntax error at line 1: …"
-
-
-@dataclass(frozen=True)
-class ScanReport:
-    """What a scan found: findings ordered by file, cell, line and column, each place and change once."""
-
-    findings: tuple[Finding, ...]
-    errors: tuple[ScanError, ...]
-    files: int  # files scanned: a notebook with a bad cell counts, as its other cells were
-
-
 def scan(
     paths: Sequence[str | Path],
     targets: Sequence[Target],
@@ -95,6 +63,7 @@ def scan(
     parallel: bool = False,
     infer: bool = False,
     types_folder: Path | None = None,
+    returns: Mapping[str, str] | None = None,
 ) -> ScanReport:
     """Scan files and directories (recursively: `*.py` and `*.ipynb`) for the places they hit `targets`.
     `progress` wraps the list of files found (a tqdm bar on the command line). A Python file over `max_bytes`,
@@ -104,7 +73,9 @@ def scan(
     `multiprocessing` requires, so it is the command line's choice, not the library's default. With `infer`, a
     receiver a product's call returned is typed from the product's source where it is installed
     (`assistant.upgrade.inferred`), what it returns kept in `types_folder` for the workers and later scans.
-    Targets made from the releases' code are scanned in a second pass of their own (`Target.from_code`)."""
+    Targets made from the releases' code are scanned in a second pass of their own (`Target.from_code`).
+    `returns` (the releases' annotations: `ApiDiff.returns`) types what a product's call returned, installed or
+    not."""
     docs, code = _passes(targets)
     if docs and code:
         reports = [
@@ -117,11 +88,12 @@ def scan(
                 parallel=parallel,
                 infer=infer,
                 types_folder=types_folder,
+                returns=returns,
             )
             for part, shows in ((docs, progress), (code, None))
         ]
         return _report([f for r in reports for f in r.findings], list(reports[0].errors), reports[0].files)
-    index = TargetIndex.of(targets, infer=infer, types_folder=types_folder)
+    index = TargetIndex.of(targets, infer=infer, types_folder=types_folder, returns=returns)
     errors: list[ScanError] = []
     roots: dict[Path, Path] = {}
     found_files = list(_files(paths, errors, roots))
@@ -188,25 +160,31 @@ def scan_capped(
     progress: Progress | None = None,
     worker: BoundedWorker | None = None,
     parallel: bool = False,
+    returns: Mapping[str, str] | None = None,
 ) -> ScanReport:
     """`scan` within the settings' size caps; in `worker` (a bounded process, one scan at a time) when given,
     raising `Overrun` past `scan_timeout_s` or its memory ceiling; else `parallel` as `scan` says."""
-    caps = {"max_bytes": settings.scan_max_file_kb * 1024, "max_notebook_bytes": settings.scan_max_notebook_kb * 1024}
-    infer, types = settings.scan_infer_types, settings.types_path
+    how = {
+        "max_bytes": settings.scan_max_file_kb * 1024,
+        "max_notebook_bytes": settings.scan_max_notebook_kb * 1024,
+        "infer": settings.scan_infer_types,
+        "types_folder": settings.types_path,
+        "returns": returns,
+    }
     if worker is None:
-        return scan(paths, targets, progress=progress, parallel=parallel, infer=infer, types_folder=types, **caps)
-    return worker.run(
-        scan, list(map(Path, paths)), targets, seconds=settings.scan_timeout_s, infer=infer, types_folder=types, **caps
-    )
+        return scan(paths, targets, progress=progress, parallel=parallel, **how)  # type: ignore[arg-type]
+    return worker.run(scan, list(map(Path, paths)), targets, seconds=settings.scan_timeout_s, **how)
 
 
-def scan_source(source: str, targets: Sequence[Target], *, filename: str = "<source>") -> ScanReport:
+def scan_source(
+    source: str, targets: Sequence[Target], *, filename: str = "<source>", returns: Mapping[str, str] | None = None
+) -> ScanReport:
     """Scan code given as text (pasted in the web UI): Python, or a notebook's JSON if `filename` ends `.ipynb`."""
     docs, code = _passes(targets)
     if docs and code:
-        first, second = scan_source(source, docs, filename=filename), scan_source(source, code, filename=filename)
+        first, second = (scan_source(source, part, filename=filename, returns=returns) for part in (docs, code))
         return _report([*first.findings, *second.findings], list(first.errors), first.files)
-    index = TargetIndex.of(targets)
+    index = TargetIndex.of(targets, returns=returns)
     if filename.endswith(".ipynb"):
         found, failed, scanned = _scan_notebook(source, filename, index)
     else:

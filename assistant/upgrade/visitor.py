@@ -179,10 +179,13 @@ class HitVisitor:
         return list(ast.iter_child_nodes(node))
 
     def _ask(self, tree: ast.Module) -> Ask | None:
-        """What to ask the product's installed source about (`assistant.upgrade.inferred`): the names a target's
-        member is used on, in a module importing an installed product; None where nothing is worth asking."""
+        """What to ask about the calls that bound the names a target's member is used on: the releases' annotations
+        (`TargetIndex.returns`), then the product's installed source (`assistant.upgrade.inferred`), in a module
+        importing the product; None where nothing is worth asking."""
         families = self.index.families
-        if not self.index.infer or not any(installed(top) for top in self.products & families):
+        signatures = self.index.returns
+        inferring = self.index.infer and any(installed(top) for top in self.products & families)
+        if not inferring and not (signatures and self.products & families):
             return None
         wanted = self.index.received
         names = frozenset(
@@ -197,7 +200,10 @@ class HitVisitor:
             # what another library's calls return is no product's class: not worth jedi's time
             if call.split(".", 1)[0] not in families:
                 return None
-            return returned_class(call, self.index.class_named, self.index.types_folder)
+            annotated = signatures.get(call.replace("().", "."))  # `pandas.DataFrame().groupby`: the method's
+            if annotated is not None:
+                return self.index.class_named(annotated)
+            return returned_class(call, self.index.class_named, self.index.types_folder) if inferring else None
 
         return Ask(names, answer)
 

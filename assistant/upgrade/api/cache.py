@@ -37,12 +37,35 @@ def read_pair(path: Path) -> tuple[list[CodeChange], list[str], list[str]] | Non
 
 def write_pair(path: Path, changes: list[CodeChange], not_a: list[str], not_b: list[str]) -> None:
     """Keep a pair's diff; written to a temporary file and renamed, so a reader sees all of it or none."""
+    data = {"changes": [asdict(c) for c in changes], "not_analysable_a": not_a, "not_analysable_b": not_b}
+    _write(path, json.dumps(data, ensure_ascii=False, separators=(",", ":")))
+
+
+def returns_path(cache_dir: Path, sha: str, analyser: str) -> Path:
+    """Where what one archive's functions return (`returns.returns_of`) is kept."""
+    key = hashlib.sha256(f"{sha}\nreturns\n{analyser}".encode()).hexdigest()
+    return cache_dir / f"api-returns-{key}.json"
+
+
+def read_returns(path: Path) -> dict[str, str] | None:
+    """A kept `returns_of`, or None when it is missing or unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else None
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        logger.warning("ignoring the unreadable return types %s: %s", path, e)
+        return None
+
+
+def write_returns(path: Path, returns: dict[str, str]) -> None:
+    """Keep one archive's `returns_of`, as `write_pair` keeps a diff."""
+    _write(path, json.dumps(returns, ensure_ascii=False, separators=(",", ":")))
+
+
+def _write(path: Path, body: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    body = json.dumps(
-        {"changes": [asdict(c) for c in changes], "not_analysable_a": not_a, "not_analysable_b": not_b},
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".api-diff-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:

@@ -10,15 +10,16 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from assistant.model.api import ApiDiff, CodeChange, ReleaseTree
-from assistant.upgrade.api.cache import cache_path, read_pair, write_pair
+from assistant.upgrade.api.cache import cache_path, read_pair, read_returns, returns_path, write_pair, write_returns
 from assistant.upgrade.api.compare import compare
 from assistant.upgrade.api.load import LoadedRelease, load_release
 from assistant.upgrade.api.public import PublicApi, public_api
+from assistant.upgrade.api.returns import returns_of
 
 logger = logging.getLogger(__name__)
 
 # Part of every cache key: change it whenever what a diff says could change, so no stale diff is read.
-ANALYSER_VERSION = "api-diff-5"
+ANALYSER_VERSION = "api-diff-6"
 
 Progress = Callable[[list[ReleaseTree]], Iterable[ReleaseTree]]  # wraps the releases as they are loaded
 
@@ -58,6 +59,14 @@ def diff_releases(
     loaded: dict[str, tuple[LoadedRelease, PublicApi]] = {}
     iterator = iter(progress(to_load) if progress else to_load)
 
+    # what the first and the last release's functions return: the scan's receivers (A's first, then B's)
+    ends = {trees[0].version: trees[0], trees[-1].version: trees[-1]}
+    returns: dict[str, dict[str, str]] = {}
+    for version, end in ends.items():
+        kept = read_returns(returns_path(cache_dir, end.sha256, ANALYSER_VERSION)) if cache_dir else None
+        if kept is not None:
+            returns[version] = kept
+
     def release(tree: ReleaseTree) -> tuple[LoadedRelease, PublicApi]:
         while tree.version not in loaded:
             nxt = next(iterator)
@@ -66,6 +75,10 @@ def diff_releases(
             timings["load"] += (time.perf_counter() - t0) * 1000
             t0 = time.perf_counter()
             loaded[nxt.version] = (rel, public_api(rel.packages.values()))
+            if nxt.version in ends and nxt.version not in returns:
+                returns[nxt.version] = returns_of(loaded[nxt.version][1])
+                if cache_dir is not None:
+                    write_returns(returns_path(cache_dir, nxt.sha256, ANALYSER_VERSION), returns[nxt.version])
             timings["diff"] += (time.perf_counter() - t0) * 1000
         return loaded[tree.version]
 
@@ -99,4 +112,5 @@ def diff_releases(
         changes=tuple(changes),
         not_analysable=tuple(sorted(not_analysable)),
         timings_ms={k: round(v, 1) for k, v in timings.items()},
+        returns={**returns.get(trees[-1].version, {}), **returns.get(trees[0].version, {})},
     )
