@@ -192,6 +192,12 @@ def keep(x):
 def pad(x, downcast=None):
     downcast = _deprecate_downcast(downcast)
 
+def deprecate_nonkeyword_arguments(**kwargs):
+    return lambda f: f
+
+@deprecate_nonkeyword_arguments(version=None, allowed_args=["x"], name="group")
+def group(x, by=None): ...
+
 def frame(data=None, copy=None):
     if isinstance(data, dict) and copy:
         warnings.warn("a dict with copy is deprecated", DeprecationWarning)
@@ -206,6 +212,7 @@ def test_deprecated_by_decorator_by_a_warning_subclass_and_under_a_condition_on_
         "__init__.py": (
             "def read(path): ...\ndef fill(value=None, method=None): ...\n"
             "def keep(x): ...\ndef pad(x, downcast=None): ...\ndef frame(data=None, copy=None): ...\n"
+            "def deprecate_nonkeyword_arguments(**kwargs): ...\ndef group(x, by=None): ...\n"
         ),
         "errors.py": errors,
     }
@@ -216,7 +223,8 @@ def test_deprecated_by_decorator_by_a_warning_subclass_and_under_a_condition_on_
         (f"{PKG}.fill", "deprecated", "method"),
         (f"{PKG}.pad", "deprecated", "downcast"),
     }
-    # `frame`'s warnings test the value of what is passed (a kind of input), not whether it is: nothing a call shows
+    # `frame`'s warnings test the value of what is passed (a kind of input), not whether it is: nothing a call shows;
+    # `group`'s helper deprecates passing `by` by position, a call form, not `group`
     assert one(result, f"{PKG}.read", "deprecated").fix == "use load() instead"
     fill = one(result, f"{PKG}.fill", "deprecated")
     assert (fill.fix, fill.source_b) == ("fill with 'method' is deprecated; use ffill", f"{PKG}/__init__.py:11")

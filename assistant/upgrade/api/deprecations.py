@@ -3,7 +3,8 @@
 A function (or a class, through its decorators and constructor) is deprecated when
 - a decorator resolves to `deprecated` (`typing_extensions.deprecated`, `warnings.deprecated`) or to a
   `*deprecat*` helper of the product's own (`deprecate_kwarg`): a string argument naming one of its parameters
-  makes it that parameter's deprecation;
+  makes it that parameter's deprecation; a helper naming no parameter and giving no sentence says nothing of the
+  object (`deprecate_nonkeyword_arguments(…, name="groupby")` deprecates a call form);
 - its body calls a `*deprecat*` helper: passing exactly one of its parameters makes it that parameter's;
 - its body calls `warnings.warn(message, Category)` where `Category` resolves, through the release's API model,
   to a subclass of `DeprecationWarning`, `PendingDeprecationWarning` or `FutureWarning`.
@@ -130,6 +131,10 @@ def _decorated(obj: griffe.Object, params: set[str]) -> Iterator[_Found]:
         args = [*deco.args, *(k.value for k in deco.keywords)] if isinstance(deco, ast.Call) else []
         named = [a.value for a in args if isinstance(a, ast.Constant) and a.value in params]
         message = next((_text(a, None) for a in args if isinstance(a, ast.Constant | ast.JoinedStr)), "")
+        if not named and last != "deprecated" and " " not in message.strip():
+            # `@deprecate_nonkeyword_arguments(…, name="groupby")`: a helper whose arguments say neither a parameter
+            # nor, in a sentence, what goes; what it deprecates (a call form, a value) is not the object
+            continue
         if not message or message in params:
             message = f"@{decorator.value}"
         yield _Found(named[0] if named else None, _clip(message), decorator.lineno or obj.lineno or 0)
@@ -149,6 +154,8 @@ def _in_body(
                 continue  # under a condition on no one parameter: some input's handling, not the object, goes
             # a helper's string arguments are often names ("fillna"), not a message: keep only a sentence
             texts = [t for t in (_text(a, node, obj) for a in call.args) if " " in t.strip()]
+            if parameter is None and not texts:
+                continue  # neither a parameter nor a sentence: what the helper deprecates is not said
             message = texts[0] if texts else ast.unparse(call)
             yield _Found(parameter, _clip(message), call.lineno + offset)
         elif name == "warn":
