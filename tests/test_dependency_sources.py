@@ -20,6 +20,7 @@ from ingest.dependencies.limits import ArchiveLimits
 from ingest.dependencies.sources import choose, pick
 from ingest.dependencies.store import StoredFile, write_product
 from ingest.dependencies.transport import Http, Unreachable
+from tests.conftest import REAL_REGISTRY
 from tests.fetch_server import FakeHosts, member, serve, tar_gz, tar_with, zip_of
 from tests.test_fetch_hostile import HOSTILE_IDS, HOSTILE_TARS
 from tests.test_fetch_hostile import SMALL as HOSTILE_LIMITS
@@ -389,7 +390,7 @@ def test_the_provenance_record_s_packages_come_first_and_none_found_is_a_problem
 
 @pytest.mark.network
 def test_two_real_releases_of_a_tiny_package_are_unpacked_from_the_registry_s_archives(tmp_path: Path) -> None:
-    settings = Settings(corpus_dir=tmp_path / "corpus", data_dir=tmp_path / "data")
+    settings = Settings(corpus_dir=tmp_path / "corpus", data_dir=tmp_path / "data", registry_url=REAL_REGISTRY)
     try:
         project = httpx.get(f"{settings.registry_url}/six/json", timeout=10).raise_for_status().json()
     except (httpx.HTTPError, ValueError) as e:
