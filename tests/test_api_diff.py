@@ -90,6 +90,8 @@ def test_what_the_static_load_cannot_follow_is_not_a_removal(tmp_path: Path) -> 
         "sansio/base.py": "class Base:\n    def head(self, n=5): ...\n",
     }
     assert kinds(diff(tmp_path, a, b)) == set()  # not even `gone`: a base it may live in was not read
+    lazy = {**b, "__init__.py": "from .core import Frame\ndef __getattr__(name): ...\n"}  # PEP 562 may give `concat`
+    assert kinds(diff(tmp_path / "lazy", a, lazy)) == set()
     c = {**b, "core.py": "from ._core import concat\n\nclass Frame:\n    def head(self, n=5): ...\n"}
     assert kinds(diff(tmp_path / "c", a, c)) == {(f"{PKG}.Frame.gone", "removed", None)}
 
@@ -198,6 +200,10 @@ def deprecate_nonkeyword_arguments(**kwargs):
 @deprecate_nonkeyword_arguments(version=None, allowed_args=["x"], name="group")
 def group(x, by=None): ...
 
+def opt(sort=None):
+    if sort is None:
+        warnings.warn("leaving sort out is deprecated", DeprecationWarning)
+
 def frame(data=None, copy=None):
     if isinstance(data, dict) and copy:
         warnings.warn("a dict with copy is deprecated", DeprecationWarning)
@@ -212,7 +218,7 @@ def test_deprecated_by_decorator_by_a_warning_subclass_and_under_a_condition_on_
         "__init__.py": (
             "def read(path): ...\ndef fill(value=None, method=None): ...\n"
             "def keep(x): ...\ndef pad(x, downcast=None): ...\ndef frame(data=None, copy=None): ...\n"
-            "def deprecate_nonkeyword_arguments(**kwargs): ...\ndef group(x, by=None): ...\n"
+            "def deprecate_nonkeyword_arguments(**kwargs): ...\ndef group(x, by=None): ...\ndef opt(sort=None): ...\n"
         ),
         "errors.py": errors,
     }
@@ -224,7 +230,8 @@ def test_deprecated_by_decorator_by_a_warning_subclass_and_under_a_condition_on_
         (f"{PKG}.pad", "deprecated", "downcast"),
     }
     # `frame`'s warnings test the value of what is passed (a kind of input), not whether it is: nothing a call shows;
-    # `group`'s helper deprecates passing `by` by position, a call form, not `group`
+    # `group`'s helper deprecates passing `by` by position, a call form, not `group`; `opt` warns when `sort` is
+    # left out (a default to change), which passing it does not do
     assert one(result, f"{PKG}.read", "deprecated").fix == "use load() instead"
     fill = one(result, f"{PKG}.fill", "deprecated")
     assert (fill.fix, fill.source_b) == ("fill with 'method' is deprecated; use ffill", f"{PKG}/__init__.py:11")

@@ -106,7 +106,9 @@ def resolves(release: LoadedRelease, path: str) -> bool:
             return False
         member = node.members.get(part)
         if member is None:
-            return _unseen_base(node, release)  # a class of the product's whose base was not read may inherit it
+            # a class of the product's whose base was not read may inherit it; a module with a `__getattr__`
+            # (PEP 562: pydantic 2's lazy `EmailStr`) may answer any name
+            return _unseen_base(node, release) or (node.is_module and "__getattr__" in node.members)
         node = final_target(member)
         if node is None:
             return True  # present, leading where the static model cannot follow

@@ -211,19 +211,14 @@ def _condition(tests: tuple[ast.expr, ...], params: set[str]) -> str | None:
 
 
 def _passed(test: ast.expr, name: str) -> bool:
-    """Whether `test` asks if `name` was passed: the name itself, its negation, or an identity or equality
-    comparison with None or a sentinel name; within `and`/`or`, where one such part names it."""
+    """Whether `test` asks if `name` was passed: the name itself, or that it is not None or a sentinel name;
+    within `and`/`or`, where one such part names it. (`is None`, `is lib.no_default`, `not x`: the warning is for
+    leaving it out, a default that will change, which no call passing it shows.)"""
     if isinstance(test, ast.BoolOp):
         return any(_passed(part, name) for part in test.values)
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _passed(test.operand, name)
     if isinstance(test, ast.Name):
         return test.id == name
-    if (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.Is | ast.IsNot | ast.Eq | ast.NotEq)
-    ):
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot | ast.NotEq):
         sides = (test.left, test.comparators[0])
         mine = [s for s in sides if isinstance(s, ast.Name) and s.id == name]
         other = [s for s in sides if s not in mine]
