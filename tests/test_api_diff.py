@@ -90,8 +90,11 @@ def test_what_the_static_load_cannot_follow_is_not_a_removal(tmp_path: Path) -> 
         "sansio/base.py": "class Base:\n    def head(self, n=5): ...\n",
     }
     assert kinds(diff(tmp_path, a, b)) == set()  # not even `gone`: a base it may live in was not read
-    lazy = {**b, "__init__.py": "from .core import Frame\ndef __getattr__(name): ...\n"}  # PEP 562 may give `concat`
+    # PEP 562: a package's `__getattr__` may still give `concat`, which B keeps in `core`; not a name B has nowhere
+    lazy = {"__init__.py": "from .core import Frame\ndef __getattr__(name): ...\n", "core.py": a["core.py"]}
     assert kinds(diff(tmp_path / "lazy", a, lazy)) == set()
+    gone = {**lazy, "core.py": a["core.py"].replace("concat", "merge")}
+    assert (f"{PKG}.concat", "removed", None) in kinds(diff(tmp_path / "gone", a, gone))
     c = {**b, "core.py": "from ._core import concat\n\nclass Frame:\n    def head(self, n=5): ...\n"}
     assert kinds(diff(tmp_path / "c", a, c)) == {(f"{PKG}.Frame.gone", "removed", None)}
 

@@ -68,6 +68,8 @@ def compare(a: LoadedRelease, b: LoadedRelease, api_a: PublicApi, api_b: PublicA
         if resolves(b, path):
             continue  # still there, through an import the public index does not list (a plain module's)
         survivors = [p for p in api_a.paths(old) if p in api_b.objects]
+        if survivors and _lazy(b, parent):
+            continue  # a module's `__getattr__` (PEP 562: pydantic 2's `EmailStr`) may still give what B has elsewhere
         fix = f"removed in {version}; " + (
             f"still reachable as {survivors[0]}" if survivors else "no replacement in code"
         )
@@ -106,13 +108,22 @@ def resolves(release: LoadedRelease, path: str) -> bool:
             return False
         member = node.members.get(part)
         if member is None:
-            # a class of the product's whose base was not read may inherit it; a module with a `__getattr__`
-            # (PEP 562: pydantic 2's lazy `EmailStr`) may answer any name
-            return _unseen_base(node, release) or (node.is_module and "__getattr__" in node.members)
+            return _unseen_base(node, release)  # a class of the product's whose base was not read may inherit it
         node = final_target(member)
         if node is None:
             return True  # present, leading where the static model cannot follow
     return node is not None
+
+
+def _lazy(release: LoadedRelease, module: str) -> bool:
+    """Whether `module` of `release` defines a module-level `__getattr__`, which may answer names it does not
+    define (PEP 562)."""
+    head, *rest = module.split(".")
+    node: griffe.Object | None = release.packages.get(head)
+    for part in rest:
+        member = node.members.get(part) if node is not None else None
+        node = final_target(member) if member is not None else None
+    return node is not None and node.is_module and "__getattr__" in node.members
 
 
 def _unseen_base(node: griffe.Object, release: LoadedRelease) -> bool:
