@@ -90,11 +90,18 @@ def test_what_the_static_load_cannot_follow_is_not_a_removal(tmp_path: Path) -> 
         "sansio/base.py": "class Base:\n    def head(self, n=5): ...\n",
     }
     assert kinds(diff(tmp_path, a, b)) == set()  # not even `gone`: a base it may live in was not read
-    # PEP 562: a package's `__getattr__` may still give `concat`, which B keeps in `core`; not a name B has nowhere
-    lazy = {"__init__.py": "from .core import Frame\ndef __getattr__(name): ...\n", "core.py": a["core.py"]}
+    # PEP 562: a package's `__getattr__` still gives `concat`, which a mapping says B keeps in `core`; not a name
+    # its mapping says is gone, nor one B has nowhere
+    init = "from .core import Frame\n_lazy = {'concat': (__spec__.parent, '.core')}\ndef __getattr__(name): ...\n"
+    lazy = {"__init__.py": init, "core.py": a["core.py"]}
     assert kinds(diff(tmp_path / "lazy", a, lazy)) == set()
+    expired = {**lazy, "__init__.py": init.replace("(__spec__.parent, '.core')", "'Use merge instead.'")}
     gone = {**lazy, "core.py": a["core.py"].replace("concat", "merge")}
-    assert (f"{PKG}.concat", "removed", None) in kinds(diff(tmp_path / "gone", a, gone))
+    # a package whose `__all__` names it exports it, though from a star import the static load cannot follow
+    starred = {"__init__.py": "from .core import Frame\nfrom ._native import *\n__all__ = ['Frame', 'concat']\n"}
+    assert kinds(diff(tmp_path / "starred", a, {**starred, "core.py": a["core.py"]})) == set()
+    for changed in (expired, gone):
+        assert (f"{PKG}.concat", "removed", None) in kinds(diff(tmp_path / str(id(changed)), a, changed))
     c = {**b, "core.py": "from ._core import concat\n\nclass Frame:\n    def head(self, n=5): ...\n"}
     assert kinds(diff(tmp_path / "c", a, c)) == {(f"{PKG}.Frame.gone", "removed", None)}
 

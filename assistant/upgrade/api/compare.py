@@ -68,8 +68,8 @@ def compare(a: LoadedRelease, b: LoadedRelease, api_a: PublicApi, api_b: PublicA
         if resolves(b, path):
             continue  # still there, through an import the public index does not list (a plain module's)
         survivors = [p for p in api_a.paths(old) if p in api_b.objects]
-        if survivors and _lazy(b, parent):
-            continue  # a module's `__getattr__` (PEP 562: pydantic 2's `EmailStr`) may still give what B has elsewhere
+        if survivors and _lazy(b, parent, path.rpartition(".")[2]):
+            continue  # a module's `__getattr__` (PEP 562: pydantic 2's `EmailStr`) still gives what B has elsewhere
         fix = f"removed in {version}; " + (
             f"still reachable as {survivors[0]}" if survivors else "no replacement in code"
         )
@@ -108,22 +108,53 @@ def resolves(release: LoadedRelease, path: str) -> bool:
             return False
         member = node.members.get(part)
         if member is None:
-            return _unseen_base(node, release)  # a class of the product's whose base was not read may inherit it
+            # a class of the product's whose base was not read may inherit it; a module whose `__all__` names it
+            # exports it, though from what the static load did not follow (pydantic 2's `from .networks import *`)
+            return _unseen_base(node, release) or (node.is_module and part in (node.exports or ()))
         node = final_target(member)
         if node is None:
             return True  # present, leading where the static model cannot follow
     return node is not None
 
 
-def _lazy(release: LoadedRelease, module: str) -> bool:
-    """Whether `module` of `release` defines a module-level `__getattr__`, which may answer names it does not
-    define (PEP 562)."""
+def _lazy(release: LoadedRelease, module: str, name: str) -> bool:
+    """Whether `module` of `release` still gives `name` through a module-level `__getattr__` (PEP 562): it has one,
+    and a module-level mapping of it names where `name` lives (`{"EmailStr": (__spec__.parent, ".networks")}`,
+    `{"EmailStr": "pydantic.networks"}`), not why it is gone (`{"float_": "Use np.float64 instead."}`)."""
     head, *rest = module.split(".")
     node: griffe.Object | None = release.packages.get(head)
     for part in rest:
         member = node.members.get(part) if node is not None else None
         node = final_target(member) if member is not None else None
-    return node is not None and node.is_module and "__getattr__" in node.members
+    if node is None or not node.is_module or "__getattr__" not in node.members:
+        return False
+    cache: dict[str, frozenset[str]] = release.facts.setdefault("lazy", {})
+    if node.path not in cache:
+        cache[node.path] = _lazily_given(_file(node))
+    return name in cache[node.path]
+
+
+def _lazily_given(path: Path | None) -> frozenset[str]:
+    """The keys of a module's top-level dict displays whose value says where the name lives: a tuple, or a module
+    path with no space in it."""
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8")) if path is not None else None
+    except (OSError, SyntaxError, ValueError):
+        return frozenset()
+    found: set[str] = set()
+    for node in tree.body if tree is not None else ():
+        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
+        if not isinstance(value, ast.Dict):
+            continue
+        for key, item in zip(value.keys, value.values, strict=False):
+            where = isinstance(item, ast.Tuple) or (isinstance(item, ast.Constant) and _module_path(item.value))
+            if isinstance(key, ast.Constant) and isinstance(key.value, str) and where:
+                found.add(key.value)
+    return frozenset(found)
+
+
+def _module_path(value: object) -> bool:
+    return isinstance(value, str) and bool(value) and " " not in value and "." in value
 
 
 def _unseen_base(node: griffe.Object, release: LoadedRelease) -> bool:
