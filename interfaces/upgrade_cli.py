@@ -116,9 +116,14 @@ def upgrade(
 ) -> None:
     """What the docs say changes from A to B, and where it hits your code (PATH: .py files, notebooks, folders).
 
-    The changes your code hits come first, each with its lines and fix; then what breaks, then deprecations.
-    With --requirements or --lock-diff: the same for every dependency that moved, worst first; the release docs
-    missing are fetched from the package registry first (unless --offline), then indexed with the corpus.
+    The releases' own code is compared too: their source distributions are fetched from the package registry
+    (unless --offline) and their public APIs diffed without running anything; each change says whether the docs,
+    the code or both show it. The changes your code hits come first, each with its lines and fix; then what
+    breaks, then deprecations. `# reldocs: ignore[ID]` on a line silences it; --baseline FILE silences an
+    earlier run's findings.
+    With --requirements or --lock-diff: the docs' plan for every dependency that moved, worst first (no code
+    diff there yet); the release docs missing are fetched from the package registry first (unless --offline),
+    then indexed with the corpus.
 
     Exits 0 when nothing in the code is hit, 1 when something is (possible hits, through a receiver of
     unknown type, are shown but do not fail), 2 on bad usage (an unknown product, A not before B, a dependency
