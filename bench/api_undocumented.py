@@ -37,7 +37,7 @@ from bench.fetch_scan_sets import DEFAULT_OUT, SETS_DIR, docs_folder  # noqa: E4
 from bench.scan_quality import DEFAULT_SHARED, _chunks, _with_code  # noqa: E402
 
 OUT = REPO_ROOT / "bench" / "undocumented"
-SETS = ("pandas", "sqlalchemy", "pydantic", "django")
+SETS = ("pandas", "sqlalchemy", "pydantic", "django", "numpy")
 SEED = 44
 SAMPLE = 20
 
