@@ -191,7 +191,11 @@ class KnowledgeBase:
                 raise
             plan = code_plan(code, from_version, to_version)
         else:
-            if code is not None:
+            if code is not None and canonicalize_name(code.product) not in {
+                canonicalize_name(n) for n in (plan.product, product or "")
+            }:
+                notes = (*notes, f"the code diff is of {code.product}, not {plan.product}: left out")
+            elif code is not None:
                 named = named_in_docs(self.retriever.chunks, self.retriever.catalog, plan.product)
                 plan = with_code(plan, code, doc_targets(plan), named)
         return replace(plan, notes=(*plan.notes, *notes)) if notes else plan

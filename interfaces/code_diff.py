@@ -1,9 +1,10 @@
 """The releases' code for an interface's upgrade plan: `code_diff` fetches each release's source (unless offline)
 and diffs their public API (`KnowledgeBase.api_diff`), saying in one line each why the diff is missing or partial.
 
-The command line fetches and diffs as needed; the web page, Slack and MCP read the cache only (`cached_only`):
-a request never waits on the registry or spends a minute loading two releases, and the plan says when the code
-diff is not there (run `python app.py upgrade --product P --from A --to B` once to fill the cache).
+The command line fetches and diffs as needed; the web page, Slack and MCP ask nothing of the network and load no
+release (`cached_only`): they use a diff already kept, unpacking an archive already downloaded if its folder is
+gone, so a request never waits on the registry or spends a minute loading two releases; the plan says when the
+code diff is not there (run `python app.py upgrade --product P --from A --to B` once to fill the cache).
 """
 
 from __future__ import annotations
@@ -30,7 +31,10 @@ def code_diff(
 ) -> tuple[ApiDiff | None, tuple[str, ...]]:
     """What the code of `product`'s releases from `a` to `b` says changed, and the notes for the plan; `product`
     None (several products indexed, none named): no diff. `say` gets progress and each problem, one line each."""
-    from assistant.upgrade.api import NotCached
+    import griffe
+
+    from assistant.text.untrusted import one_line
+    from assistant.upgrade.api import NotCached, UnsafeTree
     from ingest.dependencies import fetch_sources
 
     if not product:
@@ -57,6 +61,10 @@ def code_diff(
     except NotCached:
         missing = f"no code diff of {product} {a} → {b} in the cache: run `upgrade` on the command line"
         return None, (*notes, _said(say, missing))
+    except (UnsafeTree, ImportError, OSError, ValueError, RecursionError, griffe.GriffeError) as e:
+        # a release the static load cannot read (Python 2 syntax, a module outside its tree): the docs' plan stands
+        why = one_line(f"{type(e).__name__}: {e}")[:300]
+        return None, (*notes, _said(say, f"no code diff of {product}: a release could not be read ({why})"))
     if say:
         say(f"{product}: {len(diff.changes)} changes in the code of {', '.join(diff.releases)}")
     return diff, notes

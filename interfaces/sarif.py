@@ -69,7 +69,13 @@ def plans_sarif(plans: Sequence[tuple[UpgradePlan, Sequence[Finding]]], errors: 
             "level": "warning" if f.exact else "note",
             "message": {
                 "text": f"`{f.symbol}`: {changes[index[f.change]].summary}"
-                + ("" if f.exact else " (possible: the receiver's type is unknown)")
+                + (
+                    ""
+                    if f.exact
+                    else f" (guarded: {f.guarded})"
+                    if f.guarded
+                    else " (possible: the receiver's type is unknown)"
+                )
             },
             "locations": [
                 {

@@ -141,6 +141,8 @@ def upgrade(
     if requirements or lock_diff:
         if from_version or to_version or product:
             raise click.UsageError("--from/--to/--product plan one product; --requirements and --lock-diff plan each")
+        if baseline or show_all:
+            raise click.UsageError("--baseline and --all go with --from/--to (one product's plan)")
         code = upgrade_dependencies(
             obj,
             paths,

@@ -60,6 +60,7 @@ def plan_dict(
         "docs": plan.docs,
         "code_releases": list(plan.code_releases),
         "evidence_counts": evidence_counts(plan),
+        "timings_ms": dict(plan.code_timings_ms),
         "notes": list(plan.notes),
         "sections": [{"kind": s.kind, "changes": [e.change.id for e in s.entries]} for s in sections],
         "changes": [_change_dict(e.change, plan, e.findings) for s in sections for e in s.entries],

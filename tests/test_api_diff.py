@@ -325,3 +325,9 @@ def test_compiled_only_modules_are_listed_as_not_analysable(tmp_path: Path) -> N
     }
     result = diff_releases([tree(tmp_path, "1.0", files), tree(tmp_path, "1.1", files)])
     assert result.not_analysable == (f"{PKG}._libs.lib", f"{PKG}._libs.window.aggregations")
+
+
+def test_a_module_the_static_load_cannot_parse_is_not_removed(tmp_path: Path) -> None:
+    a = {"__init__.py": "from . import sub\n", "sub.py": "def f(): ...\n"}
+    b = {"__init__.py": "from . import sub\n", "sub.py": "type Alias = int\nclass(:\n"}  # no Python parses it
+    assert (f"{PKG}.sub", "removed", None) not in kinds(diff(tmp_path, a, b))

@@ -133,6 +133,12 @@ if sys.version_info >= (3, 11):
     acme.gone()
 acme.gone()  # reldocs: ignore
 acme.gone()  # reldocs: ignore[nope, other]
+try:
+    from acme import new_func as f
+except ImportError:
+    from acme import gone as f
+if conversion_rate > 0:
+    acme.gone()  # reldocs: ignored-by-review is no silencing
 """
 
 
@@ -143,6 +149,8 @@ def test_guarded_uses_are_not_hits_and_silenced_lines_have_no_finding() -> None:
     assert found[7].guarded == "version check" and not found[7].exact
     assert found[10].exact and not found[10].guarded  # Python's own version guards nothing of the product's
     assert 11 not in found and found[12].exact  # silenced: all changes, then only the ones named
+    assert found[16].guarded == "import fallback"  # the fallback, the old spelling the new release lacks
+    assert found[18].exact  # a name with "version" inside (`conversion_rate`) is no version check
     change = found[12].change
     silenced = GUARDED.replace("ignore[nope, other]", f"ignore[nope, {change}]")
     assert 12 not in {f.line for f in scan_source(silenced, targets(plan)).findings}
@@ -171,3 +179,30 @@ def test_what_a_function_returns_by_its_annotation_types_the_receiver_it_binds()
     typed = scan_source(code, targets(plan), returns=dict(plan.code_returns))
     assert [(f.line, f.exact) for f in typed.findings] == [(3, True)]
     assert not [f for f in scan_source(code, targets(plan)).findings if f.exact]  # untyped without it
+
+
+def test_a_doc_change_naming_a_code_change_s_path_or_module_outright_states_it() -> None:
+    from dataclasses import replace as with_
+
+    moved = CodeChange("acme.gone", "removed", None, "2.0.1", "acme/core.py:10", None, "removed", ("acme.gone",))
+    inner = CodeChange("acme.lib.spin", "removed", None, "2.0.1", "acme/lib.py:3", None, "removed", ("acme.lib.spin",))
+    typed = CodeChange("acme.load", "parameter_removed", "strict", "2.0.1", "acme/io.py:3", None, "x", ("acme.load",))
+    plan = make_plan(corpus(), Catalog.learn(corpus()), "1.0", "2.0", "acme")
+    said = next(c for c in plan.changes if "load" in c.summary)  # "Changed behavior of `acme.load()` …"
+    plan = with_(plan, changes=(with_(said, symbols=("acme.gone", "acme.lib", "acme.load")),))
+    linked = with_code(plan, ApiDiff("acme", ("acme",), DIFF.releases, DIFF.archives, (moved, inner, typed)), ())
+    by = {k.object: c.evidence for c in linked.changes for k in c.code}
+    # the path and the module are named; the parameter is not the one the doc change is about
+    assert by == {"acme.gone": ("docs", "code"), "acme.lib.spin": ("docs", "code"), "acme.load": ("code",)}
+
+
+def test_a_parameter_many_classes_share_hits_known_receivers_only() -> None:
+    arrays = [
+        CodeChange(
+            f"acme.{n}.fill", "parameter_removed", "method", "2.0.1", "acme/a.py:1", None, "x", (f"acme.{n}.fill",)
+        )
+        for n in ("Sparse", "Dense")
+    ]
+    plan = code_plan(ApiDiff("acme", ("acme",), DIFF.releases, DIFF.archives, tuple(arrays)), "1.9", "2.0")
+    code = "import acme\nframe.fill(method='x')\ns = acme.Sparse()\ns.fill(method='x')\n"
+    assert [(f.line, f.exact) for f in scan_source(code, targets(plan)).findings] == [(4, True)]

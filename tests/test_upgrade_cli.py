@@ -103,6 +103,7 @@ def test_json_plan_and_findings(acme: Settings, tmp_path: Path) -> None:
         "code_releases",
         "evidence_counts",
         "notes",
+        "timings_ms",
     }
     assert got["code_releases"] == [] and got["notes"]  # the registry cannot be reached here: said, docs only
     assert got["sections"][0]["kind"] == "hits" and got["changes"][0]["hits"] >= 1  # the code's hits first

@@ -4,8 +4,9 @@ docs do not state, cited to the releases' source; and the scan's targets for wha
 
 A code change and a doc change are linked when a name the doc change is about (one of its scan targets: not a
 name it merely mentions, as "`Series` and `DataFrame` constructors …" does) is one of the code change's public
-paths, and they are about the same parameter or the doc change names none. Links may be many to many: a doc
-change gets every code change that links to it.
+paths, and they are about the same parameter or the doc change names none; or when the doc change names the
+code change's own path or module outright (`_mentions`): the docs state it, though not as the scan targets it.
+Links may be many to many: a doc change gets every code change that links to it.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from assistant.index.catalog import release_key
 from assistant.model.api import ApiDiff, CodeChange, CodeKind
 from assistant.model.changes import ChangeKind
 from assistant.model.records import Citation
-from assistant.upgrade.plan import KIND_ORDER, PlannedChange, UpgradePlan
+from assistant.upgrade.plan import CODE_SOURCE, KIND_ORDER, PlannedChange, UpgradePlan
 from assistant.upgrade.target import Target
 
 # What a code change is as a plan's kind: what stops working at once (`breaking`, `removed`), what works otherwise.
@@ -46,16 +47,20 @@ _HIT_KINDS: frozenset[CodeKind] = frozenset(
 def with_code(
     plan: UpgradePlan, diff: ApiDiff, doc_targets: Sequence[Target], named: frozenset[str] = frozenset()
 ) -> UpgradePlan:
-    """`plan` with `diff` in it: linked changes carry their code records, the others become code-only changes,
-    placed at the release where the code first shows them, if they are of the product's API as its docs draw it
-    (`named`: the code names its release docs write; `documented_api`)."""
+    """`plan` with `diff` in it: linked changes carry their code records, the others become code-only changes (one
+    per object and parameter, at the latest release among its records: deprecated, then removed), if they are of
+    the product's API as its docs draw it (`named`: the code names its release docs write; `documented_api`)."""
     by_change: dict[str, list[Target]] = {}
     for t in doc_targets:
         by_change.setdefault(t.change, []).append(t)
     linked: dict[str, list[CodeChange]] = {}
     alone: list[CodeChange] = []
     for code in diff.changes:
-        ids = [c.id for c in plan.changes if _links(code, c, by_change.get(c.id, ()))]
+        ids = [
+            c.id
+            for c in plan.changes
+            if _links(code, c, by_change.get(c.id, ())) or _mentions(code, c, plan.modules or diff.packages)
+        ]
         for i in ids:
             linked.setdefault(i, []).append(code)
         if not ids and documented_api(code, diff.packages, named):
@@ -66,7 +71,8 @@ def with_code(
         grouped.setdefault((code.object, code.parameter or ""), []).append(code)
     changes += [_code_only(tuple(sorted(codes, key=_rank)), plan, diff) for codes in grouped.values()]
     changes.sort(key=lambda c: (release_key(c.version), KIND_ORDER[c.kind]))
-    versions = tuple(sorted({*plan.versions, *(c.version for c in changes)}, key=release_key))
+    # a release key ties "2.1rc0" with "2.1": the spelling decides between them, whatever the hash seed
+    versions = tuple(sorted({*plan.versions, *(c.version for c in changes)}, key=lambda v: (release_key(v), v)))
     return replace(
         plan,
         changes=tuple(changes),
@@ -75,6 +81,7 @@ def with_code(
         code_releases=diff.releases,
         code_archives=tuple(diff.archives.items()),
         code_returns=tuple(sorted(diff.returns.items())),
+        code_timings_ms=tuple(diff.timings_ms.items()),
     )
 
 
@@ -184,6 +191,24 @@ def _links(code: CodeChange, change: PlannedChange, targets: Iterable[Target]) -
     return any(t.symbol in paths and _same_subject(t, code) for t in targets)
 
 
+def _mentions(code: CodeChange, change: PlannedChange, roots: Sequence[str]) -> bool:
+    """Whether a doc change states a code change though none of its scan targets is it: it names one of the code
+    change's public paths, about the same parameter or, for a name that goes, none ("exceptions moved to
+    `np.exceptions`: `np.AxisError`, …"); or it names the module a removed or deprecated name is in
+    ("the `numpy.lib` namespace"), not the product's root."""
+    if change.kind == "new":
+        return False
+    paths = set(code.paths or (code.object,))
+    goes = code.kind in ("removed", "deprecated") and not code.parameter
+    for symbol in change.symbols:
+        if symbol in paths and (goes or (code.parameter and code.parameter == change.parameter)):
+            return True
+        module = symbol.count(".") >= 1 and symbol.islower() and symbol not in roots
+        if goes and module and any(p.startswith(f"{symbol}.") for p in paths):
+            return True
+    return False
+
+
 def _same_subject(target: Target, code: CodeChange) -> bool:
     """Whether a doc target and a code change at the same path are about the same thing: the same parameter;
     passing by position and a parameter made keyword-only or moved; the name itself and a change of no parameter."""
@@ -235,7 +260,7 @@ def _code_only(codes: tuple[CodeChange, ...], plan: UpgradePlan, diff: ApiDiff) 
         code.release,
         "code",
         source,
-        f"code:{diff.product}",
+        f"{CODE_SOURCE}{diff.product}",
         "",
         code.fix,
         diff.product,
@@ -263,7 +288,7 @@ def _placed(release: str, versions: Sequence[str]) -> str:
         return release
     minor = release_key(release)[:2]
     same = [v for v in versions if release_key(v)[:2] == minor and release_key(v) <= release_key(release)]
-    return max(same, key=release_key) if same else release
+    return max(same, key=lambda v: (release_key(v), -len(v))) if same else release  # "2.1" over a tied "2.1rc0"
 
 
 _SAYS: dict[CodeKind, str] = {

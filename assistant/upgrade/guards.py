@@ -22,7 +22,10 @@ from dataclasses import dataclass
 IMPORT_FALLBACK = "import fallback"
 VERSION_CHECK = "version check"
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError"})
-_IGNORE = re.compile(r"#\s*reldocs:\s*ignore(?:\[([^\]\n]{0,500})\])?", re.IGNORECASE)
+_IGNORE = re.compile(r"#\s*reldocs:\s*ignore(?:\[([^\]\n]{0,500})\]|(?![\w-]))", re.IGNORECASE)
+# A name that holds a version: `version`, `__version__`, `TORCH_VERSION`, `pd_version`, `Version(…)`; not
+# `conversion_rate` or `versions`.
+_VERSION_NAME = re.compile(r"(?:^|_)version$", re.IGNORECASE)
 _PYTHON_VERSION = frozenset({"version_info", "hexversion", "python_version"})
 
 
@@ -51,6 +54,9 @@ def guards(tree: ast.Module, source: str) -> Guards:
     for node in ast.walk(tree):
         if isinstance(node, ast.Try) and any(_catches_import(h) for h in node.handlers):
             _mark(guarded, node.body, IMPORT_FALLBACK)
+            for handler in node.handlers:  # the fallback itself: the old spelling, for the releases that lack the new
+                if _catches_import(handler):
+                    _mark(guarded, handler.body, IMPORT_FALLBACK)
         elif isinstance(node, ast.If) and _compares_version(node.test):
             _mark(guarded, [*node.body, *node.orelse], VERSION_CHECK)
     return Guards(guarded, _ignored(source))
@@ -84,7 +90,7 @@ def _compares_version(test: ast.expr) -> bool:
 def _names_version(node: ast.expr) -> bool:
     for inner in ast.walk(node):
         name = _last_name(inner) if isinstance(inner, ast.Name | ast.Attribute) else ""
-        if "version" in name.lower() and name not in _PYTHON_VERSION:
+        if _VERSION_NAME.search(name.strip("_")) and name not in _PYTHON_VERSION:
             return True
     return False
 

@@ -299,7 +299,9 @@ class TargetIndex:
         still asks that the module import the target's product."""
         for found in self.member_calls.get(member, ()):
             target = found.target
-            if target.parameter and not target.omitted and meets(target, call):
+            # a code diff names a parameter on every class that has it (`fillna(method)` of each array type): the
+            # keyword tells no one class of them, so its targets hit known receivers only
+            if target.parameter and not target.omitted and not target.from_code and meets(target, call):
                 yield target
         for target in self.forms.get(member, ()):
             telling = [

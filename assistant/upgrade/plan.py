@@ -22,6 +22,8 @@ from assistant.model.records import Chunk, Citation
 from assistant.upgrade.literals import new_values, old_values, value_keywords
 from assistant.upgrade.subjects import subjects
 
+# The citation source of a change only the releases' code shows ("code:pandas"): no doc file's path starts so.
+CODE_SOURCE = "code:"
 # Within a release: what breaks code first, then what will, then what merely changed or was added.
 KIND_ORDER: dict[str, int] = {"breaking": 0, "removed": 1, "behaviour": 2, "deprecated": 3, "new": 4}
 # When one change is announced twice, the line shows its most severe kind.
@@ -62,7 +64,7 @@ class PlannedChange:
     @property
     def evidence(self) -> tuple[str, ...]:
         """Where the change is seen: ("docs",), ("code",) or ("docs", "code")."""
-        docs = any(c.kind != "code" for c in self.citations)
+        docs = any(not c.source.startswith(CODE_SOURCE) for c in self.citations)
         return (*(("docs",) if docs else ()), *(("code",) if self.code else ()))
 
     @property
@@ -84,6 +86,7 @@ class UpgradePlan:
     code_releases: tuple[str, ...] = ()  # the exact releases whose code was diffed, oldest first; () when none was
     code_archives: tuple[tuple[str, str], ...] = ()  # (release, its archive's sha256) for each of `code_releases`
     code_returns: tuple[tuple[str, str], ...] = ()  # what the product's functions return (`ApiDiff.returns`)
+    code_timings_ms: tuple[tuple[str, float], ...] = ()  # the diff's "load", "diff", "total" (`ApiDiff.timings_ms`)
     docs: bool = True  # False for a plan of the code alone: the product's release docs are not indexed
     notes: tuple[str, ...] = ()  # one line each: why the code diff is missing or partial
 

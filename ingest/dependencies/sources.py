@@ -182,8 +182,9 @@ def _artifact_of(
     wheels = project.wheels.get(version, ())
     if not wheels:
         return None, "neither a source distribution nor a wheel with a sha256"
-    pure = [w for w in wheels if w.filename.lower().endswith("-none-any.whl")]
-    wheel = min(pure or wheels, key=lambda w: (w.size, w.filename))
+    fits = [w for w in wheels if w.size <= limits.archive_bytes] or list(wheels)  # over the cap: said below
+    pure = [w for w in fits if w.filename.lower().endswith("-none-any.whl")]
+    wheel = min(pure or fits, key=lambda w: (w.size, w.filename))
     if wheel.size > limits.archive_bytes:
         size, cap = f"{wheel.size / 1e6:.0f} MB", f"{limits.archive_bytes / 1e6:.0f} MB"
         return (
@@ -260,6 +261,15 @@ def _size(n: int) -> str:
     return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n / 1e3:.0f} KB"
 
 
+def _valid(version: str) -> bool:
+    """A version `packaging` reads (a damaged or hand-edited index may hold anything)."""
+    try:
+        Version(version)
+    except InvalidVersion:
+        return False
+    return True
+
+
 def _read_index(base: Path) -> dict[str, dict[str, dict[str, str]]]:
     """`index.json`: product -> version -> {sha256, archive, filename}; entries not of that shape are dropped."""
     try:
@@ -270,7 +280,8 @@ def _read_index(base: Path) -> dict[str, dict[str, dict[str, str]]]:
     for product, versions in data.items() if isinstance(data, dict) else ():
         for version, entry in versions.items() if isinstance(versions, dict) else ():
             if (
-                isinstance(entry, dict)
+                _valid(version)
+                and isinstance(entry, dict)
                 and store.is_sha256(entry.get("sha256"))
                 and entry.get("archive") in ("sdist", "wheel")
                 and isinstance(entry.get("filename"), str)

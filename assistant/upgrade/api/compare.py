@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from assistant.model.api import CodeChange, CodeKind
 from assistant.upgrade.api.deprecations import deprecations
+from assistant.upgrade.api.presence import lazy, resolves
 from assistant.upgrade.api.public import CONSTRUCTORS, final_target
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def compare(a: LoadedRelease, b: LoadedRelease, api_a: PublicApi, api_b: PublicA
         if resolves(b, path):
             continue  # still there, through an import the public index does not list (a plain module's)
         survivors = [p for p in api_a.paths(old) if p in api_b.objects]
-        if survivors and _lazy(b, parent, path.rpartition(".")[2]):
+        if survivors and lazy(b, parent, path.rpartition(".")[2]):
             continue  # a module's `__getattr__` (PEP 562: pydantic 2's `EmailStr`) still gives what B has elsewhere
         fix = f"removed in {version}; " + (
             f"still reachable as {survivors[0]}" if survivors else "no replacement in code"
@@ -95,79 +96,6 @@ def _path_order(path: str) -> tuple[int, int, str]:
 
 def _shortest(paths: list[str]) -> str:
     return min(paths, key=_path_order)
-
-
-def resolves(release: LoadedRelease, path: str) -> bool:
-    """Whether `path` may still lead to an object in `release`, through any member or import: False only where
-    the release shows it does not. A name imported from what static analysis cannot read (`from ._core import
-    concatenate`, where `_core` star-imports a compiled module) is still there: its absence is not shown."""
-    head, *rest = path.split(".")
-    node: griffe.Object | None = release.packages.get(head)
-    for part in rest:
-        if node is None:
-            return False
-        member = node.members.get(part)
-        if member is None:
-            # a class of the product's whose base was not read may inherit it; a module whose `__all__` names it
-            # exports it, though from what the static load did not follow (pydantic 2's `from .networks import *`)
-            return _unseen_base(node, release) or (node.is_module and part in (node.exports or ()))
-        node = final_target(member)
-        if node is None:
-            return True  # present, leading where the static model cannot follow
-    return node is not None
-
-
-def _lazy(release: LoadedRelease, module: str, name: str) -> bool:
-    """Whether `module` of `release` still gives `name` through a module-level `__getattr__` (PEP 562): it has one,
-    and a module-level mapping of it names where `name` lives (`{"EmailStr": (__spec__.parent, ".networks")}`,
-    `{"EmailStr": "pydantic.networks"}`), not why it is gone (`{"float_": "Use np.float64 instead."}`)."""
-    head, *rest = module.split(".")
-    node: griffe.Object | None = release.packages.get(head)
-    for part in rest:
-        member = node.members.get(part) if node is not None else None
-        node = final_target(member) if member is not None else None
-    if node is None or not node.is_module or "__getattr__" not in node.members:
-        return False
-    cache: dict[str, frozenset[str]] = release.facts.setdefault("lazy", {})
-    if node.path not in cache:
-        cache[node.path] = _lazily_given(_file(node))
-    return name in cache[node.path]
-
-
-def _lazily_given(path: Path | None) -> frozenset[str]:
-    """The keys of a module's top-level dict displays whose value says where the name lives: a tuple, or a module
-    path with no space in it."""
-    try:
-        tree = ast.parse(path.read_text(encoding="utf-8")) if path is not None else None
-    except (OSError, SyntaxError, ValueError):
-        return frozenset()
-    found: set[str] = set()
-    for node in tree.body if tree is not None else ():
-        value = node.value if isinstance(node, ast.Assign | ast.AnnAssign) else None
-        if not isinstance(value, ast.Dict):
-            continue
-        for key, item in zip(value.keys, value.values, strict=False):
-            where = isinstance(item, ast.Tuple) or (isinstance(item, ast.Constant) and _module_path(item.value))
-            if isinstance(key, ast.Constant) and isinstance(key.value, str) and where:
-                found.add(key.value)
-    return frozenset(found)
-
-
-def _module_path(value: object) -> bool:
-    return isinstance(value, str) and bool(value) and " " not in value and "." in value
-
-
-def _unseen_base(node: griffe.Object, release: LoadedRelease) -> bool:
-    """Whether `node` is a class one of whose bases is the product's own and could not be read (a namespace
-    package the static load does not enter: Flask 3's `flask.sansio.app.App`): what it lacks may be inherited."""
-    if not node.is_class:
-        return False
-    try:
-        resolved = {b.path for b in node.resolved_bases}  # type: ignore[attr-defined]
-    except Exception:  # griffe raises several kinds on a base it cannot follow
-        resolved = set()
-    own = [str(getattr(b, "canonical_path", b)) for b in node.bases]  # type: ignore[attr-defined]
-    return any(path.split(".")[0] in release.packages and path not in resolved for path in own)
 
 
 def _merge(found: dict, key: tuple[str, str, str | None], change: CodeChange, paths: list[str]) -> None:
@@ -284,6 +212,11 @@ def _signature_changes(
         elif k is griffe.BreakageKind.PARAMETER_CHANGED_DEFAULT and _default_changed(ov.default, nv.default):
             kind = "default_changed"
         # griffe's return check fires only when the new annotation is missing, which changes nothing at run time
+        if kind is not None and name and name.startswith("_"):
+            continue  # a private parameter (`_is_copy`): not a user's
+        star_kind = (ov or nv).kind.name if kind is not None else ""
+        if star_kind in _STARS and any(q.kind is (ov or nv).kind for q in new.parameters):
+            continue  # `**kwargs` -> `**kw`: the function still takes what it took
         if kind is not None:
             value = ov or nv
             # `*args`/`**kwargs` gone: any extra argument now fails, which no one keyword in a call shows
@@ -299,6 +232,9 @@ def _shape(fn: griffe.Function) -> list[tuple[str, str, str]]:
     return [(p.name, p.kind.value, str(p.default)) for p in fn.parameters]
 
 
+_STARS = frozenset({"var_positional", "var_keyword"})
+
+
 def _renamed(old: griffe.Function, new: griffe.Function) -> tuple[str, str] | None:
     """(old name, new name) when exactly one parameter changed name in place and nothing else moved."""
     po, pn = list(old.parameters), list(new.parameters)
@@ -307,6 +243,8 @@ def _renamed(old: griffe.Function, new: griffe.Function) -> tuple[str, str] | No
     diff = [(o, n) for o, n in zip(po, pn, strict=True) if o.name != n.name]
     if len(diff) != 1 or diff[0][0].kind is not diff[0][1].kind or diff[0][1].name in {p.name for p in po}:
         return None
+    if diff[0][0].kind.name in _STARS:
+        return None  # `**kwargs` -> `**kw`: no call can tell
     return diff[0][0].name, diff[0][1].name
 
 
@@ -347,7 +285,8 @@ def _bases_removed(
         if not paths:
             continue  # a private base: not something a user's isinstance names
         kept = [api_b.objects[p].path for p in paths if p in api_b.objects]
-        if not any(k in mro_b for k in kept):
+        moved = any(c.rsplit(".", 1)[-1] == base.name for c in mro_b)  # the same class, now in another module
+        if not any(k in mro_b for k in kept) and not moved:
             gone.append(paths[0])
     if not gone:
         return []

@@ -19,9 +19,16 @@ from assistant.upgrade.api.returns import returns_of
 logger = logging.getLogger(__name__)
 
 # Part of every cache key: change it whenever what a diff says could change, so no stale diff is read.
-ANALYSER_VERSION = "api-diff-10"
+ANALYSER_VERSION = "api-diff-11"
 
 Progress = Callable[[list[ReleaseTree]], Iterable[ReleaseTree]]  # wraps the releases as they are loaded
+
+
+def _analyser(*trees: ReleaseTree) -> str:
+    """What besides the archives a kept answer depends on: the analyser, and which packages were read from where
+    in each archive (the import names may be found otherwise by a later fetch)."""
+    where = ";".join(f"{','.join(t.packages)}@{t.root.name if t.root.name != t.sha256 else ''}" for t in trees)
+    return f"{ANALYSER_VERSION}|{where}"
 
 
 class NotCached(LookupError):
@@ -49,7 +56,7 @@ def diff_releases(
     timings = {"load": 0.0, "diff": 0.0}
     pairs = list(itertools.pairwise(trees))
     cached = {
-        i: read_pair(cache_path(cache_dir, a.sha256, b.sha256, ANALYSER_VERSION)) if cache_dir else None
+        i: read_pair(cache_path(cache_dir, a.sha256, b.sha256, _analyser(a, b))) if cache_dir else None
         for i, (a, b) in enumerate(pairs)
     }
     needed = {t.version for i, (a, b) in enumerate(pairs) if cached[i] is None for t in (a, b)}
@@ -63,7 +70,7 @@ def diff_releases(
     ends = {trees[0].version: trees[0], trees[-1].version: trees[-1]}
     returns: dict[str, dict[str, str]] = {}
     for version, end in ends.items():
-        kept = read_returns(returns_path(cache_dir, end.sha256, ANALYSER_VERSION)) if cache_dir else None
+        kept = read_returns(returns_path(cache_dir, end.sha256, _analyser(end))) if cache_dir else None
         if kept is not None:
             returns[version] = kept
 
@@ -78,7 +85,7 @@ def diff_releases(
             if nxt.version in ends and nxt.version not in returns:
                 returns[nxt.version] = returns_of(loaded[nxt.version][1])
                 if cache_dir is not None:
-                    write_returns(returns_path(cache_dir, nxt.sha256, ANALYSER_VERSION), returns[nxt.version])
+                    write_returns(returns_path(cache_dir, nxt.sha256, _analyser(nxt)), returns[nxt.version])
             timings["diff"] += (time.perf_counter() - t0) * 1000
         return loaded[tree.version]
 
@@ -94,7 +101,7 @@ def diff_releases(
             timings["diff"] += (time.perf_counter() - t0) * 1000
             result = (found, list(rel_a.not_analysable), list(rel_b.not_analysable))
             if cache_dir is not None:
-                write_pair(cache_path(cache_dir, a.sha256, b.sha256, ANALYSER_VERSION), *result)
+                write_pair(cache_path(cache_dir, a.sha256, b.sha256, _analyser(a, b)), *result)
             loaded.pop(a.version, None)  # each release is in two pairs at most: the older one is done
         found, not_a, not_b = result
         not_analysable.update(not_a, not_b)
@@ -103,6 +110,13 @@ def diff_releases(
             if key not in seen:
                 seen.add(key)
                 changes.append(change)
+    for version, end in ends.items():  # an end whose pairs were all kept, but not what it returns
+        if version not in returns and not cached_only:
+            t0 = time.perf_counter()
+            returns[version] = returns_of(public_api(load_release(end).packages.values()))
+            timings["load"] += (time.perf_counter() - t0) * 1000
+            if cache_dir is not None:
+                write_returns(returns_path(cache_dir, end.sha256, _analyser(end)), returns[version])
     timings["total"] = (time.perf_counter() - start) * 1000
     return ApiDiff(
         product=trees[0].product,

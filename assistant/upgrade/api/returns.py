@@ -31,21 +31,24 @@ def returns_of(api: PublicApi) -> dict[str, str]:
     for path, obj in api.objects.items():
         if not obj.is_function:
             continue
-        found = _returned(obj, shortest)  # type: ignore[arg-type]
+        owner = api.objects.get(path.rpartition(".")[0])
+        # `-> Self` on a method reached through a subclass (`DataFrame.copy` from `NDFrame`): the subclass
+        here = shortest.get(owner.path) if owner is not None and owner.is_class else None
+        found = _returned(obj, shortest, here)  # type: ignore[arg-type]
         if found:
             out[path] = found
     return out
 
 
-def _returned(fn: griffe.Function, shortest: dict[str, str]) -> str | None:
+def _returned(fn: griffe.Function, shortest: dict[str, str], here: str | None) -> str | None:
     overloads = [o for o in (getattr(fn, "overloads", None) or ()) if o is not None]
     if overloads:
-        found = {_class_of(o.returns, o, shortest) for o in overloads}
+        found = {_class_of(o.returns, o, shortest, here) for o in overloads}
         return found.pop() if len(found) == 1 and None not in found else None
-    return _class_of(fn.returns, fn, shortest)
+    return _class_of(fn.returns, fn, shortest, here)
 
 
-def _class_of(annotation: object, fn: griffe.Function, shortest: dict[str, str]) -> str | None:
+def _class_of(annotation: object, fn: griffe.Function, shortest: dict[str, str], here: str | None) -> str | None:
     """The product class an annotation names, by its shortest public path; None for anything else."""
     import griffe
 
@@ -53,16 +56,15 @@ def _class_of(annotation: object, fn: griffe.Function, shortest: dict[str, str])
         return None
     if isinstance(annotation, griffe.ExprBinOp) and annotation.operator == "|":  # `X | None`
         sides = [s for s in (annotation.left, annotation.right) if not _is_none(s)]
-        return _class_of(sides[0], fn, shortest) if len(sides) == 1 else None
+        return _class_of(sides[0], fn, shortest, here) if len(sides) == 1 else None
     if isinstance(annotation, griffe.ExprSubscript):  # `Optional[X]`
         if str(getattr(annotation.left, "canonical_path", annotation.left)) in _OPTIONAL:
-            return _class_of(annotation.slice, fn, shortest)
+            return _class_of(annotation.slice, fn, shortest, here)
         return None
     if isinstance(annotation, griffe.ExprName | griffe.ExprAttribute):
         canonical = str(annotation.canonical_path)
         if canonical in _SELF or str(annotation) in _SELF:
-            owner = fn.parent
-            return shortest.get(owner.path) if owner is not None and owner.is_class else None
+            return here
         return shortest.get(canonical)
     return None
 
