@@ -49,12 +49,13 @@ def with_code(
 ) -> UpgradePlan:
     """`plan` with `diff` in it: linked changes carry their code records, the others become code-only changes (one
     per object and parameter, at the latest release among its records: deprecated, then removed), if they are of
-    the product's API as its docs draw it (`named`: the code names its release docs write; `documented_api`)."""
+    the product's API as its docs draw it (`named`: the code names its release docs write; `_documented`)."""
     by_change: dict[str, list[Target]] = {}
     for t in doc_targets:
         by_change.setdefault(t.change, []).append(t)
     linked: dict[str, list[CodeChange]] = {}
     alone: list[CodeChange] = []
+    modules = frozenset(m for name in named for m in _modules_of(name))  # once: a diff has thousands of changes
     for code in diff.changes:
         ids = [
             c.id
@@ -63,7 +64,7 @@ def with_code(
         ]
         for i in ids:
             linked.setdefault(i, []).append(code)
-        if not ids and documented_api(code, diff.packages, named):
+        if not ids and _documented(code, diff.packages, modules):
             alone.append(code)
     changes = [replace(c, code=tuple(sorted(linked[c.id], key=_rank))) if c.id in linked else c for c in plan.changes]
     grouped: dict[tuple[str, str], list[CodeChange]] = {}
@@ -85,12 +86,11 @@ def with_code(
     )
 
 
-def documented_api(code: CodeChange, packages: Sequence[str], named: frozenset[str]) -> bool:
+def _documented(code: CodeChange, packages: Sequence[str], modules: frozenset[str]) -> bool:
     """Whether a code change is of the API as the product's docs draw it: reached from the package itself
-    (`pandas.DataFrame.append`, `pandas.read_csv`), or from a module the docs name (`pandas.api.types.…`,
-    `sqlalchemy.orm.…`), by one of its public paths. A module no release note ever names
+    (`pandas.DataFrame.append`, `pandas.read_csv`), or from a module the docs name (`modules`: `pandas.api.types`,
+    `sqlalchemy.orm`), by one of its public paths. A module no release note ever names
     (`pandas.core.internals.blocks`) is the product's inside, public by its spelling only."""
-    modules = {m for name in named for m in _modules_of(name)}
     return any((m := _module_of(path)) in packages or m in modules for path in code.paths or (code.object,))
 
 
