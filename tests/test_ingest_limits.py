@@ -71,6 +71,7 @@ def _settings(tmp_path: Path, **fields: object) -> Settings:
     return Settings(corpus_dir=tmp_path / "corpus", data_dir=tmp_path / "data", **fields)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # a whole ingest per hostile file, up to a second each: CI's slow tier runs them
 @pytest.mark.parametrize("hostile", sorted(HOSTILE))
 def test_a_hostile_file_is_named_and_skipped_within_10_s_beside_a_good_one(hostile: str, tmp_path: Path) -> None:
     text, message = HOSTILE[hostile]
@@ -142,6 +143,7 @@ def test_corpus_files_lists_links_apart_and_never_enters_a_linked_folder(tmp_pat
     assert links == [tmp_path / "corpus/acme/2.0"]
 
 
+@pytest.mark.slow  # a whole ingest of a bomb-shaped file: two seconds, in CI's slow tier
 def test_yaml_aliases_in_front_matter_are_refused_at_once() -> None:
     started = time.perf_counter()
     with pytest.raises(DocumentError, match=r"YAML aliases are not allowed \(\*a, line 3\)"):

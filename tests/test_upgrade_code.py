@@ -17,6 +17,10 @@ from test_upgrade_dependencies import run
 
 from tests.fetch_server import FakeHosts, project_json, serve, tar_gz
 
+# The whole command per test (a registry, an index, two releases loaded): CI's slow tier runs them; the fast tier
+# has the same paths in parts (tests/test_code_plan.py, test_api_diff.py, test_dependency_sources.py).
+pytestmark = pytest.mark.slow
+
 OLD = b"""def old_func():
     pass
 
