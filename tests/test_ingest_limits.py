@@ -89,6 +89,7 @@ def test_a_hostile_file_is_named_and_skipped_within_10_s_beside_a_good_one(hosti
     assert GOOD in sources and (hostile in sources) == (hostile not in errors)
 
 
+@pytest.mark.slow  # two whole syncs with a file that spends its reading budget: in CI's slow tier
 def test_a_file_past_its_budget_is_named_skipped_and_read_again_on_rebuild(tmp_path: Path) -> None:
     slow = "acme/1.0/slow.rst"  # within the substitution limit, yet about a second of docutils' copying
     _write(tmp_path / "corpus", GOOD, GOOD_TEXT)

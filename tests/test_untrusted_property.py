@@ -10,6 +10,7 @@ import tempfile
 from html.parser import HTMLParser
 from pathlib import Path
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -141,6 +142,7 @@ def answers_from(chunks: list[Chunk], question: str) -> list[Answer]:
     return out
 
 
+@pytest.mark.slow  # 150 whole documents ingested and rendered: over a second, in CI's slow tier
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(body=text, front=meta, question=text)
 def test_ingested_documents_render_only_what_the_renderers_emit(body: str, front: dict[str, str], question: str):
@@ -162,6 +164,7 @@ def test_ingested_documents_render_only_what_the_renderers_emit(body: str, front
         assert not CONTROLS.search(c.title + c.kind + c.section + c.product) and "\n" not in c.title + c.section
 
 
+@pytest.mark.slow  # 300 answers through every renderer: over a second, in CI's slow tier
 @settings(max_examples=300, deadline=None)
 @given(answer_text=text, title=field, url=field, section=field, quote=text, notice=st.none() | text)
 def test_renderers_hold_on_raw_hostile_strings(answer_text, title, url, section, quote, notice):
