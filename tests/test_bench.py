@@ -457,6 +457,7 @@ def test_guide_plans_counts_the_topics_under_breaking_changes() -> None:
     assert topics(guide) == ["Removed app.use() (#3506)", "reply.res moved"]
 
 
+@pytest.mark.slow  # a whole evaluation with its index: over a second, in CI's slow tier
 def test_evaluate_scores_a_baseline_on_any_question_file(
     tmp_path: Path, fake_kb, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import fake_embedder as fake
+import pytest
 
 from assistant.index.store import ChunkStore
 from assistant.runtime.settings import Settings
@@ -22,6 +23,7 @@ def tiny_corpus(tmp_path: Path) -> Path:
     return tmp_path / "corpus"
 
 
+@pytest.mark.slow  # two whole syncs: over a second, in CI's slow tier
 def test_sync_picks_up_fetched_docs_and_drops_them_again(tmp_path: Path) -> None:
     settings = fake.settings_for(Settings(corpus_dir=tiny_corpus(tmp_path), data_dir=tmp_path / "data"))
     store = ChunkStore.open(settings)

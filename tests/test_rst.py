@@ -254,6 +254,7 @@ _RST_PIECES = st.sampled_from(
 )  # fmt: skip
 
 
+@pytest.mark.slow  # 200 documents through docutils: about a second, in CI's slow tier
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(pieces=st.lists(_RST_PIECES | st.text(max_size=5), max_size=40))
 def test_any_rst_yields_text_with_only_safe_links_and_no_controls(pieces: list[str]) -> None:
