@@ -69,7 +69,7 @@ def compare(a: LoadedRelease, b: LoadedRelease, api_a: PublicApi, api_b: PublicA
         if resolves(b, path):
             continue  # still there, through an import the public index does not list (a plain module's)
         survivors = [p for p in api_a.paths(old) if p in api_b.objects]
-        if survivors and lazy(b, parent, path.rpartition(".")[2]):
+        if survivors and lazy(b, api_b.objects.get(parent), path.rpartition(".")[2]):
             continue  # a module's `__getattr__` (PEP 562: pydantic 2's `EmailStr`) still gives what B has elsewhere
         fix = f"removed in {version}; " + (
             f"still reachable as {survivors[0]}" if survivors else "no replacement in code"

@@ -40,15 +40,11 @@ def resolves(release: LoadedRelease, path: str) -> bool:
     return node is not None
 
 
-def lazy(release: LoadedRelease, module: str, name: str) -> bool:
-    """Whether `module` of `release` still gives `name` through a module-level `__getattr__` (PEP 562): it has one,
-    and a module-level mapping of it names where `name` lives (`{"EmailStr": (__spec__.parent, ".networks")}`,
-    `{"EmailStr": "pydantic.networks"}`), not why it is gone (`{"float_": "Use np.float64 instead."}`)."""
-    head, *rest = module.split(".")
-    node: griffe.Object | None = release.packages.get(head)
-    for part in rest:
-        member = node.members.get(part) if node is not None else None
-        node = final_target(member) if member is not None else None
+def lazy(release: LoadedRelease, node: griffe.Object | None, name: str) -> bool:
+    """Whether the module `node` of `release` (from its public API) still gives `name` through a module-level
+    `__getattr__` (PEP 562): it has one, and a module-level mapping of it names where `name` lives (`{"EmailStr":
+    (__spec__.parent, ".networks")}`, `{"EmailStr": "pydantic.networks"}`), not why it is gone (`{"float_": "Use
+    np.float64 instead."}`)."""
     if node is None or not node.is_module or "__getattr__" not in node.members:
         return False
     cache: dict[str, frozenset[str]] = release.facts.setdefault("lazy", {})
