@@ -116,11 +116,19 @@ def _with_code(plan: Any, spec: dict[str, Any], named: frozenset[str] = frozense
 
 
 def score(
-    name: str, files: Path, shared: Path, repos: Path | None = None, infer: bool = False, code: bool = False
+    name: str,
+    files: Path,
+    shared: Path,
+    repos: Path | None = None,
+    infer: bool = False,
+    code: bool = False,
+    show_missed: bool = False,
 ) -> dict[str, Any]:
     """One set's row: labels, exact recall and precision, possible lines, the peer's row, seconds; with `repos`,
     of the labelled files in their whole repositories, scanned as projects; with `infer`, receivers typed from
-    the product's installed source (`assistant.upgrade.inferred`), the release installed named in the row."""
+    the product's installed source (`assistant.upgrade.inferred`), the release installed named in the row; with
+    `show_missed` (files only), each missed label and each false line with what the scan said on its line
+    (`missed`, `false`)."""
     spec = json.loads((SETS_DIR / name / "set.json").read_text(encoding="utf-8"))
     docs = docs_folder(name, shared)
     folder = files / name
@@ -178,6 +186,8 @@ def score(
     }
     if absent:
         row["labels_left_out"] = len(absent)
+    if show_missed and repos is None:
+        row |= _misses(labels, found, exact | (code_only if code else set()), report.findings)
     if code:
         both = {c.id for c in plan.changes if c.evidence == ("docs", "code")}
         by_both = {(Path(f.file).name, f.line) for f in report.findings if f.exact and f.change in both}
@@ -202,6 +212,25 @@ def score(
             "precision": round(len(lines & labelled) / len(lines), 3) if lines else None,
         }
     return row
+
+
+def _misses(
+    labels: list[dict[str, Any]], found: list[dict[str, Any]], exact: set[tuple[str, int]], findings: Any
+) -> dict[str, Any]:
+    """Each missed label (file, line, kind, symbol) and each false exact line, with what the scan said on that
+    line: its findings as "exact|possible|guarded symbol change", or nothing."""
+    said: dict[tuple[str, int], list[str]] = {}
+    for f in findings:
+        how = "guarded" if f.guarded else "exact" if f.exact else "possible"
+        said.setdefault((Path(f.file).name, f.line), []).append(f"{how} {f.symbol} {f.change}")
+    labelled = {(r["file"], int(r["line"])) for r in labels}
+    missed = [
+        {k: r[k] for k in ("file", "line", "kind", "symbol")} | {"said": said.get((r["file"], int(r["line"])), [])}
+        for r in labels
+        if r not in found and (r["file"], int(r["line"])) not in exact
+    ]
+    false = [{"file": f, "line": n, "said": said.get((f, n), [])} for f, n in sorted(exact - labelled)]
+    return {"missed": missed, "false": false}
 
 
 def _installed(modules: tuple[str, ...]) -> str:
@@ -317,12 +346,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--infer", action="store_true", help="type receivers from the product's installed source")
     parser.add_argument("--write", action="store_true", help="keep the rows and rewrite docs/benchmarks.md's section")
     parser.add_argument("--code", action="store_true", help="with the releases' code: fetch and diff their API")
+    parser.add_argument(
+        "--show-missed",
+        action="store_true",
+        help="list each missed label and false line with what the scan said there (in the JSON rows)",
+    )
     args = parser.parse_args(argv)
     if args.code and args.repos:
         parser.error("--code scores the sets' files, not whole repositories")
     scored = []
     for name in [args.only] if args.only else sets():
-        row = score(name, args.files, args.shared, args.repos, args.infer, args.code)
+        row = score(name, args.files, args.shared, args.repos, args.infer, args.code, args.show_missed)
         scored.append(row)
         if args.json:
             print(json.dumps(row, ensure_ascii=False))

@@ -592,3 +592,25 @@ def test_the_ablations_table_tests_exist() -> None:
         path, _, name = entry.partition("::")
         assert (root / path).is_file(), entry
         assert not name or f"def {name}(" in (root / path).read_text(encoding="utf-8"), entry
+
+
+def test_scan_quality_lists_each_miss_and_false_line_with_what_the_scan_said_there() -> None:
+    from assistant.upgrade.findings import Finding
+    from bench import scan_quality
+
+    labels = [
+        {"file": "a.py", "line": 3, "kind": "removed", "symbol": "p.x"},
+        {"file": "a.py", "line": 5, "kind": "removed", "symbol": "p.y"},
+        {"file": "b.py", "line": 1, "kind": "deprecated", "symbol": "p.z"},
+    ]
+    findings = [
+        Finding("dir/a.py", 3, 1, "x()", "p.x", "c1", True),
+        Finding("dir/a.py", 5, 1, "o.y", "p.Y.y", "c2", False),
+        Finding("dir/a.py", 9, 1, "w()", "p.w", "c3", True),
+    ]
+    out = scan_quality._misses(labels, labels[:1], {("a.py", 3), ("a.py", 9)}, findings)
+    assert [(m["file"], m["line"], m["said"]) for m in out["missed"]] == [
+        ("a.py", 5, ["possible p.Y.y c2"]),
+        ("b.py", 1, []),
+    ]
+    assert out["false"] == [{"file": "a.py", "line": 9, "said": ["exact p.w c3"]}]
