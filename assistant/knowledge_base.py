@@ -246,21 +246,28 @@ class KnowledgeBase:
         progress: Progress | None = None,
         parallel: bool = False,
         no_docs: Mapping[str, str] | None = None,
+        code: Mapping[str, ApiDiff] | None = None,
+        notes: Mapping[str, Sequence[str]] | None = None,
     ) -> DependencyPlan:
-        """A plan per dependency bumped (a registry name, from → to), from the indexed docs of the product it names,
-        with the hits in the code under `paths` (scanned once for every plan, as `scan` does); worst first, the
-        packages without a plan said why (`assistant.upgrade.bumps`), `no_docs` saying why a fetch found none."""
+        """A plan per dependency bumped (a registry name, from → to), from the indexed docs of the product it names
+        and, where `code` has its diff (`api_diff`, by registry name), its releases' code; with the hits in the code
+        under `paths` (scanned once for every plan, as `scan` does); worst first, the packages without a plan said
+        why (`assistant.upgrade.bumps`), `no_docs` saying why a fetch found none and `notes` why a diff is missing."""
         from assistant.upgrade.bumps import plan_dependencies
         from assistant.upgrade.scan import scan_capped
 
         self.refresh()
         settings = self.settings
 
+        returns = {k: v for diff in (code or {}).values() for k, v in diff.returns.items()}  # they type receivers
+
         def scan(targets: list) -> ScanReport:
-            return scan_capped(paths, targets, settings, progress=progress, parallel=parallel)
+            return scan_capped(paths, targets, settings, progress=progress, parallel=parallel, returns=returns)
 
         r = self.retriever
-        return plan_dependencies(r.chunks, r.catalog, bumps, scan=scan if paths else None, no_docs=no_docs)
+        return plan_dependencies(
+            r.chunks, r.catalog, bumps, scan=scan if paths else None, no_docs=no_docs, code=code, notes=notes
+        )
 
     def _answer(self, query: Query, timings: dict[str, float]) -> Iterator[Answer]:
         """The pipeline: an upgrade question is answered from its plan; any other is searched, gated, answered."""

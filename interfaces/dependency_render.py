@@ -49,6 +49,7 @@ def report_text(report: DependencyPlan, *, include_new: bool = False) -> str:
         lines += [
             "",
             f"=== {one_line(p.bump.name)} {one_line(_span(p))} ===",
+            *([one_line(p.note)] if p.note else []),
             plan_text(p.plan, p.findings, include_new=include_new),
         ]
     others = [p for p in report.packages if p not in planned]
@@ -86,6 +87,11 @@ def report_dict(
                 "sections": planned.get("sections", []),
                 "changes": planned.get("changes", []),
                 "findings": planned.get("findings", []),
+                # what the releases' code adds, as `upgrade --json` has it
+                "code_releases": planned.get("code_releases", []),
+                "evidence_counts": planned.get("evidence_counts", {}),
+                "notes": planned.get("notes", []),
+                "timings_ms": planned.get("timings_ms", {}),
             }
         )
     errors = [{"file": e.file, "error": e.error} for e in report.errors]
@@ -148,7 +154,8 @@ def _blocks(report: DependencyPlan, include_new: bool) -> list[Block]:
     for n, p in enumerate(planned):
         assert p.plan is not None
         named = f" ({md(p.product)})" if p.product and p.product != p.bump.name else ""
-        blocks.append((-1, n, "", [f"### `{code(p.bump.name)}` {md(_span(p))}{named}", ""]))
+        note = [f"_{md(p.note)}_", ""] if p.note else []
+        blocks.append((-1, n, "", [f"### `{code(p.bump.name)}` {md(_span(p))}{named}", "", *note]))
         sections = arrange(p.plan, p.findings, include_new=include_new)
         if not sections:
             blocks.append((-1, n, "", ["Nothing that breaks or is deprecated (`--include-new` lists the rest).", ""]))

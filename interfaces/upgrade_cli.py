@@ -4,14 +4,16 @@ to app.py's group; the group's `obj` carries the settings and app.py's `open_kb`
 `upgrade --from A --to B` plans one product. `upgrade --requirements FILE [--against NEW | --to-latest]` and
 `upgrade --lock-diff OLD NEW` plan every dependency that moved: `ingest.dependencies.prepare_upgrade` says what
 moved and fetches the docs missing (none with `--offline`), the sync indexes them with the corpus, and
-`KnowledgeBase.plan_dependencies` plans each bump and scans the code once for all of them.
+`KnowledgeBase.plan_dependencies` plans each bump, with its releases' code diffed (`interfaces.code_diff`, unless
+`--no-code`), and scans the code once for all of them.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -92,6 +94,11 @@ def register(cli: click.Group) -> None:
 @click.option(
     "--include-new", is_flag=True, help="List the new features too (by default: what breaks or is deprecated)."
 )
+@click.option(
+    "--no-code",
+    is_flag=True,
+    help="Plan from the release docs alone: fetch and diff no release's code (quicker over many packages).",
+)
 @click.option("--no-sync", is_flag=True, help="Use the index as it is, even if the corpus changed.")
 @click.pass_obj
 def upgrade(
@@ -113,6 +120,7 @@ def upgrade(
     no_sync: bool,
     baseline: str | None,
     show_all: bool,
+    no_code: bool,
 ) -> None:
     """What the docs say changes from A to B, and where it hits your code (PATH: .py files, notebooks, folders).
 
@@ -121,9 +129,9 @@ def upgrade(
     the code or both show it. The changes your code hits come first, each with its lines and fix; then what
     breaks, then deprecations. `# reldocs: ignore[ID]` on a line silences it; --baseline FILE silences an
     earlier run's findings.
-    With --requirements or --lock-diff: the docs' plan for every dependency that moved, worst first (no code
-    diff there yet); the release docs missing are fetched from the package registry first (unless --offline),
-    then indexed with the corpus.
+    With --requirements or --lock-diff: the plan for every dependency that moved, worst first, from its docs and
+    its releases' code; the release docs and archives missing are fetched from the package registry first
+    (unless --offline), the docs then indexed with the corpus. --no-code plans from the docs alone.
 
     Exits 0 when nothing in the code is hit, 1 when something is (possible hits, through a receiver of
     unknown type, are shown but do not fail), 2 on bad usage (an unknown product, A not before B, a dependency
@@ -156,6 +164,7 @@ def upgrade(
             offline=offline,
             comment_limit=comment_limit,
             full_report=full_report,
+            with_code=not no_code,
         )
         sys.exit(code)
     if against or to_latest:
@@ -174,6 +183,7 @@ def upgrade(
         offline=offline,
         show_all=show_all,
         baseline=baseline,
+        with_code=not no_code,
     )
     sys.exit(code)
 
@@ -191,6 +201,7 @@ def upgrade_product(
     offline: bool = False,
     show_all: bool = False,
     baseline: str | None = None,
+    with_code: bool = True,
 ) -> int:
     """`upgrade --from A --to B`: one product's plan, from its docs and its releases' code, and the code's hits;
     the exit status."""
@@ -203,7 +214,7 @@ def upgrade_product(
     except (BaselineError, OSError) as e:
         raise click.UsageError(f"--baseline {baseline}: {e}") from e
     kb = obj["open_kb"](obj["settings"], sync_first=not no_sync, quiet=fmt != "text")
-    name = product_to_diff(kb, product)
+    name = product_to_diff(kb, product) if with_code else None
     diff, notes = code_diff(kb, name, a, b, offline=offline, say=lambda line: click.echo(_line(line), err=True))
     try:
         plan = kb.plan(a, b, product=product or (diff.product if diff else None), code=diff, notes=notes)
@@ -238,6 +249,7 @@ def upgrade_dependencies(
     offline: bool,
     comment_limit: int | None,
     full_report: str,
+    with_code: bool = True,
 ) -> int:
     """Every dependency bump planned, the missing docs fetched first (`prepare_upgrade`); the exit status (as
     `upgrade_product`'s)."""
@@ -269,7 +281,10 @@ def upgrade_dependencies(
         click.echo(_line(line), err=True)
     kb = obj["open_kb"](settings, sync_first=not no_sync, quiet=fmt != "text")
     bumps = [Bump(m.name, m.before, m.after) for m in inputs.moves]
-    report = kb.plan_dependencies(bumps, paths, progress=obj["scan_progress"], parallel=True, no_docs=inputs.no_docs)
+    diffs, notes = _code_diffs(kb, bumps, offline=offline) if with_code else ({}, {})
+    report = kb.plan_dependencies(
+        bumps, paths, progress=obj["scan_progress"], parallel=True, no_docs=inputs.no_docs, code=diffs, notes=notes
+    )
     if fmt == "sarif":
         click.echo(render.report_sarif(report))
     elif fmt == "json":
@@ -283,6 +298,28 @@ def upgrade_dependencies(
     else:
         click.echo(render.report_text(report, include_new=include_new))
     return EXIT_ERROR if any(p.hits for p in report.packages) else 0
+
+
+def _code_diffs(kb: Any, bumps: Sequence[Any], *, offline: bool) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
+    """Each forward bump's code diff (`code_diff`) by registry name, and the notes of those missing or partial;
+    progress and problems on stderr, one line each."""
+    from assistant.index.catalog import release_key
+    from interfaces.code_diff import code_diff
+
+    def say(line: str) -> None:
+        click.echo(_line(line), err=True)
+
+    diffs, notes = {}, {}
+    for bump in bumps:
+        a, b = bump.from_version, bump.to_version
+        if a is None or b is None or release_key(a) >= release_key(b):
+            continue  # added, removed or gone back: nothing to diff
+        diff, said = code_diff(kb, bump.name, a, b, offline=offline, say=say)
+        if diff is not None:
+            diffs[bump.name] = diff
+        if said:
+            notes[bump.name] = said
+    return diffs, notes
 
 
 def _line(text: str) -> str:

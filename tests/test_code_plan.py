@@ -206,3 +206,31 @@ def test_a_parameter_many_classes_share_hits_known_receivers_only() -> None:
     plan = code_plan(ApiDiff("acme", ("acme",), DIFF.releases, DIFF.archives, tuple(arrays)), "1.9", "2.0")
     code = "import acme\nframe.fill(method='x')\ns = acme.Sparse()\ns.fill(method='x')\n"
     assert [(f.line, f.exact) for f in scan_source(code, targets(plan)).findings] == [(4, True)]
+
+
+def test_each_dependency_bump_is_planned_with_its_code_and_from_the_code_alone_without_docs() -> None:
+    from dataclasses import replace
+
+    from assistant.upgrade.bumps import Bump, plan_dependencies
+
+    chunks = corpus()
+    other = replace(DIFF, product="widgetlib", packages=("acme",))  # no docs of it indexed
+    bumps = [Bump("acme", "1.0", "2.0"), Bump("widgetlib", "1.9", "2.0"), Bump("nodocs", "1.0", "2.0")]
+    report = plan_dependencies(
+        chunks,
+        Catalog.learn(chunks),
+        bumps,
+        scan=lambda wanted: scan_source(CODE, wanted),
+        code={"acme": DIFF, "widgetlib": other},
+        notes={"nodocs": ("no code diff of nodocs: its releases' source is not at hand",)},
+    )
+    by = {p.bump.name: p for p in report.packages}
+    assert by["acme"].status == "planned" and by["acme"].plan.code_releases == DIFF.releases
+    assert {"docs", "code"} <= {e for c in by["acme"].plan.changes for e in c.evidence}
+    alone = by["widgetlib"]
+    assert alone.status == "planned" and not alone.plan.docs and "no release docs" in alone.note
+    assert all(c.evidence == ("code",) for c in alone.plan.changes)
+    assert {f.line for f in alone.findings if f.exact} >= {2, 4}  # the code's own changes hit, docs or none
+    assert by["nodocs"].status == "no-docs"
+    # one diff, not per bump: the same code line is a finding of each package whose change it hits
+    assert by["acme"].findings and all(f.change in {c.id for c in by["acme"].plan.changes} for f in by["acme"].findings)

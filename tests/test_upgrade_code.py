@@ -114,3 +114,24 @@ def test_a_product_whose_docs_are_not_indexed_is_planned_from_its_code(
     assert status == 1 and "release docs of acme are not indexed" in out
     hits = out.split("== What breaks")[0]
     assert all(f"      {n}:" in hits for n in (2, 3, 6)) and "      4:" not in hits
+
+
+def test_a_lock_diff_plans_each_bump_with_its_releases_code_and_no_code_leaves_it_out(
+    hosts: FakeHosts, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:
+    root = _project(tmp_path, docs=True)
+    (root / "old.txt").write_text("acme==1.0\n")
+    (root / "new.txt").write_text("acme==2.0\n")
+    args = ["upgrade", "--lock-diff", "old.txt", "new.txt", "--offline", "--json", "app.py"]
+    cold = run([a for a in args if a != "--offline"], hosts, root, monkeypatch, capsys)
+    assert cold[0] == 1, cold[2]
+    acme = json.loads(cold[1])["packages"][0]
+    assert acme["name"] == "acme" and acme["code_releases"] == ["1.0", "2.0"]
+    evidence = {f["line"]: f["evidence"] for f in acme["findings"] if f["exact"]}
+    assert evidence == {2: ["docs", "code"], 3: ["code"], 6: ["code"]}  # as `upgrade --product acme` has them
+    asked = len(hosts.log)
+    again = run(args, hosts, root, monkeypatch, capsys)  # the archives and the diff are kept: nothing fetched
+    assert len(hosts.log) == asked and json.loads(again[1])["packages"][0]["findings"] == acme["findings"]
+    docs_only = run([*args[:-1], "--no-code", "app.py"], hosts, root, monkeypatch, capsys)
+    plain = json.loads(docs_only[1])["packages"][0]
+    assert {f["line"] for f in plain["findings"] if f["exact"]} == {2} and not plain["code_releases"]

@@ -6,6 +6,9 @@ docs say nothing about the span, those without docs, and the ones removed or add
 A registry name names the product whose name is the same project name (`Flask`, `flask`, the fetched docs'
 `markupsafe` folder for `MarkupSafe`), else the product it is a module or alias of (`torch` for PyTorch's notes).
 A package added has nothing to upgrade from and one removed nothing to upgrade to: both are listed, not planned.
+With the releases' code of a bump (`code`, an `ApiDiff` by registry name), its plan carries what the code shows
+as `KnowledgeBase.plan` does: linked to the docs' changes or apart, and from the code alone when no docs of it are
+indexed; `notes` (by name) say why a diff is missing or partial.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from assistant.upgrade.arrange import BREAKS
 from assistant.upgrade.plan import UpgradePlan, make_plan
 
 if TYPE_CHECKING:
+    from assistant.model.api import ApiDiff
     from assistant.upgrade.scan import Finding, ScanError, ScanReport
     from assistant.upgrade.target import Target
 
@@ -83,11 +87,15 @@ def plan_dependencies(
     *,
     scan: Scan | None = None,
     no_docs: Mapping[str, str] | None = None,
+    code: Mapping[str, ApiDiff] | None = None,
+    notes: Mapping[str, Sequence[str]] | None = None,
 ) -> DependencyPlan:
-    """Each bump planned (`plan_bump`); `scan` (given the targets of every plan at once) finds the code's hits,
-    each a finding of the package whose change it hits. `no_docs` says, by name, why a package has no docs (a
-    fetch's one line): its note when none are indexed."""
-    packages = [plan_bump(chunks, catalog, b) for b in bumps]
+    """Each bump planned (`plan_bump`, with its releases' code where `code` has it, and its `notes`); `scan`
+    (given the targets of every plan at once) finds the code's hits, each a finding of the package whose change
+    it hits. `no_docs` says, by name, why a package has no docs (a fetch's one line): its note when none are
+    indexed."""
+    code, notes = code or {}, notes or {}
+    packages = [plan_bump(chunks, catalog, b, code.get(b.name), tuple(notes.get(b.name, ()))) for b in bumps]
     why = no_docs or {}
     packages = [
         replace(p, note=f"no release docs: {why[p.bump.name]}") if p.status == "no-docs" and p.bump.name in why else p
@@ -109,8 +117,15 @@ def plan_dependencies(
     return DependencyPlan(_worst_first(packages), report.errors, report.files)
 
 
-def plan_bump(chunks: Sequence[Chunk], catalog: Catalog, bump: Bump) -> PackagePlan:
-    """The plan of one bump from the docs of the product it names, or a `PackagePlan` saying why there is none."""
+def plan_bump(
+    chunks: Sequence[Chunk], catalog: Catalog, bump: Bump, code: ApiDiff | None = None, notes: Sequence[str] = ()
+) -> PackagePlan:
+    """The plan of one bump from the docs of the product it names and, given `code`, from its releases' code (the
+    plan's `notes` say why that is missing or partial); or a `PackagePlan` saying why there is none."""
+    from assistant.upgrade.code_plan import code_plan, with_code
+    from assistant.upgrade.plan import named_in_docs
+    from assistant.upgrade.targeting import doc_targets
+
     a, b = bump.from_version, bump.to_version
     if b is None:
         return PackagePlan(bump, "removed", note="removed: nothing to upgrade to")
@@ -119,17 +134,25 @@ def plan_bump(chunks: Sequence[Chunk], catalog: Catalog, bump: Bump) -> PackageP
     if release_key(a) >= release_key(b):
         return PackagePlan(bump, "downgraded", note=f"{a} → {b} goes back: not planned")
     product = product_for(catalog, bump.name)
+    if product is None and code is not None and code.changes:
+        plan = replace(code_plan(code, a, b), notes=tuple(notes))
+        return PackagePlan(bump, "planned", code.product, plan, note="from its releases' code: no release docs")
     if product is None:
         return PackagePlan(bump, "no-docs", note="no release docs of it are indexed")
     plan = make_plan(chunks, catalog, a, b, product.name)
+    if code is not None:
+        plan = with_code(plan, code, doc_targets(plan), named_in_docs(chunks, catalog, product.name))
+    plan = replace(plan, notes=(*plan.notes, *notes)) if notes else plan
     named = f"its docs name releases {product.versions[0]}–{product.versions[-1]}" if product.versions else ""
     if not plan.versions:
         note = f"its docs name no release after {a} up to {b}" + (f" ({named})" if named else "")
-        return PackagePlan(bump, "silent", product.name, plan, docs=product.files, note=note)
-    if not plan.changes:
+    else:
         note = f"its docs announce no change in {counted_releases(len(plan.versions))} after {a} up to {b}"
+    if not plan.changes:
         return PackagePlan(bump, "silent", product.name, plan, docs=product.files, note=note)
-    return PackagePlan(bump, "planned", product.name, plan, docs=product.files)
+    documented = any("docs" in c.evidence for c in plan.changes)  # else only the code shows what changed
+    note = "" if documented else f"{note}; its releases' code shows what changed"
+    return PackagePlan(bump, "planned", product.name, plan, docs=product.files, note=note)
 
 
 def product_for(catalog: Catalog, name: str) -> Product | None:
