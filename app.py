@@ -97,6 +97,9 @@ def cli(ctx: click.Context, verbose: bool) -> None:
     logging.basicConfig(
         level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
     )
+    # griffe logs what it cannot resolve in a release's own source while the API diff loads it: nothing in the
+    # user's code, nothing they can act on; shown with --verbose only.
+    logging.getLogger("griffe").setLevel(logging.INFO if verbose else logging.CRITICAL)
     # A bad RELDOCS_* value fails here, in one line; the commands interfaces register open the index as these do.
     ctx.obj = {
         "settings": load_settings(),

@@ -140,6 +140,7 @@ def _blocks(report: DependencyPlan, include_new: bool) -> list[Block]:
         f"## reldocs: {_moved(len(packages))}",
         "",
         f"{len(planned)} planned from their release docs"
+        + (" and their releases' code" if any(p.plan.code_releases for p in planned if p.plan) else "")
         + (f"; **{counted(hits, 'hit')}** in the code" if report.files else "")
         + ". Worst first.",
         "",
