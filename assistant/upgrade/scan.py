@@ -50,6 +50,9 @@ ERROR_CHARS = 200  # a parser's "expected one of …" lists every token; an erro
 _TOO_DEEP = "nested too deeply to read"
 _NO_MEMORY = "nested too deeply, or too large to read in the memory allowed"
 _Scanned = tuple[list["Finding"], list["ScanError"], int]  # findings, errors, files scanned (0 or 1)
+# Each pass: its targets and the project's classes they type. The docs' targets and the code's are two passes over
+# one parse of each file: the diff's many members must not change what the docs' names tell.
+Passes = tuple[tuple[TargetIndex, ProjectClasses], ...]
 Progress = Callable[[list[Path]], Iterable[Path]]
 
 
@@ -73,56 +76,45 @@ def scan(
     `multiprocessing` requires, so it is the command line's choice, not the library's default. With `infer`, a
     receiver a product's call returned is typed from the product's source where it is installed
     (`assistant.upgrade.inferred`), what it returns kept in `types_folder` for the workers and later scans.
-    Targets made from the releases' code are scanned in a second pass of their own (`Target.from_code`).
+    Targets made from the releases' code are matched in a second pass of their own over the same parse of each
+    file (`Target.from_code`).
     `returns` (the releases' annotations: `ApiDiff.returns`) types what a product's call returned, installed or
     not."""
-    docs, code = _passes(targets)
-    if docs and code:
-        reports = [
-            scan(
-                paths,
-                part,
-                progress=shows,
-                max_bytes=max_bytes,
-                max_notebook_bytes=max_notebook_bytes,
-                parallel=parallel,
-                infer=infer,
-                types_folder=types_folder,
-                returns=returns,
-            )
-            for part, shows in ((docs, progress), (code, None))
-        ]
-        return _report([f for r in reports for f in r.findings], list(reports[0].errors), reports[0].files)
-    index = TargetIndex.of(targets, infer=infer, types_folder=types_folder, returns=returns)
+    indexes = [
+        TargetIndex.of(part, infer=infer, types_folder=types_folder, returns=returns) for part in _parts(targets)
+    ]
     errors: list[ScanError] = []
     roots: dict[Path, Path] = {}
     found_files = list(_files(paths, errors, roots))
     shown = progress(found_files) if progress else found_files  # the bar is up while the project is read
     # The project's own classes, from every file found: a class imported from another module still types.
-    project = project_classes(((path, roots[path]) for path in found_files), index.is_class, index.telling)
+    passes = tuple(
+        (index, project_classes(((path, roots[path]) for path in found_files), index.is_class, index.telling))
+        for index in indexes
+    )
     limits = (max_bytes, max_notebook_bytes)
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     if not parallel or len(found_files) < PARALLEL_FILES or workers < 2:
-        return _gathered(((path, _scan_path(path, index, limits, project)) for path in shown), errors)
+        return _gathered(((path, _scan_path(path, passes, limits)) for path in shown), errors)
     context = multiprocessing.get_context("forkserver")  # no fork of a process that may run threads (a server)
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_set_index, initargs=(index, project)) as pool:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_set_passes, initargs=(passes,)) as pool:
         results = pool.map(_scan_indexed, found_files, [limits] * len(found_files), chunksize=4)
         return _gathered(zip(shown, results, strict=False), errors)
 
 
 PARALLEL_FILES = 12  # fewer files are scanned in this process: starting the workers would cost more
 MAX_WORKERS = 4
-_INDEX: tuple[TargetIndex, ProjectClasses] | None = None  # a worker's targets and project, set when it starts
+_PASSES: Passes | None = None  # a worker's targets and project, set when it starts
 
 
-def _set_index(index: TargetIndex, project: ProjectClasses) -> None:
-    global _INDEX
-    _INDEX = (index, project)
+def _set_passes(passes: Passes) -> None:
+    global _PASSES
+    _PASSES = passes
 
 
 def _scan_indexed(path: Path, limits: tuple[int | None, int | None]) -> _Scanned:
-    assert _INDEX is not None, "the worker starts with its index"
-    return _scan_path(path, _INDEX[0], limits, _INDEX[1])
+    assert _PASSES is not None, "the worker starts with its passes"
+    return _scan_path(path, _PASSES, limits)
 
 
 def _gathered(scanned: Iterable[tuple[Path, _Scanned]], errors: list[ScanError]) -> ScanReport:
@@ -135,9 +127,7 @@ def _gathered(scanned: Iterable[tuple[Path, _Scanned]], errors: list[ScanError])
     return _report(findings, errors, files)
 
 
-def _scan_path(
-    path: Path, index: TargetIndex, limits: tuple[int | None, int | None], project: ProjectClasses = NONE
-) -> _Scanned:
+def _scan_path(path: Path, passes: Passes, limits: tuple[int | None, int | None]) -> _Scanned:
     """One file's findings and errors, as `scan` reads it under its size limits."""
     max_bytes, max_notebook_bytes = limits
     notebook = path.suffix == ".ipynb"
@@ -149,7 +139,8 @@ def _scan_path(
     if data is None:  # only ever with a limit
         kind = "notebook" if notebook else "file"
         return [], [ScanError(str(path), f"not scanned: over the {size_text(limit or 0)} limit per {kind}")], 0
-    return _scan_data(data, str(path), index, notebook=notebook, max_code=max_bytes, project=project.in_file(str(path)))
+    own = tuple((index, project.in_file(str(path))) for index, project in passes)
+    return _scan_data(data, str(path), own, notebook=notebook, max_code=max_bytes)
 
 
 def scan_capped(
@@ -180,21 +171,19 @@ def scan_source(
     source: str, targets: Sequence[Target], *, filename: str = "<source>", returns: Mapping[str, str] | None = None
 ) -> ScanReport:
     """Scan code given as text (pasted in the web UI): Python, or a notebook's JSON if `filename` ends `.ipynb`."""
-    docs, code = _passes(targets)
-    if docs and code:
-        first, second = (scan_source(source, part, filename=filename, returns=returns) for part in (docs, code))
-        return _report([*first.findings, *second.findings], list(first.errors), first.files)
-    index = TargetIndex.of(targets, returns=returns)
+    passes = tuple((TargetIndex.of(part, returns=returns), NONE) for part in _parts(targets))
     if filename.endswith(".ipynb"):
-        found, failed, scanned = _scan_notebook(source, filename, index)
+        found, failed, scanned = _scan_notebook(source, filename, passes)
     else:
-        found, failed, scanned = _scan_python(source, filename, index)
+        found, failed, scanned = _scan_python(source, filename, passes)
     return _report(found, failed, scanned)
 
 
-def _passes(targets: Sequence[Target]) -> tuple[list[Target], list[Target]]:
-    """The docs' targets and the code's, each scanned in a pass of its own."""
-    return [t for t in targets if not t.from_code], [t for t in targets if t.from_code]
+def _parts(targets: Sequence[Target]) -> list[list[Target]]:
+    """The docs' targets and the code's, each matched in a pass of its own (one pass when there are none of either,
+    or of both: an empty index still types and looks up nothing)."""
+    parts = [[t for t in targets if not t.from_code], [t for t in targets if t.from_code]]
+    return [part for part in parts if part] or [[]]
 
 
 def _files(paths: Sequence[str | Path], errors: list[ScanError], roots: dict[Path, Path]) -> Iterator[Path]:
@@ -233,28 +222,27 @@ def _files(paths: Sequence[str | Path], errors: list[ScanError], roots: dict[Pat
 def _scan_data(
     data: bytes,
     shown: str,
-    index: TargetIndex,
+    passes: Passes,
     *,
     notebook: bool,
     max_code: int | None,
-    project: ProjectClasses = NONE,
 ) -> _Scanned:
     if notebook:
-        return _scan_notebook(data, shown, index, max_code, project)
+        return _scan_notebook(data, shown, passes, max_code)
     try:
         # A BOM or a PEP 263 cookie says how the file is encoded, else it is UTF-8, as for Python itself.
         encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         source = data.decode(encoding)
     except (SyntaxError, UnicodeDecodeError) as e:
         return [], [ScanError(shown, f"cannot decode: {_one_line(str(e))}")], 0
-    return _scan_python(source, shown, index, project)
+    return _scan_python(source, shown, passes)
 
 
-def _scan_python(source: str, shown: str, index: TargetIndex, project: ProjectClasses = NONE) -> _Scanned:
+def _scan_python(source: str, shown: str, passes: Passes) -> _Scanned:
     lines = _lines(source)
     errors = []
     try:
-        hits = _hits(source, index, project)
+        hits = _hits(source, passes)
     except _Unparsable as e:
         cause = e.__cause__
         syntax = isinstance(cause, SyntaxError) and str(e).startswith("syntax error")  # not nesting too deep
@@ -263,7 +251,7 @@ def _scan_python(source: str, shown: str, index: TargetIndex, project: ProjectCl
             return [], [ScanError(shown, str(e))], 0
         tree, skipped = found
         try:
-            hits = _tree_hits(tree, source, index, project)
+            hits = _tree_hits(tree, source, passes)
         except _Unparsable as deep:  # what was read is too deep for the walk
             return [], [ScanError(shown, str(deep))], 0
         # The rest of the module was read: the lines that were not are reported, as a notebook's bad cells are.
@@ -271,9 +259,7 @@ def _scan_python(source: str, shown: str, index: TargetIndex, project: ProjectCl
     return [_finding(shown, hit, hit.line, lines) for hit in hits], errors, 1
 
 
-def _scan_notebook(
-    data: str | bytes, shown: str, index: TargetIndex, max_code: int | None = None, project: ProjectClasses = NONE
-) -> _Scanned:
+def _scan_notebook(data: str | bytes, shown: str, passes: Passes, max_code: int | None = None) -> _Scanned:
     try:
         cells = code_cells(json.loads(data))
     except (ValueError, RecursionError) as e:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
@@ -283,7 +269,7 @@ def _scan_notebook(
         return [], [ScanError(shown, f"not scanned: its code is over the {size_text(max_code)} limit per file")], 0
     errors: list[ScanError] = []
     try:
-        hits = _hits(code, index, project)
+        hits = _hits(code, passes)
     except _Unparsable:
         good = []
         for cell in cells:
@@ -293,7 +279,7 @@ def _scan_notebook(
             except _Unparsable as e:
                 errors.append(ScanError(shown, f"cell {cell.index}: {e}"))
         cells = good
-        hits = _hits(joined(cells), index, project)  # modules that parse alone parse one after the other
+        hits = _hits(joined(cells), passes)  # modules that parse alone parse one after the other
     starts = []  # the line of the joined source each cell starts at
     line = 1
     for cell in cells:
@@ -311,16 +297,18 @@ class _Unparsable(Exception):
     """Source that does not parse; the message is the one line a `ScanError` shows."""
 
 
-def _hits(source: str, index: TargetIndex, project: ProjectClasses = NONE) -> list[Hit]:
+def _hits(source: str, passes: Passes) -> list[Hit]:
     """The hits of one module's source; raises `_Unparsable`."""
-    return _tree_hits(_parsed(source), source, index, project)
+    return _tree_hits(_parsed(source), source, passes)
 
 
-def _tree_hits(tree: ast.Module, source: str, index: TargetIndex, project: ProjectClasses = NONE) -> list[Hit]:
-    if not might_hit(tree, index):
-        return []
+def _tree_hits(tree: ast.Module, source: str, passes: Passes) -> list[Hit]:
+    """Every pass's hits in one parsed module, but those on a silenced line; guarded ones marked."""
+    hits: list[Hit] = []
     try:
-        hits = HitVisitor(index, project).hits(tree, source)
+        for index, project in passes:
+            if might_hit(tree, index):
+                hits += HitVisitor(index, project).hits(tree, source)
     except RecursionError as e:
         raise _Unparsable(_TOO_DEEP) from e
     if not hits:
