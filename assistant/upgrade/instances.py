@@ -94,7 +94,10 @@ class Held:
             # through it is another thing; an annotation (`engine: Engine`) says what the instance holds
             plain = how_ == "type" or (isinstance(what, ast.Constant) and what.value is None)
             self.bindings[(family.get(owner, owner), name)].append((how_, what) if plain else _UNKNOWN)
+        bound = {attr for _, attr in self.bindings}
         for node in attributes.loads:
+            if node.attr not in bound:  # `np.array`, `os.path`: most reads are of modules, none bound here
+                continue
             owner = _owner(node, scopes, own)
             if owner is not None:
                 self.key[node] = (family.get(owner, owner), node.attr)
