@@ -279,7 +279,7 @@ class TargetIndex:
         the product the code takes it from (`torch.ao.quantization.quantizer.xnnpack_quantizer.XNNPACKQuantizer`)."""
         if qualified.startswith("."):
             return  # a relative import's name (`.fields.ForeignKey`): the project's own code
-        prefix = ""
+        prefix = previous = ""
         # Only as many parts as the longest symbol has (or a module path has, for a bare class): a chain of
         # thousands (`x.a.a.a…`) costs no more.
         depth = max(self.depth, MODULE_DEPTH) if self.bare else self.depth
@@ -287,8 +287,11 @@ class TargetIndex:
             prefix = f"{prefix}.{part}" if prefix else part
             if n <= self.depth:
                 yield from self.names.get(prefix, ())
-            if n > 2 and (part[:1].isupper() or "_" in part) and self.bare:
+            # a bare function under any module, but not as a class's method (`FigureCanvas.get_renderer`)
+            function = "_" in part and not part[:1].isupper() and not previous[:1].isupper()
+            if n > 2 and (part[:1].isupper() or function) and self.bare:
                 yield from self.bare.get(_ends(prefix), ())
+            previous = part
 
     def by_keyword(self, member: str, call: ast.Call, receiver: str | None = None) -> Iterator[Target]:
         """Targets a call of `member` meets, on a receiver of any type, by a keyword argument the docs name: the

@@ -63,7 +63,9 @@ def might_hit(tree: ast.Module, index: TargetIndex) -> bool:
             ):
                 return True
             typing = index.infer or bool(index.returns)  # a receiver's type may come from the product's source
-            received = received or (typing and isinstance(value, ast.Name) and node.attr in index.received)
+            # on a name, `self.x` or a call's result (`assistant.upgrade.instances`)
+            held = isinstance(value, (ast.Name, ast.Attribute, ast.Call))
+            received = received or (typing and held and node.attr in index.received)
             if id(node) in inner:
                 continue  # part of a chain read from its outermost attribute (`ast.walk` meets that first)
             parts = [node.attr]

@@ -12,6 +12,15 @@ Every binding of the name in its scope must agree (the analysis is flow-insensit
 anything else (`df = load()`, a loop variable, a parameter without annotation) leaves the name unknown,
 and the scan's receiver-name rules apply to it as before.
 
+Beyond plain names (`assistant.upgrade.instances`): an attribute of `self` bound in the class's methods
+(`self.engine = create_engine(url)`, then `self.engine.execute(q)` in any of them), typed the same way by every
+binding of it in the class and the module's classes it derives from or that derive from it, `None` aside; a call's
+result (`create_engine(url).execute(q)`, `session.query(User).join(…)`) where the product's annotations say what it
+returns (`ApiDiff.returns`) or the module rebinds a name from that method (`q = q.filter(…)`: fluent); and
+`super()` in a method of a class derived from a product class, which stands for that class (`super().__init__(…)`
+is a call of its constructor). A name bound from such a call or attribute (`conn = self.engine.connect()`) is then
+typed too.
+
 Which callables are classes is read from the code's own naming (a `CamelCase` last part, PEP 8's) or from the
 targets (the docs write members of it: `Engine.execute`); no product's names are listed here. What readers and
 methods return (`pd.read_csv` gives a DataFrame) the code does not say: where the product is installed, its source
@@ -24,13 +33,14 @@ where the product is installed, which a scan of code written for an older releas
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from assistant.upgrade.instances import SAME, Attributes, Held
 from assistant.upgrade.names import Scopes, chain_base, dotted, part_name
 from assistant.upgrade.project import NONE, ProjectClasses
 
-_SAME = "="  # a binding from a method of the name itself: it keeps whatever type the others give
+_SAME = SAME  # a binding from a method of the name itself: it keeps whatever type the others give
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -45,26 +55,40 @@ class _Bindings:
         self.methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, str] = {}  # a method -> its class's name
         self.assigned: dict[ast.Name, str] = {}  # a name set at top level ("") or in a class body (its class)
         self.inner: dict[ast.ClassDef, str] = {}  # a class defined in a class's body -> that class's name
+        self.supers: dict[ast.Call, str] = {}  # `super()` in a method, `super(Cls, self)` -> the class's name
+        self.attributes = Attributes()  # `self.x = …`, `self.x`, `f(…).x`: for `assistant.upgrade.instances`
         stack: list[tuple[ast.AST, tuple[ast.AST, ...]]] = [(tree, ())]  # a node, the classes and functions it is in
         while stack:
             node, frames = stack.pop()
-            if isinstance(node, ast.ClassDef):
+            body = frames[-1].name if frames and isinstance(frames[-1], ast.ClassDef) else None
+            if isinstance(node, ast.Attribute):
+                self.attributes.attribute(node)
+            elif isinstance(node, ast.ClassDef):
                 self.bases.setdefault(node.name, []).extend(node.bases)
-                if frames and isinstance(frames[-1], ast.ClassDef):
-                    self.inner[node] = frames[-1].name
+                if body is not None:
+                    self.inner[node] = body
                 frames = (*frames, node)
             elif isinstance(node, _FUNCTIONS):
                 self._function(node, frames)
+                if body is not None:  # `self.table` is then the method (or property), not an instance's attribute
+                    self.attributes.body.append((body, node.name, "", None))
                 frames = (*frames, node)
             elif isinstance(node, ast.Assign):
                 self._assign(node, frames)
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                self.bound[node.target] = ("type", node.annotation)
-                self._setting(node.target, frames)
+                self.attributes.bind(node.targets, "value", node.value, body)
+            elif isinstance(node, ast.AnnAssign):
+                self.attributes.bind([node.target], "type", node.annotation, body)
+                if isinstance(node.target, ast.Name):
+                    self.bound[node.target] = ("type", node.annotation)
+                    self._setting(node.target, frames)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super":
+                self._super(node, frames)
             elif isinstance(node, (ast.With, ast.AsyncWith)):
                 for item in node.items:
                     if isinstance(item.optional_vars, ast.Name):
                         self._value(item.optional_vars, item.context_expr)
+                    elif item.optional_vars is not None:
+                        self.attributes.bind([item.optional_vars], "value", item.context_expr, None)
             stack.extend((child, frames) for child in ast.iter_child_nodes(node))
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, frames: tuple[ast.AST, ...]) -> None:
@@ -74,6 +98,14 @@ class _Bindings:
             params = [*node.args.posonlyargs, *node.args.args]
             if params and not static:
                 self.own[params[0]] = owner.name
+
+    def _super(self, node: ast.Call, frames: tuple[ast.AST, ...]) -> None:
+        if node.args and isinstance(node.args[0], ast.Name):  # `super(Cls, self)`
+            self.supers[node] = node.args[0].id
+        elif not node.args and frames and isinstance(frames[-1], _FUNCTIONS):  # the class the method is defined in
+            owner = next((f for f in reversed(frames) if isinstance(f, ast.ClassDef)), None)
+            if owner is not None:
+                self.supers[node] = owner.name
 
     def _assign(self, node: ast.Assign, frames: tuple[ast.AST, ...]) -> None:
         if len(node.targets) == 1 and isinstance(name := node.targets[0], ast.Name):
@@ -105,7 +137,7 @@ class Receivers:
     `pandas.DataFrame`), and the product class each method overrides a member of (`def log_deletion` in a
     `ModelAdmin` subclass)."""
 
-    types: dict[ast.Name, str]
+    types: dict[ast.expr, str]  # names, attributes of `self` and calls (`assistant.upgrade.instances`)
     methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, str]
     # Names set at a module's top level (""), or in the body of a class derived from a product's (that class)
     settings: dict[ast.Name, str]
@@ -172,11 +204,24 @@ def typed_names(
             return None if how is None else _SAME
         return called_from(how[1], scopes)
 
-    out, origins = _typed(scopes, type_of, origin_of)
+    names, origins = _typed(scopes, type_of, origin_of)
+    # `super()` in a method of a class derived from a product's: that class (the builtin `super`, not a rebinding)
+    supers = {
+        call: derived[owner]
+        for call, owner in collector.supers.items()
+        if owner in derived and not scopes.accesses.get(call.func)  # type: ignore[call-overload]
+    }
+
+    def expression(func: ast.expr, typed: Mapping[ast.expr, str]) -> str | None:
+        return _expression(func, scopes, typed)
+
+    held = Held(collector.attributes, scopes, collector.own, collector.bases, imported, _returned(ask), expression)
+    out = held.types({**names, **supers}, _fluent(collector, names))
     if ask is not None:  # a second look, with what the product's source says the calls the code leaves return
         told = _told(scopes, collector, out, type_of, ask)
         if told:
-            out, origins = _typed(scopes, lambda b: type_of(b) or told.get(b), origin_of)  # type: ignore[arg-type]
+            names, origins = _typed(scopes, lambda b: type_of(b) or told.get(b), origin_of)  # type: ignore[arg-type]
+            out = held.types({**names, **supers}, _fluent(collector, names))
     methods = {node: derived[name] for node, name in collector.methods.items() if name in derived}
     settings = {
         node: derived.get(owner, "") for node, owner in collector.assigned.items() if not owner or owner in derived
@@ -211,12 +256,38 @@ class Ask:
 
     names: frozenset[str]
     answer: Callable[[str], str | None]
+    # What the releases' annotations alone say a call returns, any class of the product (`pandas.core.groupby.
+    # DataFrameGroupBy`): a link of a chain (`df.groupby(k).sum()`) or an attribute's binding, asked of any call.
+    through: Callable[[str], str | None] = lambda call: None
+
+
+def _returned(ask: Ask | None) -> Callable[[str, str], str | None]:
+    """What a call returns (its expression, and the name of the function or method called): by the annotations,
+    then by `ask.answer` where the name is one `ask` is about."""
+
+    def returned(call: str, name: str) -> str | None:
+        if ask is None:
+            return None
+        return ask.through(call) or (ask.answer(call) if name in ask.names else None)
+
+    return returned
+
+
+def _fluent(collector: _Bindings, names: dict[ast.Name, str]) -> set[tuple[str, str]]:
+    """The (class, method) pairs the module rebinds a typed name from (`query = query.filter(…)`): fluent methods."""
+    found = set()
+    for how, func in collector.bound.values():
+        if how == _SAME and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            cls = names.get(func.value)
+            if cls is not None:
+                found.add((cls, func.attr))
+    return found
 
 
 def _told(
     scopes: Scopes,
     collector: _Bindings,
-    typed: dict[ast.Name, str],
+    typed: Mapping[ast.expr, str],
     type_of: Callable[[ast.AST], str | None],
     ask: Ask,
 ) -> dict[ast.Name, str]:
@@ -236,9 +307,12 @@ def _told(
     return told
 
 
-def _expression(func: ast.expr, scopes: Scopes, typed: dict[ast.Name, str]) -> str | None:
+def _expression(func: ast.expr, scopes: Scopes, typed: Mapping[ast.expr, str]) -> str | None:
     """A called name as an expression from its top module: `pandas.read_csv` for `pd.read_csv`, and
-    `pandas.DataFrame().groupby` for `df.groupby` where `df` holds a `DataFrame`; None for anything else."""
+    `pandas.DataFrame().groupby` for `df.groupby` where `df` (or `self.df`, or `f(…)`) holds a `DataFrame`; None
+    for anything else."""
+    if isinstance(func, ast.Attribute) and func.value in typed:
+        return f"{typed[func.value]}().{func.attr}"
     parts = dotted(func)
     if parts is None:
         return None

@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
 from itertools import pairwise
 
-from assistant.upgrade.inferred import installed, returned_class
+from assistant.upgrade.asking import ask_for
+from assistant.upgrade.instances import held_chain
 from assistant.upgrade.lookup import Member, TargetIndex, class_of, telling_name, valued_hits
-from assistant.upgrade.names import Scopes, chain_base, dotted, part_name
+from assistant.upgrade.names import Scopes, dotted, part_name
+from assistant.upgrade.places import CLASS, DEF, FROM, Hit, Places
 from assistant.upgrade.project import NONE, ProjectClasses
 from assistant.upgrade.qualifiers import meets
-from assistant.upgrade.receivers import Ask, called_from, typed_names
+from assistant.upgrade.receivers import called_from, typed_names
 from assistant.upgrade.target import Target
 
 # Receivers whose type is plain from the code: a literal is a builtin, never the class a target names.
@@ -45,51 +46,6 @@ _LITERALS = (
 )
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*+")
-_DEF = re.compile(r"(?:async\s+)?def\s+")  # before a function's name
-_FROM = re.compile(r"from(?:\s|\\\n)+")  # before an import's module
-_CLASS = re.compile(r"class\s+")  # before a class's name
-
-
-@dataclass(frozen=True)
-class Hit:
-    """One place a module hits a target; `line` and `col` are 1-based."""
-
-    line: int
-    col: int
-    symbol: str
-    change: str
-    exact: bool
-    guarded: str = ""  # why the line is guarded ("version check", "import fallback": `assistant.upgrade.guards`)
-
-
-class _Places:
-    """Where nodes start, in lines and 1-based character columns (`ast` counts UTF-8 bytes of the line)."""
-
-    def __init__(self, source: str) -> None:
-        self.lines = re.split(r"\r\n|\r|\n", source)  # the line breaks Python's tokenizer knows
-
-    def char(self, line: int, byte_col: int) -> int:
-        text = self.lines[line - 1] if line <= len(self.lines) else ""
-        return len(text.encode("utf-8")[:byte_col].decode("utf-8", "ignore")) + 1
-
-    def start(self, node: ast.AST) -> tuple[int, int]:
-        return node.lineno, self.char(node.lineno, node.col_offset)  # type: ignore[attr-defined]
-
-    def attr(self, node: ast.Attribute) -> tuple[int, int]:
-        """Where an attribute's own name starts: it ends the node."""
-        line, end = node.end_lineno or node.lineno, node.end_col_offset or 0
-        return line, self.char(line, end - len(node.attr.encode("utf-8")))
-
-    def after(self, node: ast.AST, keyword: re.Pattern[str]) -> tuple[int, int]:
-        """Where what follows a statement's opening keyword starts (`def name`, `from module`)."""
-        line, col = node.lineno, self.char(node.lineno, node.col_offset) - 1  # type: ignore[attr-defined]
-        text = "\n".join(self.lines[line - 1 : line + 2])[col:]
-        m = keyword.match(text)
-        skipped = text[: m.end()] if m else ""
-        breaks = skipped.count("\n")
-        if breaks:
-            return line + breaks, len(skipped) - skipped.rfind("\n")
-        return line, col + len(skipped) + 1
 
 
 class HitVisitor:
@@ -99,12 +55,12 @@ class HitVisitor:
         self.index = index
         self.project = project
         self.found: list[tuple[tuple[int, int], str, str, bool]] = []  # place, symbol, change, exact
-        self.types: dict[ast.Name, str] = {}  # local names holding an instance of a known class
+        self.types: dict[ast.expr, str] = {}  # names, `self.x` and calls holding an instance of a known class
         self.methods: dict[ast.FunctionDef | ast.AsyncFunctionDef, str] = {}  # methods of classes derived
         self.origins: dict[ast.Name, str] = {}  # names holding what a call of one imported module returned
         self.scopes = Scopes({}, {})
         self.products: frozenset[str] = frozenset()  # the top modules the module imports
-        self.places = _Places("")
+        self.places = Places("")
         self.source = ""
         self.words: frozenset[str] | None = None  # the module's words, once a guess asks (`_names`)
         self.in_class: frozenset[ast.AST] = frozenset()  # functions defined in a class body: where hooks are
@@ -112,7 +68,7 @@ class HitVisitor:
 
     def hits(self, tree: ast.Module, source: str) -> list[Hit]:
         """The module's hits."""
-        self.places = _Places(source)
+        self.places = Places(source)
         self.source, self.words = source, None
         self.scopes = Scopes.of(tree)
         self.products = frozenset(name.split(".", 1)[0] for name in self.scopes.imports.values())
@@ -125,16 +81,20 @@ class HitVisitor:
     def _hit(self, place: tuple[int, int], symbol: str, target: Target, *, exact: bool = True) -> None:
         self.found.append((place, symbol, target.change, exact))
 
-    def _resolve(self, base: ast.Name) -> tuple[list[str], bool]:
+    def _resolve(self, base: ast.expr) -> tuple[list[str], bool]:
         """The imported names a base name stands for, and whether it is known at all (imported or builtin):
-        a known receiver that is not the class a target names makes no possible hit. A local name holding an
-        instance of a known class stands for that class (`assistant.upgrade.receivers`)."""
+        a known receiver that is not the class a target names makes no possible hit. A name, `self.x` or call
+        holding an instance of a known class stands for that class (`assistant.upgrade.receivers`)."""
         if base in self.types:
             return [self.types[base]], True
+        if not isinstance(base, ast.Name):
+            return [], False
         return self.scopes.imported(base), self.scopes.known(base)
 
     def _module(self, tree: ast.Module) -> None:
-        known = typed_names(tree, self.scopes, self.index.is_class, self.project, self._ask(tree))
+        known = typed_names(
+            tree, self.scopes, self.index.is_class, self.project, ask_for(tree, self.index, self.products)
+        )
         self.types, self.methods, self.origins = known.types, known.methods, known.origins
         self.in_class, self.nested = known.in_class, known.nested
         for name, owner in known.settings.items():  # `USE_L10N = True`; `orm_mode = True` in a model's Config
@@ -157,6 +117,10 @@ class HitVisitor:
             if parts is not None:  # the whole chain is handled here, from its outermost attribute
                 self._chain(node, parts)
                 return []
+            held = held_chain(node, self.types)  # `create_engine(url).execute`: a member of a known call's result
+            if held is not None:
+                self._chain(node, held)  # type: ignore[arg-type]
+                return [held[0]]
             if not isinstance(node.value, _LITERALS):
                 self._possible(node, None)
             return [node.value]
@@ -178,35 +142,6 @@ class HitVisitor:
             self._setting_key(node)
         return list(ast.iter_child_nodes(node))
 
-    def _ask(self, tree: ast.Module) -> Ask | None:
-        """What to ask about the calls that bound the names a target's member is used on: the releases' annotations
-        (`TargetIndex.returns`), then the product's installed source (`assistant.upgrade.inferred`), in a module
-        importing the product; None where nothing is worth asking."""
-        families = self.index.families
-        signatures = self.index.returns
-        inferring = self.index.infer and any(installed(top) for top in self.products & families)
-        if not inferring and not (signatures and self.products & families):
-            return None
-        wanted = self.index.received
-        names = frozenset(
-            node.value.id
-            for node in ast.walk(tree)
-            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.attr in wanted
-        )
-        if not names:
-            return None
-
-        def answer(call: str) -> str | None:
-            # what another library's calls return is no product's class: not worth jedi's time
-            if call.split(".", 1)[0] not in families:
-                return None
-            annotated = signatures.get(call.replace("().", "."))  # `pandas.DataFrame().groupby`: the method's
-            if annotated is not None:
-                return self.index.class_named(annotated)
-            return returned_class(call, self.index.class_named, self.index.types_folder) if inferring else None
-
-        return Ask(names, answer)
-
     def _setting_key(self, node: ast.Subscript) -> None:
         """A setting the docs name, read or set by its name as a key (`app.config["JSON_AS_ASCII"] = False`), in a
         module importing its product."""
@@ -222,7 +157,7 @@ class HitVisitor:
         for target in self.index.nested.get(node.name, ()):
             ours = outer.split(".")[0] in target.modules
             if ours or self.products.intersection(target.modules):
-                self._hit(self.places.after(node, _CLASS), target.symbol, target)
+                self._hit(self.places.after(node, CLASS), target.symbol, target)
 
     def _values(self, node: ast.Call, callees: list[str], known: bool) -> None:
         """Hits of string values a change does away with (`freq="M"`, `to_timedelta(x, unit="T")`), in a module that
@@ -242,17 +177,17 @@ class HitVisitor:
         """A hook the docs name defined in a class (`def __get_validators__(cls)`), the product imported."""
         for target in self.index.hooks.get(node.name, ()):
             if node in self.in_class and self.products.intersection(target.modules):
-                self._hit(self.places.after(node, _DEF), target.symbol, target)
+                self._hit(self.places.after(node, DEF), target.symbol, target)
 
     def _override(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         # `def log_deletion(self, …)` in a `ModelAdmin` subclass overrides what the docs say changed: a use.
         base = self.methods.get(node)
         if base is not None:
-            self._loose(node.name, self.places.after(node, _DEF))
+            self._loose(node.name, self.places.after(node, DEF))
             symbol = self.index.canonical(f"{base}.{node.name}")
             for target in self.index.names.get(symbol, ()):
-                self._hit(self.places.after(node, _DEF), symbol, target)
-            self._unseen(base, node.name, self.places.after(node, _DEF))
+                self._hit(self.places.after(node, DEF), symbol, target)
+            self._unseen(base, node.name, self.places.after(node, DEF))
 
     def _import(self, node: ast.Import) -> None:
         for alias in node.names:
@@ -268,7 +203,7 @@ class HitVisitor:
         named = set()
         for target in self.index.named_by(module):  # `from torch.ao.quantization import x`: the module is hit once
             if target.at_import:
-                self._hit(self.places.after(node, _FROM), module, target)
+                self._hit(self.places.after(node, FROM), module, target)
             named.add(target)
         for alias in node.names:
             name = f"{module}.{alias.name}"
@@ -277,18 +212,23 @@ class HitVisitor:
                     self._hit(self.places.start(alias), name, target)
 
     def _call(self, node: ast.Call) -> None:
-        parts = dotted(node.func)
+        # `self.engine.execute(…)`, `create_engine(url).execute(…)`: from what holds a known class, if anything does
+        parts: list[ast.expr] | None = held_chain(node.func, self.types) or dotted(node.func)  # type: ignore[assignment]
         known = False
         callees: list[str] = []
         if parts is not None:
-            imported, known = self._resolve(parts[0])  # type: ignore[arg-type]
-            rest = [part_name(part) for part in parts[1:]]
+            imported, known = self._resolve(parts[0])
+            rest = [part_name(part) for part in parts[1:]]  # type: ignore[arg-type]
+            # a call's result is placed at its member: the call may span lines
+            place = self.places.attr(node.func) if isinstance(parts[0], ast.Call) else self.places.start(node)  # type: ignore[arg-type]
             for base in imported:
                 symbol = self.index.canonical(".".join([base, *rest]))
                 callees.append(symbol)
-                for target in self.index.calls.get(symbol, ()) + self.index.in_forms(symbol):
-                    if meets(target, node):
-                        self._hit(self.places.start(node), f"{symbol}({_qualifier(target)})", target)
+                self._called(symbol, node, place)
+                if rest[-1:] == ["__init__"]:  # `super().__init__(…)`, `Base.__init__(self, …)`: the constructor
+                    bound = isinstance(parts[0], ast.Call)  # `super()`; through the class, the instance comes first
+                    given = node if bound else ast.Call(node.func, node.args[1:], node.keywords)
+                    self._called(self.index.canonical(".".join([base, *rest[:-1]])), given, place)
         if self.index.valued:
             self._values(node, callees, known)
         func = node.func
@@ -296,9 +236,10 @@ class HitVisitor:
             return
         # `df["a"].fillna(...)`, `df.col.fillna(...)`: a receiver got from a known instance (not the instance
         # itself, resolved above) is of the instance's product.
-        derived = None if isinstance(func.value, ast.Name) else self._derived(func.value)
+        derived = None if isinstance(func.value, ast.Name) or func.value in self.types else self._derived(func.value)
         if not known or derived:
-            receiver = part_name(parts[-2]) if parts is not None else None
+            before = parts[-2] if parts is not None else None
+            receiver = part_name(before) if isinstance(before, (ast.Name, ast.Attribute)) else None
             keyed = set()
             # `conn = sqlite3.connect(p)`: another library's object, whatever its name says
             named = receiver if self._origin(func.value) is None else None
@@ -320,14 +261,26 @@ class HitVisitor:
                     symbol = f"{member.target.symbol}({_qualifier(member.target)})"
                     self._hit(self.places.attr(func), symbol, member.target, exact=exact)
 
-    def _chain(self, top: ast.expr, parts: list[ast.Name | ast.Attribute]) -> None:
-        """Hits of one dotted name: exact through what its base resolves to, possible on each attribute of
-        an unknown base (`self.df.append`: both `df` on `self` and `append` on `self.df`)."""
-        base_name = parts[0]
-        assert isinstance(base_name, ast.Name)
-        imported, known = self._resolve(base_name)
-        rest = [part_name(part) for part in parts[1:]]
-        typed = base_name in self.types
+    def _called(self, symbol: str, node: ast.Call, place: tuple[int, int]) -> None:
+        """Hits of the targets a call of `symbol` meets: its parameters, its call forms."""
+        for target in self.index.calls.get(symbol, ()) + self.index.in_forms(symbol):
+            if meets(target, node):
+                self._hit(place, f"{symbol}({_qualifier(target)})", target)
+
+    def _chain(self, top: ast.expr, parts: list[ast.expr]) -> None:
+        """Hits of one dotted name: exact through what its base resolves to (a name, or a `self.x` or call holding a
+        known class), possible on each attribute of an unknown base (`self.df.append`: both `df` on `self` and
+        `append` on `self.df`)."""
+        at = next((i for i in range(len(parts) - 2, 0, -1) if parts[i] in self.types), 0)
+        if at:  # `self.engine.execute`: `self.engine` as a chain of its own, then a member of what it holds
+            self._chain(parts[at], parts[: at + 1])
+            parts = parts[at:]
+        base_node = parts[0]
+        imported, known = self._resolve(base_node)
+        rest = [part_name(part) for part in parts[1:]]  # type: ignore[arg-type]
+        typed = base_node in self.types
+        # a call's result is placed at its member: the call may span lines
+        place = self.places.attr(parts[1]) if isinstance(base_node, ast.Call) else self.places.start(top)  # type: ignore[arg-type]
         for base in imported if rest or not typed else ():  # an instance is no use of its class
             symbol = self.index.canonical(".".join([base, *rest]))
             for target in self.index.named_by(symbol):
@@ -339,16 +292,16 @@ class HitVisitor:
                 # under any module (`field: ModelField`, from `pydantic.fields`, for `pydantic.ModelField`)
                 of_class = self.index.same_class(base, target) or base.startswith(f"{target.symbol}.")
                 if not typed or not of_class:
-                    self._hit(self.places.start(top), symbol, target)
+                    self._hit(place, symbol, target)
         if self.index.loose:
             for attr in parts[1:]:
-                self._loose(attr.attr, self.places.attr(attr))  # type: ignore[union-attr]
+                self._loose(attr.attr, self.places.attr(attr))  # type: ignore[attr-defined]
         if not known:
             for receiver, attr in pairwise(parts):
                 self._possible(attr, part_name(receiver))  # type: ignore[arg-type]
         elif typed:  # `df.col.append`: what an instance's attribute holds is of a type unknown
             if rest:
-                self._unseen(self.types[base_name], rest[0], self.places.attr(parts[1]))  # type: ignore[arg-type]
+                self._unseen(self.types[base_node], rest[0], self.places.attr(parts[1]))  # type: ignore[arg-type]
             for receiver, attr in pairwise(parts[1:]):
                 self._possible(attr, part_name(receiver))  # type: ignore[arg-type]
 
@@ -419,9 +372,11 @@ class HitVisitor:
         return origin is None or origin in target.modules
 
     def _derived(self, node: ast.expr) -> str | None:
-        """The class of the known instance an expression is got from (`df["a"]`, `df.x().y`), if any."""
-        base = chain_base(node)
-        return self.types[base] if isinstance(base, ast.Name) and base in self.types else None
+        """The class of the known instance an expression is got from (`df["a"]`, `df.x().y`, `self.df["a"]`), if
+        any: the nearest down its chain."""
+        while node not in self.types and isinstance(node, (ast.Subscript, ast.Call, ast.Attribute)):
+            node = node.func if isinstance(node, ast.Call) else node.value
+        return self.types.get(node)
 
 
 def _qualifier(target: Target) -> str:
