@@ -38,11 +38,12 @@ from assistant.upgrade.guards import guards
 from assistant.upgrade.limits import read_at_most, size_text
 from assistant.upgrade.lookup import TargetIndex
 from assistant.upgrade.notebook import code_cells, joined
+from assistant.upgrade.places import Hit
 from assistant.upgrade.prepass import might_hit
 from assistant.upgrade.project import NONE, ProjectClasses, project_classes
 from assistant.upgrade.recover import Skipped, recovered
 from assistant.upgrade.target import Target
-from assistant.upgrade.visitor import Hit, HitVisitor
+from assistant.upgrade.visitor import HitVisitor
 
 SUFFIXES = (".py", ".ipynb")
 SKIP_DIRS = frozenset({"__pycache__", "venv", "node_modules", "site-packages"})  # and every hidden one (.venv)
