@@ -5,6 +5,7 @@ folder, nothing run, no `.pth` or `setup.py` written). No network, no waits."""
 from __future__ import annotations
 
 import hashlib
+import json
 import socket
 import tarfile
 import time
@@ -405,3 +406,21 @@ def test_two_real_releases_of_a_tiny_package_are_unpacked_from_the_registry_s_ar
     assert [line.split(":")[0] for line in said] == ["six 1.15.0", "six 1.16.0"]
     again = fetch_sources("six", "1.15", "1.16", settings=settings, offline=True)
     assert again == report
+
+
+def test_two_fetches_recording_releases_at_once_keep_each_other_s_entries(tmp_path: Path) -> None:
+    import threading
+
+    from ingest.dependencies.sources import INDEX, _Release, _remember
+
+    def record(n: int) -> None:
+        _remember(tmp_path, f"p{n}", _Release(f"1.{n}", f"{n:064x}", "sdist", f"p{n}-1.{n}.tar.gz"))
+
+    threads = [threading.Thread(target=record, args=(n,)) for n in range(16)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    index = json.loads((tmp_path / INDEX).read_text())
+    assert sorted(index) == sorted(f"p{n}" for n in range(16))  # unlocked, later writers drop earlier entries
+    assert index["p3"] == {"1.3": {"sha256": f"{3:064x}", "archive": "sdist", "filename": "p3-1.3.tar.gz"}}

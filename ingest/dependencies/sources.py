@@ -292,13 +292,23 @@ def _read_index(base: Path) -> dict[str, dict[str, dict[str, str]]]:
 
 
 def _remember(base: Path, product: str, release: _Release) -> None:
-    """Record the release's folder in `index.json` (written whole to a temporary file, then renamed)."""
-    index = _read_index(base)
+    """Record the release's folder in `index.json` (written whole to a temporary file, then renamed), under an
+    exclusive `flock` on `.index.lock`: two fetches at once (a CI job and a developer's run) each read the other's
+    entries before writing, instead of the later one dropping the earlier one's."""
+    import fcntl
+
     entry = {"sha256": release.sha256, "archive": release.archive, "filename": release.filename}
-    if index.get(product, {}).get(release.version) == entry:
-        return
-    index.setdefault(product, {})[release.version] = entry
     base.mkdir(parents=True, exist_ok=True)
+    with open(base / ".index.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or when the process dies
+        index = _read_index(base)
+        if index.get(product, {}).get(release.version) == entry:
+            return
+        index.setdefault(product, {})[release.version] = entry
+        _write_index(base, index)
+
+
+def _write_index(base: Path, index: dict[str, dict[str, dict[str, str]]]) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".index-", dir=base)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as out:
