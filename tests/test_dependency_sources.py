@@ -287,13 +287,14 @@ def test_a_refused_connection_is_unreachable_at_once() -> None:
 
 
 def only_what_it_may_write(settings: Settings, tmp_path: Path, before: set[str]) -> set[str]:
-    """What a fetch wrote beside what was there, asserted to be in the archive cache, the index or one unpacked
-    folder of the archive; returns the unpacked files (below their folder)."""
+    """What a fetch wrote beside what was there, asserted to be in the archive cache, the index (and its lock) or
+    one unpacked folder of the archive; returns the unpacked files (below their folder)."""
     written = files_under(tmp_path) - before
     data = settings.data_dir.relative_to(tmp_path).as_posix()
     cached = {w for w in written if w.startswith(f"{data}/fetch-cache/")}
-    unpacked = {w for w in written if w.startswith(f"{data}/api-sources/") and not w.endswith("/index.json")}
-    assert written - cached - unpacked <= {f"{data}/api-sources/index.json"}, written
+    index = {f"{data}/api-sources/index.json", f"{data}/api-sources/.index.lock"}
+    unpacked = {w for w in written if w.startswith(f"{data}/api-sources/") and w not in index}
+    assert written - cached - unpacked <= index, written
     assert len({w.split("/")[2] for w in unpacked}) <= 1  # one folder: the archive's sha256
     return {w.split("/", 3)[3] for w in unpacked}
 
