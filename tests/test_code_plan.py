@@ -234,3 +234,28 @@ def test_each_dependency_bump_is_planned_with_its_code_and_from_the_code_alone_w
     assert by["nodocs"].status == "no-docs"
     # one diff, not per bump: the same code line is a finding of each package whose change it hits
     assert by["acme"].findings and all(f.change in {c.id for c in by["acme"].plan.changes} for f in by["acme"].findings)
+
+
+def test_a_base_the_docs_never_draw_as_api_is_no_loss_and_a_move_a_stated_removal_caused_is_stated() -> None:
+    from dataclasses import replace as with_
+
+    def base(obj: str, *gone: str) -> CodeChange:
+        return CodeChange(obj, "base_removed", None, "2.0.1", "acme/w.py:1", None, "x", (obj,), gone)
+
+    mixin, public = base("acme.Widget", "acme.core.mixins.Cached"), base("acme.Frame", "acme.Base")
+    gone = CodeChange("acme.load", "parameter_removed", "strict", "2.0.1", "acme/io.py:3", None, "x", ("acme.load",))
+    moved = CodeChange("acme.load", "parameter_moved", "mode", "2.0.1", "acme/io.py:3", None, "x", ("acme.load",))
+    moved = with_(moved, related=("strict",))
+    shifted = with_(moved, parameter="cache", related=())  # another parameter inserted before it: its own change
+    plan = make_plan(corpus(), Catalog.learn(corpus()), "1.0", "2.0", "acme")
+    said = next(c for c in plan.changes if "load" in c.summary)
+    plan = with_(plan, changes=(with_(said, kind="removed", symbols=("acme.load",), parameter="strict"),))
+    diff = ApiDiff("acme", ("acme",), DIFF.releases, DIFF.archives, (mixin, public, gone, moved, shifted))
+    linked = with_code(plan, diff, ())
+    by = {(k.object, k.parameter): c.evidence for c in linked.changes for k in c.code}
+    assert by == {
+        ("acme.Frame", None): ("code",),
+        ("acme.load", "strict"): ("docs", "code"),
+        ("acme.load", "mode"): ("docs", "code"),
+        ("acme.load", "cache"): ("code",),
+    }

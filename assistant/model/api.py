@@ -64,6 +64,9 @@ class CodeChange:
     source_b: str | None  # where it is in the newer one, if it still is
     fix: str  # what to do: B's signature, the deprecation message, the replacement a message names
     paths: tuple[str, ...] = ()  # every public path of the object, `object` first
+    # what else the change names: for a parameter moved, the earlier ones whose leaving the positional order
+    # (removed, or keyword-only now) alone moved it; for a base removed, every public path of the bases gone
+    related: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

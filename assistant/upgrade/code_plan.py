@@ -56,12 +56,17 @@ def with_code(
     linked: dict[str, list[CodeChange]] = {}
     alone: list[CodeChange] = []
     modules = frozenset(m for name in named for m in _modules_of(name))  # once: a diff has thousands of changes
-    for code in diff.changes:
-        ids = [
+    found = {
+        code: [
             c.id
             for c in plan.changes
             if _links(code, c, by_change.get(c.id, ())) or _mentions(code, c, plan.modules or diff.packages)
         ]
+        for code in diff.changes
+    }
+    kinds = {c.id: c.kind for c in plan.changes}
+    for code in diff.changes:
+        ids = found[code] or _cause_stated(code, found, kinds)
         for i in ids:
             linked.setdefault(i, []).append(code)
         if not ids and _documented(code, diff.packages, modules):
@@ -86,12 +91,36 @@ def with_code(
     )
 
 
+def _cause_stated(move: CodeChange, found: dict[CodeChange, list[str]], kinds: dict[str, ChangeKind]) -> list[str]:
+    """The doc changes stating the removal that alone moved a parameter (`move.related`): a move is no change of
+    its own where the docs say an earlier parameter went. An unstated cause leaves the move unstated too."""
+    if move.kind != "parameter_moved" or not move.related:
+        return []
+    ids: list[str] = []
+    for code, linked in found.items():
+        if (
+            code.object == move.object
+            and code.release == move.release
+            and code.parameter in move.related
+            and code.kind in ("parameter_removed", "parameter_keyword_only")
+        ):
+            ids += [i for i in linked if kinds[i] in ("removed", "breaking") and i not in ids]
+    return ids
+
+
 def _documented(code: CodeChange, packages: Sequence[str], modules: frozenset[str]) -> bool:
     """Whether a code change is of the API as the product's docs draw it: reached from the package itself
     (`pandas.DataFrame.append`, `pandas.read_csv`), or from a module the docs name (`modules`: `pandas.api.types`,
     `sqlalchemy.orm`), by one of its public paths. A module no release note ever names
-    (`pandas.core.internals.blocks`) is the product's inside, public by its spelling only."""
-    return any((m := _module_of(path)) in packages or m in modules for path in code.paths or (code.object,))
+    (`pandas.core.internals.blocks`) is the product's inside, public by its spelling only; so is a base class
+    there, whose loss is no change to a user (`sqlalchemy.sql.base.Generative`)."""
+    if code.kind == "base_removed" and code.related and not any(_drawn(b, packages, modules) for b in code.related):
+        return False  # only bases the docs never draw as API are gone: a mixin of the product's inside
+    return any(_drawn(path, packages, modules) for path in code.paths or (code.object,))
+
+
+def _drawn(path: str, packages: Sequence[str], modules: frozenset[str]) -> bool:
+    return (m := _module_of(path)) in packages or m in modules
 
 
 def _module_of(path: str) -> str:

@@ -26,7 +26,11 @@ def read_pair(path: Path) -> tuple[list[CodeChange], list[str], list[str]] | Non
     """(changes, not analysable in A, in B) from a kept diff, or None when it is missing or unreadable."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        changes = [CodeChange(**{**c, "paths": tuple(c["paths"])}) for c in data["changes"] if c["kind"] in CODE_KINDS]
+        changes = [
+            CodeChange(**{**c, "paths": tuple(c["paths"]), "related": tuple(c.get("related", ()))})
+            for c in data["changes"]
+            if c["kind"] in CODE_KINDS
+        ]
         return changes, list(data["not_analysable_a"]), list(data["not_analysable_b"])
     except FileNotFoundError:
         return None

@@ -5,8 +5,11 @@ A path that is gone is a removal, reported once for the object under all its van
 removed class's members are not listed again); an object still reachable under another public path says so in
 its fix. Signatures are compared by `griffe.find_breaking_changes` on bare copies of the two functions (the
 bound `self`/`cls` dropped, so `__new__(cls, …)` and `__init__(self, …)` compare as one constructor), and its
-breakages are mapped to `CodeKind`s and filtered: a default that only moves between `None` and a sentinel is not
-a change; a kind change counts when the parameter became keyword-only. Added here: a parameter renamed in place,
+breakages are mapped to `CodeKind`s and filtered: a default that only moves between `None` and a sentinel, or is
+spelled otherwise (`assistant.upgrade.api.spelling`), or is a stub's `...`, is not a change; a kind change counts
+when the parameter became keyword-only; a catch-all traded for named parameters is no removal, and a move says
+which removed parameters alone caused it (`assistant.upgrade.api.params`). A stub constructor given by overloads
+alone is compared with nothing (not with its base's). Added here: a parameter renamed in place,
 a public base class gone from the MRO, a new abstract method, a return annotation that no longer shares any
 type (or became `None`), and deprecations the newer release states and the older did not.
 """
@@ -22,8 +25,10 @@ from typing import TYPE_CHECKING
 
 from assistant.model.api import CodeChange, CodeKind
 from assistant.upgrade.api.deprecations import deprecations
+from assistant.upgrade.api.params import left_before, literals, shimmed
 from assistant.upgrade.api.presence import lazy, resolves
 from assistant.upgrade.api.public import CONSTRUCTORS, final_target
+from assistant.upgrade.api.spelling import alias_names, spelled
 
 if TYPE_CHECKING:
     import griffe
@@ -48,6 +53,7 @@ class _Change:
     obj: griffe.Object  # the object it is about, in the newer release
     source_b: str | None
     fix: str
+    related: tuple[str, ...] = ()
 
 
 def compare(a: LoadedRelease, b: LoadedRelease, api_a: PublicApi, api_b: PublicApi) -> list[CodeChange]:
@@ -81,7 +87,7 @@ def compare(a: LoadedRelease, b: LoadedRelease, api_a: PublicApi, api_b: PublicA
         for c in _pair_changes(a, b, api_a, api_b, old, new, _shortest(pair_paths[key])):
             where_a = a.relative(_file(old), old.lineno)
             paths = pair_paths[key] if c.obj is new else [f"{p}.{c.obj.name}" for p in pair_paths[key]]
-            change = CodeChange(paths[0], c.kind, c.parameter, version, where_a, c.source_b, c.fix)
+            change = CodeChange(paths[0], c.kind, c.parameter, version, where_a, c.source_b, c.fix, (), c.related)
             _merge(found, (c.obj.path, c.kind, c.parameter), change, paths)
     out = []
     for f in found.values():
@@ -151,6 +157,8 @@ def _constructor(cls: griffe.Object) -> griffe.Object | None:
             member = c.members.get(name)
             if member is not None and not member.is_alias and member.is_function:
                 return member
+            if name in (getattr(c, "overloads", None) or {}):
+                return None  # a stub's overloads alone: no one signature, and not the base's either
     return None
 
 
@@ -192,11 +200,12 @@ def _signature_changes(
         SimpleNamespace(path="old", all_members={"f": old}),
         SimpleNamespace(path="new", all_members={"f": new}),
     )
+    traded = shimmed(old, new, literals(b, _file(fb)))
     # griffe compares the members of two containers; these hold just the one function each
     for br in griffe.find_breaking_changes(shim_old, shim_new):  # type: ignore[arg-type]
         k, ov, nv = br.kind, br.old_value, br.new_value
         name = (ov or nv).name if k is not griffe.BreakageKind.RETURN_CHANGED_TYPE else None
-        if name in skip:
+        if name in skip or (k is griffe.BreakageKind.PARAMETER_REMOVED and {ov.kind.name, ov.name} <= traded):
             continue
         kind: CodeKind | None = None
         if k is griffe.BreakageKind.PARAMETER_REMOVED:
@@ -222,7 +231,8 @@ def _signature_changes(
             # `*args`/`**kwargs` gone: any extra argument now fails, which no one keyword in a call shows
             stars = {griffe.ParameterKind.var_positional: "*", griffe.ParameterKind.var_keyword: "**"}
             star = stars.get(value.kind, "") if k is not griffe.BreakageKind.RETURN_CHANGED_TYPE else ""
-            changes.append(_Change(kind, f"{star}{name}" if name else name, subject, where, fix))
+            related = left_before(old, new, name) if kind == "parameter_moved" else ()
+            changes.append(_Change(kind, f"{star}{name}" if name else name, subject, where, fix, related))
     if _return_changed(fa.returns, fb.returns):  # type: ignore[attr-defined]
         changes.append(_Change("return_changed", None, subject, where, f"{fix} -> {fb.returns}"))  # type: ignore[attr-defined]
     return changes
@@ -249,6 +259,10 @@ def _renamed(old: griffe.Function, new: griffe.Function) -> tuple[str, str] | No
 
 
 def _default_changed(old: object, new: object) -> bool:
+    if spelled(old) == spelled(new):
+        return False  # the same value spelled otherwise (`_sql.null()`, `sql.null()`)
+    if "..." in (str(old), str(new)):
+        return False  # a stub's `= ...` says there is a default, not which: no comparison with the runtime's
     o, n = str(old), str(new)
     if {o, n} <= {"None"} | {x for x in (o, n) if SENTINEL.search(x)}:
         return False  # only a sentinel differs: calls that leave the parameter out behave the same
@@ -259,7 +273,7 @@ def _default_changed(old: object, new: object) -> bool:
 
 
 def _types(annotation: object) -> set[str]:
-    names = {m.rsplit(".", 1)[-1] for m in re.findall(r"[A-Za-z_][\w.]*", str(annotation))}
+    names = {m.rsplit(".", 1)[-1] for m in re.findall(r"[A-Za-z_][\w.]*", spelled(annotation))}
     return {n for n in names if n not in LOOSE_TYPES and len(n) > 2 and not n.endswith("T")}
 
 
@@ -268,7 +282,11 @@ def _return_changed(old: object, new: object) -> bool:
         return False
     if str(new) == "None":
         return True
-    to, tn = _types(old), _types(new)
+    if spelled(old) == spelled(new):
+        return False  # `Type[Set[T]]` and `type[set[T]]`
+    # a type alias shares the types it stands for (`NDArray[Any]` is an `ndarray`)
+    to = _types(old) | _types(", ".join(alias_names(old)))
+    tn = _types(new) | _types(", ".join(alias_names(new)))
     return bool(to) and bool(tn) and not (to & tn) and "Self" not in str(old) + str(new)
 
 
@@ -279,7 +297,7 @@ def _bases_removed(
         mro_a, mro_b = old.mro(), {c.path for c in new.mro()}  # type: ignore[attr-defined]
     except ValueError:
         return []
-    gone = []
+    gone, every = [], []  # each base's shortest public path; all of them, for the plan to judge how public
     for base in mro_a:
         paths = api_a.paths(base)
         if not paths:
@@ -288,10 +306,11 @@ def _bases_removed(
         moved = any(c.rsplit(".", 1)[-1] == base.name for c in mro_b)  # the same class, now in another module
         if not any(k in mro_b for k in kept) and not moved:
             gone.append(paths[0])
+            every += paths
     if not gone:
         return []
     where = b.relative(_file(new), new.lineno)
-    return [_Change("base_removed", None, new, where, f"no longer a subclass of {', '.join(gone)}")]
+    return [_Change("base_removed", None, new, where, f"no longer a subclass of {', '.join(gone)}", tuple(every))]
 
 
 def _abstract_added(
