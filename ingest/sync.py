@@ -79,7 +79,7 @@ def is_current(settings: Settings, store: ChunkStore | None = None) -> bool:
     """True when the index matches the corpus byte for byte (no model load; in a folder, no Chroma either)."""
     store = store or ChunkStore.open(settings)
     manifest = store.manifest()
-    return manifest is not None and _unchanged(manifest, *_hashes(settings)[:2], settings)
+    return manifest is not None and _unchanged(manifest, *_hashes(settings)[:2], model_identity(settings))
 
 
 _LINK = "link"  # the `field` of the warning that names a symbolic link left out of the corpus
@@ -118,11 +118,11 @@ def _folder_hashes(root: Path) -> tuple[dict[str, str], list[IngestWarning]]:
     return out, [{"file": p.relative_to(root).as_posix(), "field": _LINK, "problem": problem} for p in links]
 
 
-def _unchanged(manifest: Manifest, hashes: dict[str, str], links: list[IngestWarning], settings: Settings) -> bool:
-    # `links`: the warnings `_hashes` gives, each about a file that is not indexed
+def _unchanged(manifest: Manifest, hashes: dict[str, str], links: list[IngestWarning], model: str) -> bool:
+    # `links`: the warnings `_hashes` gives, each about a file that is not indexed; `model`: the one embedding
     recorded = {**manifest.files, **{src: err["hash"] for src, err in manifest.errors.items()}}
     return (
-        manifest.model == model_identity(settings)
+        manifest.model == model
         and manifest.chunker == CHUNKER_VERSION
         and recorded == hashes
         and not any(h == "unreadable" for h in hashes.values())
@@ -173,7 +173,7 @@ def _sync(
         old = None
     hashes, links, roots = _hashes(settings)
     report = SyncReport(files=len(hashes))
-    if old and _unchanged(old, hashes, links, settings):
+    if old and _unchanged(old, hashes, links, model):
         report.errors = [{"file": s, "error": e["error"]} for s, e in sorted(old.errors.items())]
         report.warnings = list(old.warnings)
         report.documents = list(old.documents)

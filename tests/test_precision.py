@@ -1,0 +1,91 @@
+"""Which precision built the index: recorded as the model, so a switch re-embeds it and never mixes vectors.
+
+Fast: fakes named as the real int8 and fp32 models stand in for them (the real ones: test_quantize.py).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from fake_embedder import FakeEmbedder
+
+from assistant.embed.embedder import mixes_precisions, model_identity
+from assistant.index.store import ChunkStore
+from assistant.knowledge_base import KnowledgeBase
+from assistant.model.errors import IndexNotReady, ReldocsError
+from assistant.runtime.settings import Settings, load_settings
+from ingest import is_current, sync
+
+FP32, INT8 = "all-MiniLM-L6-v2", "all-MiniLM-L6-v2+int8"
+
+
+def test_the_recorded_model_names_the_precision(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    base = Settings(data_dir=tmp_path)
+    assert base.embedding_precision == "int8" and model_identity(base) == INT8
+    assert model_identity(base.model_copy(update={"embedding_precision": "fp32"})) == FP32
+    assert model_identity(base.model_copy(update={"embedding_backend": "onnx"})) == INT8
+    assert model_identity(base.model_copy(update={"embedding_backend": "torch"})) == FP32  # torch has no int8
+    assert model_identity(base.model_copy(update={"embedding_model": "paraphrase-MiniLM-L3-v2"})) == (
+        "paraphrase-MiniLM-L3-v2"  # only the default model has an ONNX export to quantize
+    )
+    monkeypatch.setenv("RELDOCS_EMBEDDING_PRECISION", "fp32")
+    assert model_identity(load_settings(data_dir=tmp_path)) == FP32
+    monkeypatch.setenv("RELDOCS_EMBEDDING_PRECISION", "int4")
+    with pytest.raises(ReldocsError, match=r"^RELDOCS_EMBEDDING_PRECISION: Input should be 'int8' or 'fp32'"):
+        load_settings(data_dir=tmp_path)
+    assert mixes_precisions(INT8, FP32) and mixes_precisions(FP32, INT8)
+    assert not mixes_precisions(INT8, INT8) and not mixes_precisions(INT8, "fake-hashed-words")
+
+
+def test_switching_precision_re_embeds_and_a_query_never_mixes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    notes = tmp_path / "corpus" / "pytorch" / "2.12.0" / "notes.md"
+    notes.parent.mkdir(parents=True)
+    notes.write_text(NOTES, encoding="utf-8")
+    int8 = Settings(corpus_dir=notes.parents[2], data_dir=tmp_path / "data")
+    fp32 = int8.model_copy(update={"embedding_precision": "fp32"})
+    first = sync(int8, progress=False, embedder=FakeEmbedder(INT8))
+    assert _recorded(int8) == INT8 and first.chunks >= 2
+    assert is_current(int8) and not is_current(fp32)
+    # Questions embedded at fp32 against int8 vectors: refused as an index of another model is, in one line.
+    with pytest.raises(IndexNotReady, match=r"embedded by all-MiniLM-L6-v2\+int8 and questions would be by all-"):
+        KnowledgeBase.open(fp32, embedder=FakeEmbedder(FP32))
+
+    # A sync at fp32 builds its model though nothing was edited, and embeds every chunk again.
+    made = FakeEmbedder(FP32)
+    monkeypatch.setattr(sys.modules["ingest.sync"], "make_embedder", lambda _settings: made)
+    switched = sync(fp32, progress=False)
+    assert (made.texts, switched.chunks, _recorded(fp32)) == (first.chunks, first.chunks, FP32) and is_current(fp32)
+    KnowledgeBase.open(fp32, embedder=made)
+
+    # Back at int8 where the int8 model cannot be made: the fp32 model it falls back to finds the index its own,
+    # so nothing is embedded, and the index still says fp32.
+    made.texts = 0
+    again = sync(int8, progress=False)
+    assert (again.added, again.updated, made.texts, _recorded(int8)) == (0, 0, 0, FP32)
+
+    # An edit while the fallback embeds, over an int8 index: every chunk again, never int8 and fp32 side by side.
+    sync(int8, progress=False, embedder=FakeEmbedder(INT8))
+    assert _recorded(int8) == INT8
+    notes.write_text(NOTES + "\n- `torch.quokka` is removed.\n", encoding="utf-8")
+    edited = sync(int8, progress=False)
+    assert made.texts == edited.chunks >= first.chunks and _recorded(int8) == FP32
+
+
+NOTES = """# PyTorch 2.12 release notes
+
+## Backwards incompatible changes
+
+- `torch.load` now defaults to `weights_only=True`.
+
+## Deprecations
+
+- `torch.cuda.amp.autocast` is deprecated; use `torch.amp.autocast("cuda")`.
+"""
+
+
+def _recorded(settings: Settings) -> str:
+    manifest = ChunkStore.open(settings).manifest()
+    assert manifest is not None
+    return manifest.model
