@@ -157,8 +157,7 @@ def model_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 
 @pytest.fixture(scope="session")
 def embedder(model_home: Path) -> Embedder:
-    """One real model for the whole run: the default ONNX one, as the app uses it (exported, then quantized to
-    int8, on first use)."""
+    """One real model for the whole run: the default ONNX one, as the app uses it (exported on first use)."""
     return make_embedder(Settings(model_dir=model_home, embedding_backend="onnx"))
 
 

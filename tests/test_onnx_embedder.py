@@ -42,15 +42,6 @@ def torch_embedder() -> SentenceTransformerEmbedder:
     return SentenceTransformerEmbedder("all-MiniLM-L6-v2")
 
 
-@pytest.fixture(scope="module")
-def fp32_embedder(model_dir: Path) -> OnnxEmbedder:
-    """The export itself, unquantized: what sentence-transformers' vectors are compared with (the session's
-    `embedder` is int8, the default; test_quantize.py compares it with this one)."""
-    made = make_embedder(Settings(model_dir=model_dir, embedding_backend="onnx", embedding_precision="fp32"))
-    assert isinstance(made, OnnxEmbedder)
-    return made
-
-
 def _settings(tmp_path: Path, model_dir: Path, **kw: object) -> Settings:
     return Settings(data_dir=tmp_path / "data", model_dir=model_dir, **kw)  # type: ignore[arg-type]
 
@@ -59,8 +50,7 @@ def _cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.sum(a * b, axis=1) / (np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1))
 
 
-def test_vectors_match_sentence_transformers(fp32_embedder, torch_embedder) -> None:
-    embedder = fp32_embedder
+def test_vectors_match_sentence_transformers(embedder, torch_embedder) -> None:
     assert isinstance(embedder, OnnxEmbedder)
     assert len(embedder.tokenizer.encode(TEXTS[-1]).ids) == 256  # truncated where sentence-transformers cuts
     assert torch_embedder.model.max_seq_length == embedder.max_seq_length == 256
@@ -90,7 +80,7 @@ def test_the_export_is_reused_on_the_next_open(tmp_path, model_dir, monkeypatch)
 
 
 @pytest.mark.parametrize("damage", ["truncated", "overwritten", "no meta"])
-def test_a_damaged_export_is_refused_and_made_again(tmp_path, model_dir, fp32_embedder, damage, caplog) -> None:
+def test_a_damaged_export_is_refused_and_made_again(tmp_path, model_dir, embedder, damage, caplog) -> None:
     copy = tmp_path / "models"
     shutil.copytree(model_dir, copy)
     [export_dir] = [p for p in copy.iterdir() if p.is_dir()]
@@ -105,13 +95,12 @@ def test_a_damaged_export_is_refused_and_made_again(tmp_path, model_dir, fp32_em
     else:
         (export_dir / "meta.json").unlink()
     with caplog.at_level(logging.WARNING):
-        # At fp32: an int8 model beside the export is opened without it (test_quantize.py checks that one).
-        fresh = make_embedder(_settings(tmp_path, copy, embedding_backend="onnx", embedding_precision="fp32"))
+        fresh = make_embedder(_settings(tmp_path, copy, embedding_backend="onnx"))
     assert isinstance(fresh, OnnxEmbedder)
     assert "exporting all-MiniLM-L6-v2 to ONNX" in caplog.text
     if damage != "no meta":
         assert "refused" in caplog.text
-    assert _cosines(fresh.encode(TEXTS[:3]), fp32_embedder.encode(TEXTS[:3])).min() >= 0.9999
+    assert _cosines(fresh.encode(TEXTS[:3]), embedder.encode(TEXTS[:3])).min() >= 0.9999
     assert not [p for p in copy.iterdir() if p.name.startswith(".export-")]  # no temp folder left
 
 
@@ -165,15 +154,9 @@ def test_onnx_backend_error_on_the_command_line_is_one_line(tmp_path) -> None:
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
 
 
-def test_switching_backend_at_fp32_does_not_rebuild_the_index(
-    corpus_copy, tmp_path, fp32_embedder, monkeypatch
-) -> None:
-    onnx = Settings(corpus_dir=corpus_copy, data_dir=tmp_path / "data", embedding_precision="fp32")
-    sync(onnx, progress=False, embedder=fp32_embedder)
-    torch_settings = onnx.model_copy(update={"embedding_backend": "torch"})
+def test_switching_backend_does_not_rebuild_the_index(settings, kb, model_dir, monkeypatch) -> None:
+    torch_settings = settings.model_copy(update={"embedding_backend": "torch"})
     assert is_current(torch_settings)
-    # The torch backend has no int8: at the default precision it records fp32 too, and its index is current.
-    assert is_current(torch_settings.model_copy(update={"embedding_precision": "int8"}))
 
     def no_model(*_: object, **__: object) -> None:
         raise AssertionError("an embedder was built: the index would be re-embedded")

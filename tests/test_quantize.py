@@ -28,7 +28,16 @@ FP32, INT8 = "all-MiniLM-L6-v2", "all-MiniLM-L6-v2+int8"
 
 
 def _settings(tmp_path: Path, model_dir: Path, **kw: object) -> Settings:
+    kw = {"embedding_precision": "int8", **kw}
     return Settings(data_dir=tmp_path / "data", model_dir=model_dir, **kw)  # type: ignore[arg-type]
+
+
+@pytest.fixture(scope="module")
+def int8_dir(model_dir: Path) -> Path:
+    """The session's export folder with its int8 model made (the session's `embedder` is fp32, the default)."""
+    made = make_embedder(Settings(model_dir=model_dir, embedding_backend="onnx", embedding_precision="int8"))
+    assert made.name == INT8
+    return model_dir
 
 
 def _export_dir(models: Path) -> Path:
@@ -36,9 +45,11 @@ def _export_dir(models: Path) -> Path:
     return export_dir
 
 
-def test_the_int8_model_is_made_once_beside_the_export_close_to_fp32(tmp_path, model_dir, monkeypatch) -> None:
+def test_the_int8_model_is_made_once_beside_the_export_close_to_fp32(tmp_path, int8_dir, monkeypatch) -> None:
+    model_dir = int8_dir
     int8 = make_embedder(_settings(tmp_path, model_dir))
     fp32 = make_embedder(_settings(tmp_path, model_dir, embedding_precision="fp32"))
+    assert make_embedder(Settings(model_dir=model_dir)).name == FP32  # the default
     assert isinstance(int8, OnnxEmbedder) and isinstance(fp32, OnnxEmbedder)
     assert (int8.name, fp32.name) == (INT8, FP32) and int8.export_dir == fp32.export_dir
     folder = int8.export_dir
@@ -58,9 +69,9 @@ def test_the_int8_model_is_made_once_beside_the_export_close_to_fp32(tmp_path, m
 
 
 @pytest.mark.parametrize("damage", ["truncated", "no meta", "stale"])
-def test_a_damaged_int8_model_is_made_again(tmp_path, model_dir, damage, caplog) -> None:
+def test_a_damaged_int8_model_is_made_again(tmp_path, int8_dir, damage, caplog) -> None:
     copy = tmp_path / "models"
-    shutil.copytree(model_dir, copy)
+    shutil.copytree(int8_dir, copy)
     folder = _export_dir(copy)
     model, meta = folder / quantize.INT8_MODEL, folder / quantize.INT8_META
     if damage == "truncated":
@@ -77,9 +88,9 @@ def test_a_damaged_int8_model_is_made_again(tmp_path, model_dir, damage, caplog)
     assert not [p for p in folder.iterdir() if p.name.endswith(".tmp")]  # no temp file left
 
 
-def test_an_int8_model_that_cannot_be_made_falls_back_to_fp32(tmp_path, model_dir, monkeypatch, caplog) -> None:
+def test_an_int8_model_that_cannot_be_made_falls_back_to_fp32(tmp_path, int8_dir, monkeypatch, caplog) -> None:
     copy = tmp_path / "models"
-    shutil.copytree(model_dir, copy)
+    shutil.copytree(int8_dir, copy)
     for name in (quantize.INT8_MODEL, quantize.INT8_META):
         (_export_dir(copy) / name).unlink()
 
@@ -96,7 +107,7 @@ def test_an_int8_model_that_cannot_be_made_falls_back_to_fp32(tmp_path, model_di
     )
 
 
-def test_an_index_built_at_fp32_is_re_embedded_when_opened_at_int8(corpus_copy, tmp_path, model_dir) -> None:
+def test_an_index_built_at_fp32_is_re_embedded_when_opened_at_int8(corpus_copy, tmp_path, int8_dir) -> None:
     fp32 = Settings(corpus_dir=corpus_copy, data_dir=tmp_path / "data", embedding_precision="fp32")
     int8 = fp32.model_copy(update={"embedding_precision": "int8"})
     fp32_model = make_embedder(fp32)

@@ -4,9 +4,9 @@
 runs the default model on ONNX Runtime (`assistant.embed.onnx`, no torch import) once exported, "torch" any model
 on sentence-transformers, and "auto" (the default) the first of them for the default model, sentence-transformers
 for any other model or a failed export. On ONNX the default model runs int8-quantized (`assistant.embed.quantize`)
-unless `settings.embedding_precision` is "fp32"; `model_identity` is the name the index then records, so a
-switch of precision rebuilds it. `register_backend` adds a backend under a name of its own (the tests register
-a deterministic fake, so most of them never load a model).
+where `settings.embedding_precision` is "int8" (fp32 by default); `model_identity` is the name the index then
+records, so a switch of precision rebuilds it. `register_backend` adds a backend under a name of its own (the
+tests register a deterministic fake, so most of them never load a model).
 """
 
 from __future__ import annotations
