@@ -2,7 +2,12 @@
 
 Usage:
     python bench/embed_speed.py [--corpus ../shared/corpus-more/pandas] [--chunks 384] [--rounds 3] [--ingest]
-    python bench/embed_speed.py --model-dir /tmp/models --variants --out embed-speed.json
+    python bench/embed_speed.py --model-dir /tmp/models --ingest --variants --evaluation /tmp/eval --write
+
+`--evaluation DIR` reads `<set>-fp32.json` and `<set>-int8.json` pairs, each written by
+`RELDOCS_EMBEDDING_PRECISION=<p> python bench/evaluate.py --set <set> --json --show-failures` (an index folder
+of its own each), into a per-set table of what changed; `--write` keeps the figures in bench/embed-speed.json and
+puts the section "## int8 embeddings" in docs/benchmarks.md (`bench/report.py` renders it again from that file).
 
 Both models are the default model's ONNX export (`RELDOCS_MODEL_DIR`, or --model-dir; exported and quantized
 there first if missing), each on its own session with --threads threads. Rounds alternate fp32 and int8, so
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -29,17 +35,34 @@ if str(REPO_ROOT) not in sys.path:
 
 import numpy as np  # noqa: E402
 
-from assistant.embed.embedder import make_embedder  # noqa: E402
 from assistant.embed.onnx import CHECK_TEXTS, OnnxEmbedder  # noqa: E402
-from assistant.embed.quantize import INT8_MODEL  # noqa: E402
-from assistant.index.lexical import index_text  # noqa: E402
 from assistant.runtime.settings import Settings  # noqa: E402
-from bench.common import read_chunks  # noqa: E402
-from bench.evaluate import default_more_dir  # noqa: E402
+from bench.common import put_section, read_chunks  # noqa: E402
+
+RESULT = REPO_ROOT / "bench" / "embed-speed.json"
+PAGE = REPO_ROOT / "docs" / "benchmarks.md"
+HEADING = "## int8 embeddings"
+SETS = (
+    "pytorch",
+    "pandas",
+    "sqlalchemy",
+    "pydantic",
+    "django",
+    "changelogs",
+    "changelogs-more",
+    "changelogs-blind",
+    "changelogs-blind2",
+    "changelogs-blind3",
+    "release-notes-blind",
+    "release-notes-blind2",
+    "mixed-blind",
+)
 
 
 def sample_texts(corpus: Path, n: int) -> list[str]:
     """`n` of the corpus's chunks as ingest embeds them, spread evenly over its files (all when fewer)."""
+    from assistant.index.lexical import index_text
+
     texts = [index_text(c) for c in read_chunks(corpus)]
     step = max(1, len(texts) // n)
     return texts[::step][:n]
@@ -133,7 +156,107 @@ def variants(fp32: OnnxEmbedder, texts: list[str], reference: np.ndarray, batch:
     return out
 
 
+def evaluation(folder: Path) -> list[dict[str, Any]]:
+    """One row per set with both of its runs in `folder`: each check's count at fp32 and int8, the questions
+    with a check int8 fails and fp32 passes (lost), and the reverse (gained)."""
+    rows = []
+    for name in SETS:
+        try:
+            runs = {p: json.loads((folder / f"{name}-{p}.json").read_text(encoding="utf-8")) for p in ("fp32", "int8")}
+        except (FileNotFoundError, ValueError):  # not run, or still running
+            continue
+        # A question not among the failures passed every check it has.
+        failed = {p: {f["id"]: f for f in run.get("failures", [])} for p, run in runs.items()}
+
+        def passed(p: str, qid: str, check: str, failed: dict[str, dict[str, Any]] = failed) -> bool:
+            return bool(failed[p].get(qid, {}).get(check, True))
+
+        ids = set(failed["fp32"]) | set(failed["int8"])
+        checks = ("answer_ok", "source_ok", "refusal_ok")
+        row: dict[str, Any] = {"set": name, "questions": runs["fp32"]["questions"]}
+        for check in ("answer_acc", "source_acc", "refusal_acc"):
+            row[check] = {p: [run[check]["count"], run[check]["total"]] for p, run in runs.items()}
+        row["lost"] = sorted(q for q in ids if any(passed("fp32", q, c) > passed("int8", q, c) for c in checks))
+        row["gained"] = sorted(q for q in ids if any(passed("int8", q, c) > passed("fp32", q, c) for c in checks))
+        rows.append(row)
+    return rows
+
+
+def section(result: dict[str, Any]) -> list[str]:
+    """The page's section: encode and ingest speed both ways, the cosines, the quantizations not chosen, and
+    the evaluation sets at each precision."""
+    r = result
+    lines = [
+        HEADING,
+        "",
+        f"`python bench/embed_speed.py` on {r['chunks']} chunks of `{Path(r['corpus']).name}` (spread over its files), "
+        f"batch {r['batch']}, {r['threads']} threads per session, {r['rounds']} alternating rounds (medians), "
+        f"{r.get('load', 'load not recorded')}. int8 is `RELDOCS_EMBEDDING_PRECISION=int8`: ONNX Runtime's "
+        "`quantize_dynamic` of the fp32 export, weights int8 per channel, MatMul and the fused Attention only.",
+        "",
+        "| measure | fp32 | int8 | int8 / fp32 |",
+        "|---|---|---|---|",
+        f"| encode (chunks/s) | {r['fp32_chunks_per_s']} | {r['int8_chunks_per_s']} | {r['ratio']}× |",
+    ]
+    if "ingest" in r:
+        i = r["ingest"]
+        lines.append(
+            f"| whole ingest, rebuilt (chunks/s; {i['fp32']['chunks']} chunks) | {i['fp32']['chunks_per_s']} | "
+            f"{i['int8']['chunks_per_s']} | {i['ratio']}× |"
+        )
+    lines += [
+        f"| model file (MB) | {r['model_mb']['fp32']} | {r['model_mb']['int8']} | |",
+        "",
+        f"Cosine of each chunk's int8 vector to its fp32 one: mean {r['cosine_mean']}, min {r['cosine_min']}, "
+        f"1st percentile {r['cosine_p1']}; on the export's check texts (a blank and a two-letter text among them) "
+        f"min {r['check_min_cosine']}, where the int8 model is refused below 0.95.",
+        "",
+    ]
+    if "variants" in r:
+        lines += [
+            "| quantization not chosen | chunks/s | cosine mean | min | check texts min |",
+            "|---|---|---|---|---|",
+        ]
+        for name, v in r["variants"].items():
+            lines.append(
+                f"| {name} | {v['chunks_per_s']} | {v['cosine_mean']} | {v['cosine_min']} | {v['check_min_cosine']} |"
+            )
+        lines.append("")
+    if r.get("evaluation"):
+        lines += [
+            "Every evaluation set, its own index built at each precision (`bench/evaluate.py --set S`); "
+            "counts right, fp32 → int8; *lost*: questions int8 fails that fp32 passes.",
+            "",
+            "| set | questions | answer | source | refusal | lost | gained |",
+            "|---|---|---|---|---|---|---|",
+        ]
+        for row in r["evaluation"]:
+
+            def pair(check: str, row: dict[str, Any] = row) -> str:
+                (a, total), (b, _) = row[check]["fp32"], row[check]["int8"]
+                return f"{a} → {b} / {total}"
+
+            lost = ", ".join(row["lost"]) or "–"
+            gained = ", ".join(row["gained"]) or "–"
+            lines.append(
+                f"| {row['set']} | {row['questions']} | {pair('answer_acc')} | {pair('source_acc')} | "
+                f"{pair('refusal_acc')} | {lost} | {gained} |"
+            )
+        lines.append("")
+    lines += [*r.get("notes", []), ""]
+    return lines
+
+
+def saved_section(path: Path = RESULT) -> list[str]:
+    """The section from the figures `--write` kept, for `bench/report.py`; none when there are none."""
+    return section(json.loads(path.read_text(encoding="utf-8"))) if path.exists() else []
+
+
 def main(argv: list[str] | None = None) -> int:
+    from assistant.embed.embedder import make_embedder
+    from assistant.embed.quantize import INT8_MODEL
+    from bench.evaluate import default_more_dir
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--corpus", type=Path, default=default_more_dir() / "pandas", help="the docs whose chunks are encoded"
@@ -145,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model-dir", type=Path, default=None, help="exported models (default: RELDOCS_MODEL_DIR)")
     parser.add_argument("--ingest", action="store_true", help="also time whole ingests of --corpus both ways")
     parser.add_argument("--variants", action="store_true", help="also measure per-tensor and all-op quantizations")
+    parser.add_argument("--evaluation", type=Path, help="folder of bench/evaluate.py --json runs at each precision")
+    parser.add_argument("--write", action="store_true", help="keep the figures and put the section in the docs")
     parser.add_argument("--out", type=Path, help="write the figures as JSON here")
     args = parser.parse_args(argv)
 
@@ -159,6 +284,7 @@ def main(argv: list[str] | None = None) -> int:
         "int8": OnnxEmbedder(made.name, folder, model_file=INT8_MODEL, threads=args.threads),
     }
     texts = sample_texts(args.corpus, args.chunks)
+    load_before = os.getloadavg()[0]
     measured = speed(models, texts, args.batch, args.rounds)
     rates, vectors = measured["chunks_per_s"], measured["vectors"]
     check = np.sum(models["int8"].encode(list(CHECK_TEXTS)) * models["fp32"].encode(list(CHECK_TEXTS)), axis=1)
@@ -182,9 +308,18 @@ def main(argv: list[str] | None = None) -> int:
         result["ingest"] = ingest_speed(args.corpus, models, settings.model_path, args.batch)
     if args.variants:
         result["variants"] = variants(models["fp32"], texts, vectors["fp32"], args.batch, args.threads)
+    # Other processes share the machine: its load average around the encode rounds says how much.
+    result["load"] = f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after on {os.cpu_count()} cores"
+    if args.evaluation:
+        result["evaluation"] = evaluation(args.evaluation)
     print(json.dumps(result, indent=1))
     if args.out:
         args.out.write_text(json.dumps(result, indent=1), encoding="utf-8")
+    if args.write:
+        if RESULT.exists():  # the notes are written by hand beside the figures; a rerun keeps them
+            result["notes"] = json.loads(RESULT.read_text(encoding="utf-8")).get("notes", [])
+        RESULT.write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        put_section(PAGE, HEADING, section(result), "\n## Goals")
     return 0
 
 
