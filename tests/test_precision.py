@@ -12,8 +12,8 @@ import pytest
 from fake_embedder import FakeEmbedder
 
 from assistant.embed.embedder import mixes_precisions, model_identity
-from assistant.index.store import ChunkStore
-from assistant.knowledge_base import KnowledgeBase
+from assistant.embed.loading import check_precision
+from assistant.index.store import ChunkStore, Manifest
 from assistant.model.errors import IndexNotReady, ReldocsError
 from assistant.runtime.settings import Settings, load_settings
 from ingest import is_current, sync
@@ -39,22 +39,29 @@ def test_the_recorded_model_names_the_precision(tmp_path: Path, monkeypatch: pyt
     assert not mixes_precisions(INT8, INT8) and not mixes_precisions(INT8, "fake-hashed-words")
 
 
+def test_a_question_is_never_embedded_at_another_precision_than_its_index() -> None:
+    # What `KnowledgeBase.open` and each reload check (opened for real in test_quantize.py): one line, what to do.
+    index = Manifest(collection="chunks-1", model=INT8, chunker=1)
+    with pytest.raises(
+        IndexNotReady, match=r"^the index was embedded by all-MiniLM-L6-v2\+int8 and questions would be "
+    ):
+        check_precision(index, FakeEmbedder(FP32))
+    check_precision(index, FakeEmbedder(INT8))
+    check_precision(index, FakeEmbedder())  # another model's name says nothing of precision
+
+
 def test_switching_precision_re_embeds_and_a_query_never_mixes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     int8 = Settings(corpus_dir=_corpus(tmp_path), data_dir=tmp_path / "data", embedding_precision="int8")
     fp32 = int8.model_copy(update={"embedding_precision": "fp32"})
     first = sync(int8, progress=False, embedder=FakeEmbedder(INT8))
     assert _recorded(int8) == INT8 and first.chunks >= 2
     assert is_current(int8) and not is_current(fp32)
-    # Questions embedded at fp32 against int8 vectors: refused as an index of another model is, in one line.
-    with pytest.raises(IndexNotReady, match=r"embedded by all-MiniLM-L6-v2\+int8 and questions would be by all-"):
-        KnowledgeBase.open(fp32, embedder=FakeEmbedder(FP32))
 
     # A sync at fp32 builds its model though nothing was edited, and embeds every chunk again.
     made = FakeEmbedder(FP32)
     monkeypatch.setattr(sys.modules["ingest.sync"], "make_embedder", lambda _settings: made)
     switched = sync(fp32, progress=False)
     assert (made.texts, switched.chunks, _recorded(fp32)) == (first.chunks, first.chunks, FP32) and is_current(fp32)
-    KnowledgeBase.open(fp32, embedder=made)
 
     # Back at int8 where the int8 model cannot be made: the fp32 model it falls back to finds the index its own,
     # so nothing is embedded, and the index still says fp32.
