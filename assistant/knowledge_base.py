@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from assistant.answer.extractive import Answerer, ExtractiveAnswerer
 from assistant.answer.respond import finished, respond
 from assistant.embed.embedder import Embedder
-from assistant.embed.loading import load_with_model
+from assistant.embed.loading import check_precision, load_with_model
 from assistant.gate.decision import Gate, Verdict
 from assistant.index.catalog import IndexedFile
 from assistant.index.generation import load_generation
@@ -87,6 +87,7 @@ class KnowledgeBase:
             if stamp == self._stamp:
                 return False
             generation = load_generation(self.settings, store, store.manifest())
+            check_precision(generation.manifest, self.retriever.embedder)  # re-embedded by another precision
             retriever = HybridRetriever.of(store, self.retriever.embedder, generation, self.tuning)
             self.retriever = self.extractive.stats = retriever
             self._stamp = stamp

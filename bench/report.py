@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from bench import fresh_blind, peers, scan_quality
+from bench import embed_speed, fresh_blind, peers, scan_quality
 from bench.common import REPO_ROOT, SYSTEMS
 from bench.goals import explain_misses, fmt_ms, padded_per_chunk, plural, versus
 from bench.plots import plot
@@ -63,6 +63,7 @@ def render_markdown(result: dict[str, Any]) -> str:
         *(fresh_blind.section() if fresh_blind.ROWS.exists() else []),
         *(scan_quality.section() if scan_quality.ROWS.exists() else []),
         *(peers.section(peers._rows(peers.ROWS)) if peers.ROWS.exists() else []),
+        *embed_speed.saved_section(),
         "## Goals",
         "",
         *_table(

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from assistant.embed.embedder import Embedder, make_embedder
+from assistant.embed.embedder import Embedder, make_embedder, mixes_precisions, model_identity
 from assistant.index.catalog import indexed_files
 from assistant.index.chunk_cache import save_chunks
 from assistant.index.lexical import index_text, lexical_index
@@ -79,7 +79,7 @@ def is_current(settings: Settings, store: ChunkStore | None = None) -> bool:
     """True when the index matches the corpus byte for byte (no model load; in a folder, no Chroma either)."""
     store = store or ChunkStore.open(settings)
     manifest = store.manifest()
-    return manifest is not None and _unchanged(manifest, *_hashes(settings)[:2], settings)
+    return manifest is not None and _unchanged(manifest, *_hashes(settings)[:2], model_identity(settings))
 
 
 _LINK = "link"  # the `field` of the warning that names a symbolic link left out of the corpus
@@ -118,11 +118,11 @@ def _folder_hashes(root: Path) -> tuple[dict[str, str], list[IngestWarning]]:
     return out, [{"file": p.relative_to(root).as_posix(), "field": _LINK, "problem": problem} for p in links]
 
 
-def _unchanged(manifest: Manifest, hashes: dict[str, str], links: list[IngestWarning], settings: Settings) -> bool:
-    # `links`: the warnings `_hashes` gives, each about a file that is not indexed
+def _unchanged(manifest: Manifest, hashes: dict[str, str], links: list[IngestWarning], model: str) -> bool:
+    # `links`: the warnings `_hashes` gives, each about a file that is not indexed; `model`: the one embedding
     recorded = {**manifest.files, **{src: err["hash"] for src, err in manifest.errors.items()}}
     return (
-        manifest.model == settings.embedding_model
+        manifest.model == model
         and manifest.chunker == CHUNKER_VERSION
         and recorded == hashes
         and not any(h == "unreadable" for h in hashes.values())
@@ -167,12 +167,13 @@ def _sync(
     started: float,
 ) -> SyncReport:
     old = None if rebuild else store.manifest()
-    if old and (old.model != settings.embedding_model or old.chunker != CHUNKER_VERSION):
+    model, embedder = _recorded_model(settings, old, embedder)
+    if old and (old.model != model or old.chunker != CHUNKER_VERSION):
         logger.info("embedding model or chunker changed; rebuilding the index")
         old = None
     hashes, links, roots = _hashes(settings)
     report = SyncReport(files=len(hashes))
-    if old and _unchanged(old, hashes, links, settings):
+    if old and _unchanged(old, hashes, links, model):
         report.errors = [{"file": s, "error": e["error"]} for s, e in sorted(old.errors.items())]
         report.warnings = list(old.warnings)
         report.documents = list(old.documents)
@@ -197,6 +198,10 @@ def _sync(
     ids = {c.id for c in chunks}
     reuse = store.embeddings([i for i in ids if i in old_chunks], old) if old else {}
     todo = [c for c in chunks if c.id not in reuse]
+    if todo and embedder is None:
+        embedder = make_embedder(settings)  # built only when there is something to embed
+        if mixes_precisions(model, embedder.name):  # the int8 model could not be made: no fp32 vector beside int8
+            model, reuse, todo = embedder.name, {}, chunks
     vectors = _embed(todo, embedder, settings, progress)
     fresh = dict(zip((c.id for c in todo), vectors, strict=True))
 
@@ -218,7 +223,7 @@ def _sync(
 
     manifest = Manifest(
         collection=old.collection if old else "",
-        model=settings.embedding_model,
+        model=model,
         chunker=CHUNKER_VERSION,
         files={s: h for s, h in hashes.items() if s not in {e["file"] for e in errors}},
         errors={e["file"]: {"hash": hashes.get(e["file"], ""), "error": e["error"]} for e in errors},
@@ -245,10 +250,23 @@ def _sync(
     return report
 
 
+def _recorded_model(settings: Settings, old: Manifest | None, embedder: Embedder | None) -> tuple[str, Embedder | None]:
+    """The model name this sync records (`model_identity`), unless the embedder is that model at another
+    precision (an int8 model that could not be made gives the fp32 one): its own name then, so an index never
+    holds vectors of two precisions. Built here only when the index records another precision than the settings
+    ask for, where the index would be re-embedded anyway."""
+    model = model_identity(settings)
+    if embedder is None and old is not None and mixes_precisions(old.model, model):
+        embedder = make_embedder(settings)
+    if embedder is not None and mixes_precisions(model, embedder.name):
+        model = embedder.name
+    return model, embedder
+
+
 def _embed(chunks: list[Chunk], embedder: Embedder | None, settings: Settings, progress: bool) -> np.ndarray:
     if not chunks:
         return np.zeros((0, 1), dtype=np.float32)
-    embedder = embedder or make_embedder(settings)  # built only when there is something to embed
+    assert embedder is not None  # built by `_sync` when there is something to embed
     from tqdm import tqdm
 
     batch = settings.embedding_batch_size

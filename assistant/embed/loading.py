@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
 
-from assistant.embed.embedder import Embedder, make_embedder
+from assistant.embed.embedder import Embedder, make_embedder, mixes_precisions
 from assistant.index.generation import Generation, load_generation
-from assistant.index.store import ChunkStore
-from assistant.model.errors import ReldocsError
+from assistant.index.store import ChunkStore, Manifest
+from assistant.model.errors import IndexNotReady, ReldocsError
 from assistant.runtime.settings import Settings
 
 
@@ -19,7 +19,8 @@ def load_with_model(
     settings: Settings, store: ChunkStore, embedder: Embedder | None = None
 ) -> tuple[Generation, Embedder]:
     """The store's live generation and an embedder (`embedder`, or the settings' model, loaded meanwhile);
-    raises `IndexNotReady` when the store holds no generation, or the model's error when it cannot load."""
+    raises `IndexNotReady` when the store holds no generation or one embedded at another precision, or the
+    model's error when it cannot load."""
     manifest = store.manifest()
     with ThreadPoolExecutor(1, thread_name_prefix="embedder") as pool:
         loading = pool.submit(make_embedder, settings) if embedder is None else None
@@ -30,4 +31,16 @@ def load_with_model(
             if isinstance(failed, ReldocsError):
                 raise failed from None
             raise
-        return generation, embedder or loading.result()  # type: ignore[union-attr]
+        embedder = embedder or loading.result()  # type: ignore[union-attr]
+    check_precision(generation.manifest, embedder)
+    return generation, embedder
+
+
+def check_precision(manifest: Manifest, embedder: Embedder) -> None:
+    """Raise `IndexNotReady` when `embedder` is the index's model at another precision than built it (int8 and
+    fp32), as a sync does on a model change: its queries would land near, not on, the passages' vectors."""
+    if mixes_precisions(manifest.model, embedder.name):
+        raise IndexNotReady(
+            f"the index was embedded by {manifest.model} and questions would be by {embedder.name}: "
+            "run `python app.py ingest` to re-embed it, or set RELDOCS_EMBEDDING_PRECISION as it was"
+        )

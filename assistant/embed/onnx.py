@@ -8,7 +8,8 @@ few lines, and pulling them from sentence-transformers would import torch again.
 An export lives in `<model_dir>/<checksum>/` (`model.onnx`, `tokenizer.json`, `meta.json`), keyed by a
 hash of the packaged weights and configs, and is checked each time it is opened: sizes, a session that
 loads, and a probe text whose vector must match the one recorded at export. `assistant.embed.onnx_export`
-writes it (that module needs torch; this one must not).
+writes it (that module needs torch; this one must not). `assistant.embed.quantize` derives an int8 copy from it,
+kept beside it in the same folder.
 """
 
 from __future__ import annotations
@@ -28,6 +29,19 @@ logger = logging.getLogger(__name__)
 EXPORT_FORMAT = 2  # bump when the export changes: older exports are then made again
 MIN_COSINE = 0.9999
 PROBE_TEXT = "torch.compile now defaults to mode='max-autotune' on CUDA 12.6; see the 2.12 migration guide."
+# What an export (and its int8 copy, `assistant.embed.quantize`) is checked on. Varied on purpose: code, accents,
+# a non-Latin script, blank and very short texts, and one well past the 256-token limit, encoded together so the
+# batch is padded.
+CHECK_TEXTS = (
+    PROBE_TEXT,
+    "What replaces DataFrame.append in pandas 3.0?",
+    "Quel optimiseur supporte fused=True ? Éléments déjà dépréciés : torch.cuda.amp.autocast.",
+    "`torch.distributed.run --nproc-per-node=2 train.py` no longer picks port 29500 by default.",
+    "数据加载器 DataLoader 的 pin_memory_device 参数已弃用",
+    "ok",
+    "   ",
+    " ".join(f"torch.nn.functional.op_{i}(x, dim={i % 4}) replaces the removed alias." for i in range(60)),
+)
 # What decides the vectors: the weights, the architecture, the tokenizer and sentence-transformers' own
 # config (max_seq_length, pooling, normalisation).
 _SOURCE_FILES = (
@@ -48,7 +62,9 @@ class OnnxUnavailable(Exception):
 class OnnxEmbedder:
     """Same vectors as `SentenceTransformerEmbedder` for the exported model; safe to share across threads."""
 
-    def __init__(self, name: str, export_dir: Path, *, threads: int | None = None) -> None:
+    def __init__(
+        self, name: str, export_dir: Path, *, model_file: str = "model.onnx", threads: int | None = None
+    ) -> None:
         try:
             import onnxruntime as ort
             from tokenizers import Tokenizer
@@ -71,7 +87,7 @@ class OnnxEmbedder:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3  # its warnings about unused initialisers are noise on stderr
         self.session = ort.InferenceSession(
-            str(self.export_dir / "model.onnx"), sess_options=options, providers=["CPUExecutionProvider"]
+            str(self.export_dir / model_file), sess_options=options, providers=["CPUExecutionProvider"]
         )
         self._inputs = {i.name for i in self.session.get_inputs()}
 

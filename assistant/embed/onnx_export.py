@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from assistant.embed.onnx import (
+    CHECK_TEXTS,
     EXPORT_FORMAT,
     MIN_COSINE,
-    PROBE_TEXT,
     OnnxEmbedder,
     OnnxUnavailable,
 )
@@ -31,18 +31,6 @@ from assistant.embed.onnx import (
 logger = logging.getLogger(__name__)
 
 OPSET = 17
-# Varied on purpose: code, accents, a non-Latin script, blank and very short texts, and one well past the
-# 256-token limit, encoded together so the batch is padded.
-CHECK_TEXTS = (
-    PROBE_TEXT,
-    "What replaces DataFrame.append in pandas 3.0?",
-    "Quel optimiseur supporte fused=True ? Éléments déjà dépréciés : torch.cuda.amp.autocast.",
-    "`torch.distributed.run --nproc-per-node=2 train.py` no longer picks port 29500 by default.",
-    "数据加载器 DataLoader 的 pin_memory_device 参数已弃用",
-    "ok",
-    "   ",
-    " ".join(f"torch.nn.functional.op_{i}(x, dim={i % 4}) replaces the removed alias." for i in range(60)),
-)
 
 
 def export(name: str, source: Path, dest: Path, checksum: str) -> None:
