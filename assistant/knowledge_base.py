@@ -78,7 +78,8 @@ class KnowledgeBase:
 
     def refresh(self) -> bool:
         """Pick up a generation another process (`app.py ingest`, on any machine sharing the server) made live;
-        True when it reloaded. Raises `IndexUnavailable` while the server does not answer: the next call retries."""
+        True when it reloaded. Raises `IndexUnavailable` while the server does not answer (the next call retries),
+        and `IndexNotReady` when the new generation was embedded at another precision than this process embeds."""
         store = self.retriever.store
         if store.stamp() == self._stamp:
             return False
@@ -87,7 +88,7 @@ class KnowledgeBase:
             if stamp == self._stamp:
                 return False
             generation = load_generation(self.settings, store, store.manifest())
-            check_precision(generation.manifest, self.retriever.embedder)  # re-embedded by another precision
+            check_precision(generation.manifest, self.retriever.embedder, self.settings.embedding_precision)
             retriever = HybridRetriever.of(store, self.retriever.embedder, generation, self.tuning)
             self.retriever = self.extractive.stats = retriever
             self._stamp = stamp

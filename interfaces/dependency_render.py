@@ -38,7 +38,13 @@ def _span(p: PackagePlan) -> str:
     return f"{p.bump.from_version or '—'} → {p.bump.to_version or '—'}"
 
 
-def report_text(report: DependencyPlan, *, include_new: bool = False) -> str:
+def _with_code(p: PackagePlan, show_all: bool) -> bool:
+    """Whether a package's changes only its releases' code shows are listed though the code does not hit them:
+    with `show_all`, and always for a plan the docs have no part in (else it would show nothing unhit)."""
+    return show_all or (p.plan is not None and not any("docs" in c.evidence for c in p.plan.changes))
+
+
+def report_text(report: DependencyPlan, *, include_new: bool = False, show_all: bool = False) -> str:
     """Each planned package as `upgrade` shows its plan, worst first; then the others, each with why."""
     planned = [p for p in report.packages if p.status == "planned" and p.plan]
     hits = sum(p.hits for p in report.packages)
@@ -50,7 +56,7 @@ def report_text(report: DependencyPlan, *, include_new: bool = False) -> str:
             "",
             f"=== {one_line(p.bump.name)} {one_line(_span(p))} ===",
             *([one_line(p.note)] if p.note else []),
-            plan_text(p.plan, p.findings, include_new=include_new),
+            plan_text(p.plan, p.findings, include_new=include_new, show_all=_with_code(p, show_all)),
         ]
     others = [p for p in report.packages if p not in planned]
     if others:
@@ -109,13 +115,18 @@ def report_sarif(report: DependencyPlan) -> str:
 
 
 def report_markdown(
-    report: DependencyPlan, *, limit: int | None = None, full_report: str = "", include_new: bool = False
+    report: DependencyPlan,
+    *,
+    limit: int | None = None,
+    full_report: str = "",
+    include_new: bool = False,
+    show_all: bool = False,
 ) -> str:
     """A pull-request comment: a table of every package moved, then each planned one worst first (its code's hits,
     then what breaks, each cited), then the ones not planned. Over `limit` characters, the least severe changes are
     cut first (new features, deprecations, what breaks, possible hits, hits last), each package saying how many it
     left out, and a note names `full_report` (a link or where the full report is)."""
-    blocks = _blocks(report, include_new)
+    blocks = _blocks(report, include_new, show_all)
     if limit is None:
         return _joined(blocks, None, full_report)
     budget = limit
@@ -132,7 +143,7 @@ def report_markdown(
 Block = tuple[int, int, str, list[str]]
 
 
-def _blocks(report: DependencyPlan, include_new: bool) -> list[Block]:
+def _blocks(report: DependencyPlan, include_new: bool, show_all: bool) -> list[Block]:
     packages = report.packages
     planned = [p for p in packages if p.status == "planned" and p.plan]
     hits = sum(p.hits for p in packages)
@@ -147,8 +158,13 @@ def _blocks(report: DependencyPlan, include_new: bool) -> list[Block]:
         "| Package | From | To | Hits | Changes | Status |",
         "|---|---|---|---|---|---|",
     ]
+    shown = {
+        p.bump.name: arrange(p.plan, p.findings, include_new=include_new, include_code=_with_code(p, show_all))
+        for p in planned
+        if p.plan
+    }
     for p in packages:
-        changes = sum(include_new or c.kind != "new" for c in p.plan.changes) if p.plan else 0  # as shown below
+        changes = sum(len(s.entries) for s in shown.get(p.bump.name, ()))  # as listed below
         versions = " | ".join(f"`{code(v)}`" if v else "—" for v in (p.bump.from_version, p.bump.to_version))
         head.append(f"| `{code(p.bump.name)}` | {versions} | {p.hits} | {changes} | {p.status} |")
     blocks: list[Block] = [(-1, -1, "", [*head, ""])]
@@ -157,7 +173,7 @@ def _blocks(report: DependencyPlan, include_new: bool) -> list[Block]:
         named = f" ({md(p.product)})" if p.product and p.product != p.bump.name else ""
         note = [f"_{md(p.note)}_", ""] if p.note else []
         blocks.append((-1, n, "", [f"### `{code(p.bump.name)}` {md(_span(p))}{named}", "", *note]))
-        sections = arrange(p.plan, p.findings, include_new=include_new)
+        sections = shown[p.bump.name]
         if not sections:
             blocks.append((-1, n, "", ["Nothing that breaks or is deprecated (`--include-new` lists the rest).", ""]))
         for section in sections:

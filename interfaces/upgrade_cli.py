@@ -149,8 +149,8 @@ def upgrade(
     if requirements or lock_diff:
         if from_version or to_version or product:
             raise click.UsageError("--from/--to/--product plan one product; --requirements and --lock-diff plan each")
-        if baseline or show_all:
-            raise click.UsageError("--baseline and --all go with --from/--to (one product's plan)")
+        if baseline:
+            raise click.UsageError("--baseline goes with --from/--to (one product's plan)")
         code = upgrade_dependencies(
             obj,
             paths,
@@ -165,6 +165,7 @@ def upgrade(
             comment_limit=comment_limit,
             full_report=full_report,
             with_code=not no_code,
+            show_all=show_all,
         )
         sys.exit(code)
     if against or to_latest:
@@ -250,6 +251,7 @@ def upgrade_dependencies(
     comment_limit: int | None,
     full_report: str,
     with_code: bool = True,
+    show_all: bool = False,
 ) -> int:
     """Every dependency bump planned, the missing docs fetched first (`prepare_upgrade`); the exit status (as
     `upgrade_product`'s)."""
@@ -293,10 +295,12 @@ def upgrade_dependencies(
         click.echo(render.report_json(report, urls=inputs.urls, problems=errors, include_new=include_new))
     elif fmt == "markdown":
         click.echo(
-            render.report_markdown(report, limit=comment_limit, full_report=full_report, include_new=include_new)
+            render.report_markdown(
+                report, limit=comment_limit, full_report=full_report, include_new=include_new, show_all=show_all
+            )
         )
     else:
-        click.echo(render.report_text(report, include_new=include_new))
+        click.echo(render.report_text(report, include_new=include_new, show_all=show_all))
     return EXIT_ERROR if any(p.hits for p in report.packages) else 0
 
 

@@ -111,3 +111,10 @@ def test_a_base_gone_names_every_public_path_of_it_for_the_plan_to_judge(tmp_pat
     (change,) = [c for c in diff(tmp_path, a, b).changes if c.kind == "base_removed"]
     assert change.fix == f"no longer a subclass of {PKG}.Cached"
     assert set(change.related) == {f"{PKG}.Cached", f"{PKG}.core.Cached", f"{PKG}.core.mixins.Cached"}
+
+
+def test_optional_is_rewritten_past_a_longer_name_that_ends_with_it() -> None:
+    from assistant.upgrade.api.spelling import _optional
+
+    assert _optional("MyOptional[int] | Optional[str]") == "MyOptional[int] | str | None"
+    assert _optional("Optional[Dict[str, Optional[int]]]") == "Dict[str, int | None] | None"

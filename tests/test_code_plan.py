@@ -212,16 +212,26 @@ def test_each_dependency_bump_is_planned_with_its_code_and_from_the_code_alone_w
     from dataclasses import replace
 
     from assistant.upgrade.bumps import Bump, plan_dependencies
+    from interfaces.dependency_render import report_markdown, report_text
 
     chunks = corpus()
-    other = replace(DIFF, product="widgetlib", packages=("acme",))  # no docs of it indexed
-    bumps = [Bump("acme", "1.0", "2.0"), Bump("widgetlib", "1.9", "2.0"), Bump("nodocs", "1.0", "2.0")]
+    unused = CodeChange("acme.unused", "removed", None, "2.0.1", "acme/core.py:30", None, "x", ("acme.unused",))
+    other = replace(DIFF, product="widgetlib", changes=(*DIFF.changes, unused))  # no docs of it indexed
+    internal = CodeChange("inner.core.internals.gone", "removed", None, "2.0.1", "inner/core/internals.py:1", None, "x")
+    inner = ApiDiff("inner", ("inner",), DIFF.releases, DIFF.archives, (internal,))  # nothing its users reach
+    bumps = [
+        Bump("acme", "1.0", "2.0"),
+        Bump("widgetlib", "1.9", "2.0"),
+        Bump("nodocs", "1.0", "2.0"),
+        Bump("inner", "1.0", "2.0"),
+    ]
     report = plan_dependencies(
         chunks,
         Catalog.learn(chunks),
         bumps,
         scan=lambda wanted: scan_source(CODE, wanted),
-        code={"acme": DIFF, "widgetlib": other},
+        no_docs={"widgetlib": "its sdist holds no release docs"},
+        code={"acme": DIFF, "widgetlib": other, "inner": inner},
         notes={"nodocs": ("no code diff of nodocs: its releases' source is not at hand",)},
     )
     by = {p.bump.name: p for p in report.packages}
@@ -229,9 +239,15 @@ def test_each_dependency_bump_is_planned_with_its_code_and_from_the_code_alone_w
     assert {"docs", "code"} <= {e for c in by["acme"].plan.changes for e in c.evidence}
     alone = by["widgetlib"]
     assert alone.status == "planned" and not alone.plan.docs and "no release docs" in alone.note
+    assert "its sdist holds no release docs" in alone.note  # why the fetch found none, as for a package unplanned
     assert all(c.evidence == ("code",) for c in alone.plan.changes)
     assert {f.line for f in alone.findings if f.exact} >= {2, 4}  # the code's own changes hit, docs or none
-    assert by["nodocs"].status == "no-docs"
+    assert by["nodocs"].status == "no-docs" and by["inner"].status == "no-docs"  # internal changes plan nothing
+    # a plan of the code alone lists what its code shows though nothing hits it: else it would show nothing
+    text, markdown = report_text(report), report_markdown(report)
+    assert "--all lists them" not in text.split("=== widgetlib")[1].split("===")[0]
+    row = next(line for line in markdown.splitlines() if line.startswith("| `widgetlib`"))
+    assert f"| {len(alone.plan.changes)} |" in row and "acme.unused" in markdown.split("### `widgetlib`")[1]
     # one diff, not per bump: the same code line is a finding of each package whose change it hits
     assert by["acme"].findings and all(f.change in {c.id for c in by["acme"].plan.changes} for f in by["acme"].findings)
 

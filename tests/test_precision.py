@@ -48,6 +48,9 @@ def test_a_question_is_never_embedded_at_another_precision_than_its_index() -> N
         check_precision(index, FakeEmbedder(FP32))
     check_precision(index, FakeEmbedder(INT8))
     check_precision(index, FakeEmbedder())  # another model's name says nothing of precision
+    # int8 asked for and recorded, but its model fell back to fp32 here: re-ingesting as asked would change nothing
+    with pytest.raises(IndexNotReady, match=r"int8 model cannot be made or loaded here .*PRECISION=fp32.*--rebuild"):
+        check_precision(index, FakeEmbedder(FP32), "int8")
 
 
 def test_switching_precision_re_embeds_and_a_query_never_mixes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -82,6 +82,11 @@ hosts = pytest.fixture(_hosts)  # a registry of its own, for tests that count wh
 shared_hosts = pytest.fixture(scope="module")(_hosts)
 
 
+# The whole command (a registry, a sync, each bump's code fetched and diffed) per test: CI's slow tier runs these;
+# the fast tier has the same paths in parts (the inputs here, the plans and renderers in tests/test_code_plan.py).
+WHOLE_COMMAND = pytest.mark.slow
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A project with nothing fetched yet."""
@@ -152,6 +157,7 @@ def test_prepare_upgrade_is_one_library_call_any_interface_makes(hosts: FakeHost
         done.moves = ()  # type: ignore[misc]
 
 
+@WHOLE_COMMAND
 def test_lock_diff_json_fetches_plans_and_scans(
     hosts: FakeHosts, project: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
@@ -186,6 +192,7 @@ def test_lock_diff_json_fetches_plans_and_scans(
     assert json.loads(out2)["packages"] == got["packages"]
 
 
+@WHOLE_COMMAND
 def test_markdown_is_a_pull_request_comment_with_code_as_code(
     shared_hosts: FakeHosts, shared: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
@@ -200,6 +207,7 @@ def test_markdown_is_a_pull_request_comment_with_code_as_code(
     assert "- `fresh` — → 1.0: added: nothing to upgrade from" in md and "- `gone` 3.0 → —: removed" in md
 
 
+@WHOLE_COMMAND
 def test_sarif_of_every_package_is_valid(
     shared_hosts: FakeHosts, shared: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
@@ -211,6 +219,7 @@ def test_sarif_of_every_package_is_valid(
     assert status == 1 and {r["locations"][0]["physicalLocation"]["region"]["startLine"] for r in results} == {3, 4}
 
 
+@WHOLE_COMMAND
 def test_offline_names_the_packages_without_docs_and_exit_statuses(
     hosts: FakeHosts, project: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:
@@ -236,6 +245,7 @@ def test_offline_names_the_packages_without_docs_and_exit_statuses(
         assert code == 2 and "Traceback" not in err, bad
 
 
+@WHOLE_COMMAND
 def test_requirements_to_latest_plans_each_pin_to_the_newest_release(
     shared_hosts: FakeHosts, shared: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:

@@ -32,15 +32,25 @@ def load_with_model(
                 raise failed from None
             raise
         embedder = embedder or loading.result()  # type: ignore[union-attr]
-    check_precision(generation.manifest, embedder)
+    check_precision(generation.manifest, embedder, settings.embedding_precision)
     return generation, embedder
 
 
-def check_precision(manifest: Manifest, embedder: Embedder) -> None:
+def check_precision(manifest: Manifest, embedder: Embedder, asked: str = "") -> None:
     """Raise `IndexNotReady` when `embedder` is the index's model at another precision than built it (int8 and
-    fp32), as a sync does on a model change: its queries would land near, not on, the passages' vectors."""
-    if mixes_precisions(manifest.model, embedder.name):
+    fp32), as a sync does on a model change: its queries would land near, not on, the passages' vectors. `asked`:
+    the precision the settings ask for, which says whether the int8 model fell back here."""
+    if not mixes_precisions(manifest.model, embedder.name):
+        return
+    from assistant.embed.quantize import INT8_SUFFIX
+
+    if asked == "int8" and manifest.model.endswith(INT8_SUFFIX):  # recorded, but its model cannot be had here
         raise IndexNotReady(
-            f"the index was embedded by {manifest.model} and questions would be by {embedder.name}: "
-            "run `python app.py ingest` to re-embed it, or set RELDOCS_EMBEDDING_PRECISION as it was"
+            f"the index was embedded by {manifest.model}, whose int8 model cannot be made or loaded here (questions "
+            f"would be embedded by {embedder.name}): set RELDOCS_EMBEDDING_PRECISION=fp32 and run "
+            "`python app.py ingest --rebuild`"
         )
+    raise IndexNotReady(
+        f"the index was embedded by {manifest.model} and questions would be by {embedder.name}: "
+        "run `python app.py ingest` to re-embed it, or set RELDOCS_EMBEDDING_PRECISION as it was"
+    )

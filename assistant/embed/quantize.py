@@ -50,6 +50,8 @@ def open_int8(name: str, export_dir: Path) -> OnnxEmbedder:
         raise OnnxUnavailable(f"no int8 model in {export_dir}") from None
     except (OSError, ValueError) as e:
         raise OnnxUnavailable(f"unreadable int8 model meta in {export_dir}: {e}") from None
+    if not isinstance(meta, dict) or not isinstance(fp32, dict):  # a damaged file: made again, not a crash
+        raise OnnxUnavailable(f"unreadable int8 model meta in {export_dir}: not an object")
     path = export_dir / INT8_MODEL
     if meta.get("format") != INT8_FORMAT or meta.get("from") != _stamp(fp32):
         raise OnnxUnavailable(f"{path} was made by another quantization or from another export")
@@ -62,7 +64,10 @@ def open_int8(name: str, export_dir: Path) -> OnnxEmbedder:
         raise
     except Exception as e:  # onnxruntime raises its own exception types for a corrupt graph
         raise OnnxUnavailable(f"{path} does not load: {type(e).__name__}: {e}") from None
-    cosine = float(probe @ np.asarray(meta["probe"], dtype=np.float32))
+    try:
+        cosine = float(probe @ np.asarray(meta["probe"], dtype=np.float32))
+    except (KeyError, TypeError, ValueError) as e:
+        raise OnnxUnavailable(f"{export_dir / INT8_META} holds no usable probe: {type(e).__name__}") from None
     if cosine < MIN_PROBE_COSINE:
         raise OnnxUnavailable(f"{path} gives other vectors than when it was made (cosine {cosine:.6f})")
     return embedder

@@ -97,10 +97,7 @@ def plan_dependencies(
     code, notes = code or {}, notes or {}
     packages = [plan_bump(chunks, catalog, b, code.get(b.name), tuple(notes.get(b.name, ()))) for b in bumps]
     why = no_docs or {}
-    packages = [
-        replace(p, note=f"no release docs: {why[p.bump.name]}") if p.status == "no-docs" and p.bump.name in why else p
-        for p in packages
-    ]
+    packages = [_why_no_docs(p, why.get(p.bump.name)) for p in packages]
     from assistant.upgrade.targeting import targets  # the scan's modules only when there is code to scan
 
     wanted = [t for p in packages if p.plan is not None for t in targets(p.plan)]
@@ -134,10 +131,10 @@ def plan_bump(
     if release_key(a) >= release_key(b):
         return PackagePlan(bump, "downgraded", note=f"{a} → {b} goes back: not planned")
     product = product_for(catalog, bump.name)
-    if product is None and code is not None and code.changes:
-        plan = replace(code_plan(code, a, b), notes=tuple(notes))
-        return PackagePlan(bump, "planned", code.product, plan, note="from its releases' code: no release docs")
     if product is None:
+        alone = replace(code_plan(code, a, b), notes=tuple(notes)) if code is not None else None
+        if alone is not None and alone.changes:  # what the code shows of the API its users reach
+            return PackagePlan(bump, "planned", alone.product, alone, note=CODE_ALONE)
         return PackagePlan(bump, "no-docs", note="no release docs of it are indexed")
     plan = make_plan(chunks, catalog, a, b, product.name)
     if code is not None:
@@ -153,6 +150,18 @@ def plan_bump(
     documented = any("docs" in c.evidence for c in plan.changes)  # else only the code shows what changed
     note = "" if documented else f"{note}; its releases' code shows what changed"
     return PackagePlan(bump, "planned", product.name, plan, docs=product.files, note=note)
+
+
+CODE_ALONE = "from its releases' code: no release docs"
+
+
+def _why_no_docs(p: PackagePlan, why: str | None) -> PackagePlan:
+    """The package's note with why a fetch found no docs of it, where none are indexed."""
+    if why and p.status == "no-docs":
+        return replace(p, note=f"no release docs: {why}")
+    if why and p.note == CODE_ALONE:
+        return replace(p, note=f"{CODE_ALONE} ({why})")
+    return p
 
 
 def product_for(catalog: Catalog, name: str) -> Product | None:

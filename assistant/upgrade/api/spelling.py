@@ -49,9 +49,11 @@ def spelled(value: object) -> str:
 
 def _optional(text: str) -> str:
     """`Optional[X]` as `X | None` (griffe modernises it only when it can resolve `Optional`)."""
-    while (start := text.find("Optional[")) >= 0 and (
-        start == 0 or not (text[start - 1].isalnum() or text[start - 1] == "_")
-    ):
+    at = 0
+    while (start := text.find("Optional[", at)) >= 0:
+        if start and (text[start - 1].isalnum() or text[start - 1] == "_"):  # `MyOptional[`: another name
+            at = start + 1
+            continue
         depth, i = 0, start + len("Optional")
         for i in range(start + len("Optional"), len(text)):
             depth += {"[": 1, "]": -1}.get(text[i], 0)
