@@ -22,8 +22,11 @@ _TYPING_ALIASES = {
     "Text": "str",
 }
 # a string literal (left as it is) or a dotted name (only its last part kept: the module it is reached through
-# says nothing about the value)
-_TOKEN = re.compile(r"""('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)""")
+# says nothing about the value). An unclosed literal runs to the end of the text, in one match: ending it only at
+# a quote made each of a run of quotes scan the rest of the text again (quadratic time).
+_TOKEN = re.compile(
+    r"""('(?:[^'\\]|\\.)*+\\?(?:'|\Z)|"(?:[^"\\]|\\.)*+\\?(?:"|\Z))|([A-Za-z_]\w*(?:\s*\.\s*[A-Za-z_]\w*)*)"""
+)
 
 
 def spelled(value: object) -> str:
@@ -38,8 +41,8 @@ def spelled(value: object) -> str:
 
     def one(m: re.Match[str]) -> str:
         if m.group(1) is not None:
-            return "'" + m.group(1)[1:-1] + "'"
-        last = re.split(r"\s*\.\s*", m.group(2))[-1]
+            return "'" + m.group(1)[1:].removesuffix(m.group(1)[0]) + "'"
+        last = m.group(2).rsplit(".", 1)[-1].strip()
         return _TYPING_ALIASES.get(last, last)
 
     text = _TOKEN.sub(one, text)
