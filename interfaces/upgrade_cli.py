@@ -19,6 +19,7 @@ import click
 
 if TYPE_CHECKING:
     from assistant.runtime.settings import Settings
+    from assistant.upgrade.bumps import Bump
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -216,7 +217,7 @@ def upgrade_product(
         raise click.UsageError(f"--baseline {baseline}: {e}") from e
     kb = obj["open_kb"](obj["settings"], sync_first=not no_sync, quiet=fmt != "text")
     name = product_to_diff(kb, product) if with_code else None
-    diff, notes = code_diff(kb, name, a, b, offline=offline, say=lambda line: click.echo(_line(line), err=True))
+    diff, notes = code_diff(kb, name, a, b, offline=offline, say=_say)
     try:
         plan = kb.plan(a, b, product=product or (diff.product if diff else None), code=diff, notes=notes)
     except PlanError as e:
@@ -280,7 +281,7 @@ def upgrade_dependencies(
     except PinsError as e:
         raise click.UsageError(str(e)) from e
     for line in [f"error: {p}" for p in inputs.problems] + list(inputs.missing):  # the rest is planned all the same
-        click.echo(_line(line), err=True)
+        _say(line)
     kb = obj["open_kb"](settings, sync_first=not no_sync, quiet=fmt != "text")
     bumps = [Bump(m.name, m.before, m.after) for m in inputs.moves]
     diffs, notes = _code_diffs(kb, bumps, offline=offline) if with_code else ({}, {})
@@ -304,26 +305,25 @@ def upgrade_dependencies(
     return EXIT_ERROR if any(p.hits for p in report.packages) else 0
 
 
-def _code_diffs(kb: Any, bumps: Sequence[Any], *, offline: bool) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
+def _code_diffs(kb: Any, bumps: Sequence[Bump], *, offline: bool) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
     """Each forward bump's code diff (`code_diff`) by registry name, and the notes of those missing or partial;
     progress and problems on stderr, one line each."""
-    from assistant.index.catalog import release_key
     from interfaces.code_diff import code_diff
 
-    def say(line: str) -> None:
-        click.echo(_line(line), err=True)
-
     diffs, notes = {}, {}
-    for bump in bumps:
-        a, b = bump.from_version, bump.to_version
-        if a is None or b is None or release_key(a) >= release_key(b):
-            continue  # added, removed or gone back: nothing to diff
-        diff, said = code_diff(kb, bump.name, a, b, offline=offline, say=say)
+    for bump in (b for b in bumps if b.forward):  # added, removed or gone back: nothing to diff
+        a, b = str(bump.from_version), str(bump.to_version)
+        diff, said = code_diff(kb, bump.name, a, b, offline=offline, say=_say)
         if diff is not None:
             diffs[bump.name] = diff
         if said:
             notes[bump.name] = said
     return diffs, notes
+
+
+def _say(line: str) -> None:
+    """Progress or a problem, one line on stderr."""
+    click.echo(_line(line), err=True)
 
 
 def _line(text: str) -> str:

@@ -42,6 +42,12 @@ class Bump:
     from_version: str | None
     to_version: str | None
 
+    @property
+    def forward(self) -> bool:
+        """An upgrade: from a release to a later one (not added, removed or gone back)."""
+        a, b = self.from_version, self.to_version
+        return a is not None and b is not None and release_key(a) < release_key(b)
+
 
 @dataclass(frozen=True)
 class PackagePlan:

@@ -181,8 +181,8 @@ def scan_source(
 
 
 def _parts(targets: Sequence[Target]) -> list[list[Target]]:
-    """The docs' targets and the code's, each matched in a pass of its own (one pass when there are none of either,
-    or of both: an empty index still types and looks up nothing)."""
+    """The docs' targets and the code's, each matched in a pass of its own: one pass when only one kind is given,
+    and one with no targets when none are (an empty index looks up nothing)."""
     parts = [[t for t in targets if not t.from_code], [t for t in targets if t.from_code]]
     return [part for part in parts if part] or [[]]
 
