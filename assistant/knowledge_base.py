@@ -208,14 +208,22 @@ class KnowledgeBase:
         *,
         progress: Callable[[list[ReleaseTree]], Iterable[ReleaseTree]] | None = None,
         cached_only: bool = False,
+        paths: Sequence[str | Path] = (),
     ) -> ApiDiff:
         """What changed in the public API of consecutive releases (oldest first), read from their unpacked source
         without running it; cached by the archives' sha256 (`assistant.upgrade.api`). `progress` wraps the
         releases as they are loaded (none is when every pair is cached); with `cached_only`, `NotCached` unless
-        every pair is."""
+        every pair is. With `paths`, also each name the code there takes from the product that the newest
+        release shows gone, which the older one did not (`assistant.upgrade.api.namespaces`): one the older
+        release made at run time is in no diff of the two."""
         from assistant.upgrade.api import diff_releases
+        from assistant.upgrade.api.namespaces import with_gone
+        from assistant.upgrade.reach import reached
 
-        return diff_releases(trees, cache_dir=self.settings.api_diffs_path, progress=progress, cached_only=cached_only)
+        diff = diff_releases(
+            trees, cache_dir=self.settings.api_diffs_path, progress=progress, cached_only=cached_only, names=bool(paths)
+        )
+        return with_gone(diff, reached(paths, diff.packages)) if paths else diff
 
     def scan(
         self,

@@ -88,12 +88,17 @@ def _scan_repos(
     return exact, possible - exact, files
 
 
-def _with_code(plan: Any, spec: dict[str, Any], named: frozenset[str] = frozenset()) -> tuple[Any, dict[str, Any]]:
+def _with_code(
+    plan: Any, spec: dict[str, Any], named: frozenset[str] = frozenset(), paths: tuple[Path, ...] = ()
+) -> tuple[Any, dict[str, Any]]:
     """`plan` with its releases' code in it, as `upgrade` makes it (archives fetched into data/ once, the API diff
-    cached there), and what that cost; the plan unchanged, and why, when the code cannot be had."""
+    cached there, the names the code under `paths` takes that the newest release lacks added), and what that
+    cost; the plan unchanged, and why, when the code cannot be had."""
     from assistant.runtime.settings import Settings
     from assistant.upgrade.api import diff_releases
+    from assistant.upgrade.api.namespaces import with_gone
     from assistant.upgrade.code_plan import with_code
+    from assistant.upgrade.reach import reached
     from assistant.upgrade.targeting import doc_targets
     from ingest.dependencies import fetch_sources
 
@@ -105,7 +110,8 @@ def _with_code(plan: Any, spec: dict[str, Any], named: frozenset[str] = frozense
     if len(got.trees) < 2:
         return plan, {"code": "; ".join(got.problems) or "fewer than two releases"}
     fetched = time.perf_counter() - started
-    diff = diff_releases(got.trees, cache_dir=settings.api_diffs_path)
+    diff = diff_releases(got.trees, cache_dir=settings.api_diffs_path, names=bool(paths))
+    diff = with_gone(diff, reached(paths, diff.packages)) if paths else diff
     info = {
         "code_releases": list(diff.releases),
         "code_changes": len(diff.changes),
@@ -145,7 +151,8 @@ def score(
     catalog = Catalog.learn(chunks)
     plan = make_plan(chunks, catalog, spec["from"], spec["to"], spec["product"])
     named = named_in_docs(chunks, catalog, plan.product) if code else frozenset()
-    plan, code_info = _with_code(plan, spec, named) if code else (plan, {})
+    reach = (folder,) if repos is None else ()
+    plan, code_info = _with_code(plan, spec, named, reach) if code else (plan, {})
     labels = _rows(SETS_DIR / name / "labels.jsonl")
     absent: list[dict[str, Any]] = []
     started = time.perf_counter()
@@ -284,8 +291,10 @@ def section(path: Path = ROWS, first: Path = FIRST_RUNS) -> list[str]:
             "(`assistant/upgrade/api/`), and linked to the docs' changes, as `upgrade --product P --from A --to B` "
             "does. A labelled use is found by an exact finding of a change the docs show (with the code or not); "
             "the findings of changes only the code shows are counted apart (their lines, and how many of those "
-            "lines a label names), and so is the recall of both together. The diff's time is the cold one, "
-            "archives cached; warm it is under a second.",
+            "lines a label names), and so is the recall of both together. Each name the set's files take from "
+            "the product that the newest release shows gone and the oldest does not is a removal too "
+            "(`assistant/upgrade/api/namespaces.py`: what the oldest made at run time is in no diff). The diff's "
+            "time is as the run found the cache (archives cached; warm, it is under a second).",
             "",
             "| span | releases diffed | docs: found (recall) | docs: false lines | code only: lines (labelled) "
             "| docs or code: found (recall) | diff s | scan s |",

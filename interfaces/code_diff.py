@@ -9,10 +9,12 @@ code diff is not there (run `python app.py upgrade --product P --from A --to B` 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from assistant.knowledge_base import KnowledgeBase
     from assistant.model.api import ApiDiff, ReleaseTree
 
@@ -28,9 +30,11 @@ def code_diff(
     offline: bool = False,
     cached_only: bool = False,
     say: Say | None = None,
+    paths: Sequence[str | Path] = (),
 ) -> tuple[ApiDiff | None, tuple[str, ...]]:
     """What the code of `product`'s releases from `a` to `b` says changed, and the notes for the plan; `product`
-    None (several products indexed, none named): no diff. `say` gets progress and each problem, one line each."""
+    None (several products indexed, none named): no diff. `say` gets progress and each problem, one line each.
+    `paths`: the code to be scanned, whose names the newest release lacks are changes too."""
     import griffe
 
     from assistant.text.untrusted import one_line
@@ -57,7 +61,7 @@ def code_diff(
             yield tree
 
     try:
-        diff = kb.api_diff(report.trees, progress=loading, cached_only=cached_only)
+        diff = kb.api_diff(report.trees, progress=loading, cached_only=cached_only, paths=paths)
     except NotCached:
         missing = f"no code diff of {product} {a} → {b} in the cache: run `upgrade` on the command line"
         return None, (*notes, _said(say, missing))

@@ -217,7 +217,7 @@ def upgrade_product(
         raise click.UsageError(f"--baseline {baseline}: {e}") from e
     kb = obj["open_kb"](obj["settings"], sync_first=not no_sync, quiet=fmt != "text")
     name = product_to_diff(kb, product) if with_code else None
-    diff, notes = code_diff(kb, name, a, b, offline=offline, say=_say)
+    diff, notes = code_diff(kb, name, a, b, offline=offline, say=_say, paths=paths)
     try:
         plan = kb.plan(a, b, product=product or (diff.product if diff else None), code=diff, notes=notes)
     except PlanError as e:
@@ -284,7 +284,7 @@ def upgrade_dependencies(
         _say(line)
     kb = obj["open_kb"](settings, sync_first=not no_sync, quiet=fmt != "text")
     bumps = [Bump(m.name, m.before, m.after) for m in inputs.moves]
-    diffs, notes = _code_diffs(kb, bumps, offline=offline) if with_code else ({}, {})
+    diffs, notes = _code_diffs(kb, bumps, offline=offline, paths=paths) if with_code else ({}, {})
     report = kb.plan_dependencies(
         bumps, paths, progress=obj["scan_progress"], parallel=True, no_docs=inputs.no_docs, code=diffs, notes=notes
     )
@@ -305,15 +305,18 @@ def upgrade_dependencies(
     return EXIT_ERROR if any(p.hits for p in report.packages) else 0
 
 
-def _code_diffs(kb: Any, bumps: Sequence[Bump], *, offline: bool) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
-    """Each forward bump's code diff (`code_diff`) by registry name, and the notes of those missing or partial;
-    progress and problems on stderr, one line each."""
+def _code_diffs(
+    kb: Any, bumps: Sequence[Bump], *, offline: bool, paths: Sequence[str] = ()
+) -> tuple[dict[str, Any], dict[str, tuple[str, ...]]]:
+    """Each forward bump's code diff (`code_diff`, with the names the code under `paths` takes that the newer
+    release lacks) by registry name, and the notes of those missing or partial; progress and problems on stderr,
+    one line each."""
     from interfaces.code_diff import code_diff
 
     diffs, notes = {}, {}
     for bump in (b for b in bumps if b.forward):  # added, removed or gone back: nothing to diff
         a, b = str(bump.from_version), str(bump.to_version)
-        diff, said = code_diff(kb, bump.name, a, b, offline=offline, say=_say)
+        diff, said = code_diff(kb, bump.name, a, b, offline=offline, say=_say, paths=paths)
         if diff is not None:
             diffs[bump.name] = diff
         if said:

@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from assistant.model.api import COMPILED_LIST
 from assistant.runtime.settings import Settings
 from ingest.dependencies import SourcesReport, fetch_sources
 from ingest.dependencies.limits import ArchiveLimits
@@ -156,6 +157,15 @@ def test_an_sdist_is_unpacked_as_a_release_tree_and_reused_without_a_request(hos
         t.root.rmdir()
     third, said = sources(settings, "1.0", "2.0")
     assert third == first and hosts.asked(".tar.gz") == 2 and said[0] == "acme 1.0: sdist cached, unpacked 2 files"
+    # A folder unpacked before compiled modules were listed gets its list from the cached archive, offline too;
+    # its files stay as they are (a reader may be loading them)
+    (first.trees[0].root / COMPILED_LIST).unlink()
+    (first.trees[0].root / "acme" / "kept.py").write_text("x = 1\n")
+    fourth, said = sources(settings, "1.0", "2.0", offline=True)
+    assert fourth == first and hosts.asked(".tar.gz") == 2
+    root = first.trees[0].root
+    assert (root / COMPILED_LIST).read_text() == "" and (root / "acme" / "kept.py").exists()
+    assert not [p for p in first.trees[0].root.iterdir() if p.name.startswith(".reldocs-staging-")]
 
 
 def test_without_an_sdist_the_smallest_pure_wheel_is_read(hosts: FakeHosts, tmp_path: Path) -> None:
@@ -178,8 +188,16 @@ def test_without_an_sdist_the_smallest_pure_wheel_is_read(hosts: FakeHosts, tmp_
     ]
     one, two = report.trees
     assert hosts.asked("py3-none-any.whl") == 1 and hosts.asked("manylinux_x86_64.whl") == 0
-    assert files_under(one.root) == {"acme/__init__.py", "acme/core.py", "acme-1.0.dist-info/top_level.txt"}
+    assert files_under(one.root) == {
+        "acme/__init__.py",
+        "acme/core.py",
+        "acme-1.0.dist-info/top_level.txt",
+        COMPILED_LIST,  # empty: a pure wheel
+    }
     assert "acme/extra.py" in files_under(two.root) and not any(p.endswith(".so") for p in files_under(two.root))
+    # the compiled module is named, never written: the names a release has include it
+    listed = (two.root / COMPILED_LIST).read_text().split()
+    assert (one.root / COMPILED_LIST).read_text() == "" and listed and all(p.endswith(".so") for p in listed)
 
 
 def test_a_wheel_over_the_cap_is_skipped_with_one_line_and_not_downloaded(hosts: FakeHosts, tmp_path: Path) -> None:
@@ -339,9 +357,28 @@ def test_links_pth_files_and_setup_py_are_never_written_and_nothing_runs(hosts: 
     report, _ = sources(settings, "2.0", "2.0")
     (tree,) = report.trees
     assert report.problems == () and tree.packages == ("acme",) and tree.root == settings.api_sources_path / tree.sha256
-    assert only_what_it_may_write(settings, tmp_path, before) == {"evil.py", "acme/__init__.py", "acme/core.py"}
+    written = only_what_it_may_write(settings, tmp_path, before)
+    assert written == {"evil.py", "acme/__init__.py", "acme/core.py", COMPILED_LIST}
+    # the compiled module is named, never written
+    assert (tree.root / COMPILED_LIST).read_text() == "acme/_speed.cpython-312-x86_64-linux-gnu.so\n"
     assert not marker.exists() and not any(p.is_symlink() for p in tree.root.rglob("*"))
     assert not (tmp_path / "outside.py").exists() and not (tmp_path / "outside").exists()
+
+
+def test_a_member_named_as_the_compiled_list_is_not_written_and_blocks_nothing(
+    hosts: FakeHosts, tmp_path: Path
+) -> None:
+    archive = tar_with(
+        [
+            member("acme-2.0/acme/__init__.py", b"x = 1\n"),
+            member(f"acme-2.0/{COMPILED_LIST}/evil.py", b"y = 2\n"),
+            member("acme-2.0/acme/_speed.pyx", b"cdef int x\n"),
+        ]
+    )
+    publish(hosts, {"2.0": [a_file(hosts, "acme-2.0.tar.gz", archive)]})
+    report, _ = sources(settings_for(hosts.url, tmp_path), "2.0", "2.0")
+    (tree,) = report.trees
+    assert report.problems == () and (tree.root / COMPILED_LIST).read_text() == "acme/_speed.pyx\n"
 
 
 def test_zip_members_leading_out_are_refused_and_source_caps_hold(hosts: FakeHosts, tmp_path: Path) -> None:
@@ -367,7 +404,7 @@ def test_zip_members_leading_out_are_refused_and_source_caps_hold(hosts: FakeHos
         "acme 3.0: archive acme-3.0.tar.gz refused: its .py and .pyi files come to more than 5000 bytes",
     )
     # The file over its cap is left out; the rest of the release is there
-    assert only_what_it_may_write(settings, tmp_path, before) == {"acme/__init__.py", "acme/small.py"}
+    assert only_what_it_may_write(settings, tmp_path, before) == {"acme/__init__.py", "acme/small.py", COMPILED_LIST}
     assert not (tmp_path / "data" / "evil.py").exists() and not (tmp_path / "evil.py").exists()
 
 

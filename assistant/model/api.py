@@ -39,6 +39,11 @@ CODE_KINDS: tuple[CodeKind, ...] = (
     "deprecated",
 )
 
+# Beside an unpacked release's `.py` files: its archive's compiled-module files (`.pyx`, `.so`, …), one path a
+# line, of which nothing else is written; a release tree without it was unpacked before it was kept.
+COMPILED_LIST = ".compiled-modules"
+COMPILED_LIST_CUT = "..."  # its last line when it holds fewer paths than the archive has
+
 
 @dataclass(frozen=True)
 class ReleaseTree:
@@ -83,3 +88,7 @@ class ApiDiff:
     # What public functions return, from the first and the last release's annotations (the first's where both
     # say): "pandas.read_parquet" -> "pandas.DataFrame". The scan's receivers where the code does not say.
     returns: dict[str, str] = field(default_factory=dict)
+    # By release (those of `releases` it was worked out for, oldest first): each module with its names, None where
+    # static analysis cannot see them all (`assistant.upgrade.api.namespaces`): which names the user's code
+    # takes are gone, and since which release.
+    names: dict[str, dict[str, tuple[str, ...] | None]] = field(default_factory=dict)

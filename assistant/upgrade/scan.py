@@ -187,6 +187,11 @@ def _parts(targets: Sequence[Target]) -> list[list[Target]]:
     return [part for part in parts if part] or [[]]
 
 
+def files_to_scan(paths: Sequence[str | Path]) -> list[Path]:
+    """The files a scan of `paths` reads, in its order (what cannot be read left out)."""
+    return list(_files(paths, [], {}))
+
+
 def _files(paths: Sequence[str | Path], errors: list[ScanError], roots: dict[Path, Path]) -> Iterator[Path]:
     """The files to scan, each once: a file as given (whatever its suffix), a directory's Python files and
     notebooks in sorted order, outside hidden directories, virtualenvs, caches and installed packages; `roots`

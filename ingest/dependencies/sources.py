@@ -29,12 +29,12 @@ from typing import TYPE_CHECKING, Literal
 from packaging.utils import canonicalize_name
 from packaging.version import InvalidVersion, Version
 
-from assistant.model.api import ReleaseTree
+from assistant.model.api import COMPILED_LIST, ReleaseTree
 from ingest.dependencies import import_names, registry, store
 from ingest.dependencies.archive import ArchiveRefused
 from ingest.dependencies.limits import ArchiveLimits
 from ingest.dependencies.transport import FetchError, Http, Unreachable, addresses_of, make_client
-from ingest.dependencies.unpack import unpack_sources
+from ingest.dependencies.unpack import compiled_list, unpack_sources
 
 if TYPE_CHECKING:
     from assistant.runtime.settings import Settings
@@ -213,6 +213,8 @@ def _collect(
         label = f"{name} {release.version}"
         folder = base / release.sha256
         try:
+            if folder.is_dir() and not (folder / COMPILED_LIST).exists():
+                _stale(folder, release, settings, limits)
             if folder.is_dir():
                 say(f"{label}: already unpacked ({release.archive} {release.filename})")
             else:
@@ -242,6 +244,18 @@ def _collect(
         root, packages = resolved
         trees.append(ReleaseTree(name, release.version, release.sha256, root, packages, release.archive))
     return SourcesReport(name, tuple(trees), tuple(problems))
+
+
+def _stale(folder: Path, release: _Release, settings: Settings, limits: ArchiveLimits) -> None:
+    """List the compiled modules of a release unpacked before that list was kept, from its archive when the cache
+    has it (its member names only: the source files stay as they are); else the folder stays without it, and no
+    package of it has its names closed."""
+    try:
+        data, _ = _archive(release, None, settings, limits)
+        if data is not None:
+            compiled_list(data, folder, wheel=release.archive == "wheel", limits=limits)
+    except (ArchiveRefused, FetchError, OSError) as e:  # the list only narrows what may be shown gone
+        logger.info("%s: compiled modules not listed: %s", folder.name, _line(e))
 
 
 def _archive(

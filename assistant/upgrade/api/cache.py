@@ -68,6 +68,32 @@ def write_returns(path: Path, returns: dict[str, str]) -> None:
     _write(path, json.dumps(returns, ensure_ascii=False, separators=(",", ":")))
 
 
+def names_path(cache_dir: Path, sha: str, analyser: str) -> Path:
+    """Where one archive's module namespaces (`namespaces.namespaces_of`) are kept."""
+    key = hashlib.sha256(f"{sha}\nnames\n{analyser}".encode()).hexdigest()
+    return cache_dir / f"api-names-{key}.json"
+
+
+def read_names(path: Path) -> dict[str, tuple[str, ...] | None] | None:
+    """Kept module namespaces, or None when they are missing or unreadable."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict):
+            return None
+        return {str(k): tuple(str(n) for n in v) if isinstance(v, list) else None for k, v in data.items()}
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        logger.warning("ignoring the unreadable module names %s: %s", path, e)
+        return None
+
+
+def write_names(path: Path, names: dict[str, tuple[str, ...] | None]) -> None:
+    """Keep one archive's module namespaces, as `write_pair` keeps a diff."""
+    body = {k: list(v) if v is not None else None for k, v in names.items()}
+    _write(path, json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+
+
 def _write(path: Path, body: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".api-diff-", suffix=".tmp")

@@ -9,10 +9,21 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from assistant.model.api import ApiDiff, CodeChange, ReleaseTree
-from assistant.upgrade.api.cache import cache_path, read_pair, read_returns, returns_path, write_pair, write_returns
+from assistant.model.api import COMPILED_LIST, ApiDiff, CodeChange, ReleaseTree
+from assistant.upgrade.api.cache import (
+    cache_path,
+    names_path,
+    read_names,
+    read_pair,
+    read_returns,
+    returns_path,
+    write_names,
+    write_pair,
+    write_returns,
+)
 from assistant.upgrade.api.compare import compare
 from assistant.upgrade.api.load import LoadedRelease, load_release
+from assistant.upgrade.api.namespaces import NAMES_VERSION, namespaces_of
 from assistant.upgrade.api.public import PublicApi, public_api
 from assistant.upgrade.api.returns import returns_of
 
@@ -41,8 +52,10 @@ def diff_releases(
     cache_dir: Path | None = None,
     progress: Progress | None = None,
     cached_only: bool = False,
+    names: bool = False,
 ) -> ApiDiff:
-    """What changed in the public API from each release of `trees` (oldest first) to the next.
+    """What changed in the public API from each release of `trees` (oldest first) to the next; with `names`, each
+    release's module names too (`ApiDiff.names`, for `namespaces.with_gone`), kept beside the diff.
 
     Each change carries the first release that shows it (a change already seen is not repeated later). A pair
     found in `cache_dir` is read from it; otherwise both releases are loaded (each once, however many pairs it
@@ -66,13 +79,31 @@ def diff_releases(
     loaded: dict[str, tuple[LoadedRelease, PublicApi]] = {}
     iterator = iter(progress(to_load) if progress else to_load)
 
-    # what the first and the last release's functions return: the scan's receivers (A's first, then B's)
+    # what the first and the last release's functions return: the scan's receivers (A's first, then B's); and
+    # each release's module names, which show a name the user's code takes gone, and from which release
     ends = {trees[0].version: trees[0], trees[-1].version: trees[-1]}
     returns: dict[str, dict[str, str]] = {}
+    tables: dict[str, dict[str, tuple[str, ...] | None]] = {}
     for version, end in ends.items():
         kept = read_returns(returns_path(cache_dir, end.sha256, _analyser(end))) if cache_dir else None
         if kept is not None:
             returns[version] = kept
+    for tree in trees if names and cache_dir else ():
+        held = read_names(_names_path(cache_dir, tree))
+        if held is not None:
+            tables[tree.version] = held
+
+    def facts_of(rel: LoadedRelease, api: PublicApi | None = None) -> None:
+        """What a release names (and an end returns), worked out from it once loaded, and kept."""
+        tree = rel.tree
+        if tree.version in ends and tree.version not in returns:
+            returns[tree.version] = returns_of(api or public_api(rel.packages.values()))
+            if cache_dir is not None:
+                write_returns(returns_path(cache_dir, tree.sha256, _analyser(tree)), returns[tree.version])
+        if names and tree.version not in tables:
+            tables[tree.version] = namespaces_of(rel)
+            if cache_dir is not None:
+                write_names(_names_path(cache_dir, tree), tables[tree.version])
 
     def release(tree: ReleaseTree) -> tuple[LoadedRelease, PublicApi]:
         while tree.version not in loaded:
@@ -82,10 +113,7 @@ def diff_releases(
             timings["load"] += (time.perf_counter() - t0) * 1000
             t0 = time.perf_counter()
             loaded[nxt.version] = (rel, public_api(rel.packages.values()))
-            if nxt.version in ends and nxt.version not in returns:
-                returns[nxt.version] = returns_of(loaded[nxt.version][1])
-                if cache_dir is not None:
-                    write_returns(returns_path(cache_dir, nxt.sha256, _analyser(nxt)), returns[nxt.version])
+            facts_of(rel, loaded[nxt.version][1])
             timings["diff"] += (time.perf_counter() - t0) * 1000
         return loaded[tree.version]
 
@@ -110,13 +138,14 @@ def diff_releases(
             if key not in seen:
                 seen.add(key)
                 changes.append(change)
-    for version, end in ends.items():  # an end whose pairs were all kept, but not what it returns
-        if version not in returns and not cached_only:
-            t0 = time.perf_counter()
-            returns[version] = returns_of(public_api(load_release(end).packages.values()))
-            timings["load"] += (time.perf_counter() - t0) * 1000
-            if cache_dir is not None:
-                write_returns(returns_path(cache_dir, end.sha256, _analyser(end)), returns[version])
+    # a release whose pairs were all kept, but not what it names (or, an end, returns): loaded for that alone
+    lacking = [
+        t for t in trees if (names and t.version not in tables) or (t.version in ends and t.version not in returns)
+    ]
+    for tree in (progress(lacking) if progress else lacking) if not cached_only else ():
+        t0 = time.perf_counter()
+        facts_of(load_release(tree))
+        timings["load"] += (time.perf_counter() - t0) * 1000
     timings["total"] = (time.perf_counter() - start) * 1000
     return ApiDiff(
         product=trees[0].product,
@@ -127,4 +156,11 @@ def diff_releases(
         not_analysable=tuple(sorted(not_analysable)),
         timings_ms={k: round(v, 1) for k, v in timings.items()},
         returns={**returns.get(trees[-1].version, {}), **returns.get(trees[0].version, {})},
+        names={t.version: tables[t.version] for t in trees if t.version in tables},
     )
+
+
+def _names_path(cache_dir: Path, tree: ReleaseTree) -> Path:
+    # a tree whose compiled modules are listed later has other names: its packages are no longer all open
+    listed = any((folder / COMPILED_LIST).is_file() for folder in (tree.root, tree.root.parent))
+    return names_path(cache_dir, tree.sha256, f"{NAMES_VERSION}|{'listed' if listed else 'unlisted'}|{_analyser(tree)}")

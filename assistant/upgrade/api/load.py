@@ -82,7 +82,7 @@ def load_release(tree: ReleaseTree) -> LoadedRelease:
         module = loader.load(name, try_relative_path=False, find_stubs_package=False)
         if not isinstance(module, griffe.Module):  # pragma: no cover - loading a top-level name gives a module
             raise UnsafeTree(f"{tree.product} {tree.version}: {name} did not load as a module")
-        for mod in _modules(module):
+        for mod in modules_of(module):
             for path in _filepaths(mod):
                 if not path.resolve().is_relative_to(root):
                     raise UnsafeTree(f"{tree.product} {tree.version}: {mod.path} was read from {path}, outside {root}")
@@ -90,11 +90,11 @@ def load_release(tree: ReleaseTree) -> LoadedRelease:
     return LoadedRelease(tree, packages, tuple(sorted(_compiled_only(packages))))
 
 
-def _modules(module: griffe.Module) -> Iterator[griffe.Module]:
+def modules_of(module: griffe.Module) -> Iterator[griffe.Module]:
     yield module
     for member in module.members.values():
         if not member.is_alias and member.is_module:
-            yield from _modules(member)  # type: ignore[arg-type]
+            yield from modules_of(member)  # type: ignore[arg-type]
 
 
 def _filepaths(module: griffe.Module) -> list[Path]:
@@ -102,7 +102,7 @@ def _filepaths(module: griffe.Module) -> list[Path]:
     return list(path) if isinstance(path, list) else [path] if path else []
 
 
-def _is_package(module: griffe.Module) -> bool:
+def is_package(module: griffe.Module) -> bool:
     return any(p.name.startswith("__init__.") or p.is_dir() for p in _filepaths(module))
 
 
@@ -116,7 +116,7 @@ def _compiled_only(packages: dict[str, griffe.Module]) -> set[str]:
     """
     missing: set[str] = set()
     for top in packages.values():
-        for module in _modules(top):
+        for module in modules_of(top):
             for member in module.members.values():
                 if not member.is_alias:
                     continue
@@ -132,7 +132,7 @@ def _compiled_only(packages: dict[str, griffe.Module]) -> set[str]:
                         if node.is_alias or not node.is_module:
                             break
                         continue
-                    if part == part.lower() and node.is_module and _is_package(node):  # type: ignore[arg-type]
+                    if part == part.lower() and node.is_module and is_package(node):  # type: ignore[arg-type]
                         missing.add(".".join([head, *parts[: i + 1]]))
                     break
     return missing

@@ -1,0 +1,83 @@
+"""Which names of a product the code under some paths takes from it: what it imports (`import scipy.signal`,
+`from flask import Markup`), and the attributes it reads on a module so imported (`scipy.zeros(...)`, `sp.misc.x`),
+as dotted paths. The API diff checks them against a release's module namespaces
+(`assistant.upgrade.api.namespaces.with_gone`): a name the newest release shows gone breaks the code at once,
+whether the docs list it or not.
+
+Only what names a module binds is followed: a name rebound later, a module passed around, `getattr` with a
+string, are not; relative imports are the project's own. Notebooks are left out (their code is cells, read by
+the scan).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from assistant.upgrade.scan import files_to_scan
+
+MAX_FILE_BYTES = 2_000_000  # a larger file is a generated one, not what imports a product by hand
+
+
+def reached(paths: Sequence[str | Path], packages: Iterable[str]) -> frozenset[str]:
+    """The dotted names under `packages` (top-level import names) that the Python files under `paths` take."""
+    tops = frozenset(packages)
+    found: set[str] = set()
+    for path in files_to_scan(paths):
+        if path.suffix != ".py":
+            continue
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        if stat.st_size <= MAX_FILE_BYTES:
+            found.update(
+                n for n in _taken_from(str(path), stat.st_mtime_ns, stat.st_size) if n.partition(".")[0] in tops
+            )
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=4096)
+def _taken_from(path: str, mtime_ns: int, size: int) -> frozenset[str]:
+    """Every absolute dotted name one file takes, whatever its package: read once per version of the file, however
+    many products' releases are checked against it (`upgrade --requirements`)."""
+    try:
+        tree = ast.parse(Path(path).read_bytes())
+    except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset()  # the scan names what it cannot read
+    return frozenset(taken(tree, None))
+
+
+def taken(tree: ast.Module, tops: frozenset[str] | None) -> Iterator[str]:
+    """The dotted names under `tops` (None: any) that one module's code imports or reads on what it imported."""
+    bound: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name.partition(".")[0]
+                if tops is None or top in tops:
+                    yield alias.name
+                    bound[alias.asname or top] = alias.name if alias.asname else top
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and not node.level
+            and (tops is None or node.module.partition(".")[0] in tops)
+        ):
+            for alias in node.names:
+                if alias.name != "*":
+                    yield f"{node.module}.{alias.name}"
+                    bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    if not bound:
+        return
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+            parts = []
+            base: ast.expr = node
+            while isinstance(base, ast.Attribute):
+                parts.append(base.attr)
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in bound:
+                yield ".".join([bound[base.id], *reversed(parts)])
