@@ -127,10 +127,29 @@ def test_a_name_the_old_release_lacked_too_is_not_this_upgrades_change(tmp_path:
         "import sys\nsetattr(sys.modules[__name__], 'made', 1)\n",
         "_g = globals\n_g()['made'] = 1\n",
         "def f():\n    global made\n    made = 1\nf()\n",
+        "def f(): global made; made = 1\n",
+        "import sys as _sys\nsetattr(_sys.modules[__name__], 'made', 1)\n",
+        "from sys import modules\nmodules[__name__].made = 1\n",
+        "setattr(__import__(__name__), 'made', 1)\n",
+        "import importlib\nsetattr(importlib.import_module('packaging'), 'made', 1)\n",
+        "import packaging as _self\n_self.made = 1\n",
+        "exec ('made = 1')\n",
+        "import sys\nsys._getframe().f_globals['made'] = 1\n",
+        "_g = globals  # kept\n_g()['made'] = 1\n",
+        "(globals()['made']\n) = 1\n",
+        "def _mk():\n    return (lambda n: 1), list\n__getattr__, __dir__ = _mk()\n",
+        "def __getattr__(name):\n    name = {'made': 'x'}.get(name, name)\n    if name == 'x':\n        return 1\n",
+        "def __getattr__(name):\n    for _ in ():\n        pass\n    else:\n        return 1\n",
+        "S = ['a']\nfrom ._impl import S\ndef __getattr__(name):\n    if name in S:\n        return 1\n",
+        "S = ['a']\nT = S\nT += ['made']\ndef __getattr__(name):\n    if name in S:\n        return 1\n",
     ],
 )
 def test_what_may_still_give_the_name_is_never_shown_gone(tmp_path: Path, init: str) -> None:
-    files = {"__init__.py": init, "_inner.py": "vars()['made'] = 1\n", "_impl.py": "MOVED = {'made': 1}\n"}
+    files = {
+        "__init__.py": init,
+        "_inner.py": "vars()['made'] = 1\n",
+        "_impl.py": "MOVED = {'made': 1}\nS = ['made']\n",
+    }
     table = names(tmp_path, files)
     assert table[PKG] is None
     assert gone(table, f"{PKG}.made") is None
@@ -159,6 +178,30 @@ def test_names_griffe_may_drop_and_modules_it_may_not_load_are_there(tmp_path: P
     for name in ("a", "c", "d", "newer", "folder", "folder.mod"):
         assert gone(table, f"{PKG}.{name}") is None, name
     assert gone(table, f"{PKG}.absent") == f"{PKG}.absent"
+
+
+def test_a_module_another_one_sets_attributes_on_is_open(tmp_path: Path) -> None:
+    files = {
+        "__init__.py": "from . import writer\n",
+        "writer.py": "import packaging\nfrom . import target as t\npackaging.made = 1\nt.made = 2\n",
+        "target.py": "x = 1\n",
+        "other.py": "y = 1\n",
+    }
+    table = names(tmp_path, files)
+    assert table[PKG] is None and table[f"{PKG}.target"] is None
+    assert gone(table, f"{PKG}.made") is None and gone(table, f"{PKG}.target.made") is None
+    assert gone(table, f"{PKG}.other.made") == f"{PKG}.other.made"
+
+
+def test_match_captures_a_stub_only_module_and_compiled_folders_are_there(tmp_path: Path) -> None:
+    files = {
+        "__init__.py": "match 1:\n    case [*rest]:\n        pass\n    case made:\n        pass\n",
+        "_core.pyi": "def f() -> int: ...\n",
+    }
+    table = names(tmp_path, files, compiled=f"{PKG}/_speedups/module.c\n")
+    assert table[PKG] is not None and gone(table, f"{PKG}.made") is None and gone(table, f"{PKG}.rest") is None
+    assert table[f"{PKG}._core"] is None and gone(table, f"{PKG}._core.undocumented") is None
+    assert gone(table, f"{PKG}._speedups") is None and gone(table, f"{PKG}._speedups.x") is None
 
 
 def test_a_stub_s_getattr_and_a_compiled_module_s_stub_leave_names_open(tmp_path: Path) -> None:

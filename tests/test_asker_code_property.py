@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from assistant.understand.asker_code import asker_values
@@ -15,6 +15,7 @@ PIECES = ["f(", "x=", ")", "(", "[", "]", "'", '"', "a.b", "Europe/Paris", "=", 
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(PIECES), max_size=60) | st.text(max_size=200))
+@example(["x=", "'", "é", "f(", "'"])  # a word from a letter no ASCII one: read whole, not from its `f`
 def test_reading_the_askers_code_never_fails(parts: list[str] | str) -> None:
     question = parts if isinstance(parts, str) else "".join(parts)
     words = set(re.findall(r"\w+", question.lower()))

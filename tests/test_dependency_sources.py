@@ -132,7 +132,8 @@ def test_yanked_and_pre_releases_are_never_chosen(hosts: FakeHosts, tmp_path: Pa
 
 
 def test_an_sdist_is_unpacked_as_a_release_tree_and_reused_without_a_request(hosts: FakeHosts, tmp_path: Path) -> None:
-    publish(hosts, {"1.0": sdist(hosts, "1.0"), "2.0": sdist(hosts, "2.0")})
+    with_compiled = {**PACKAGE, "acme/_speed.pyx": b"cdef int x\n"}  # listed, not written
+    publish(hosts, {"1.0": sdist(hosts, "1.0", with_compiled), "2.0": sdist(hosts, "2.0")})
     settings = settings_for(hosts.url, tmp_path)
     first, said = sources(settings, "1.0", "2.0")
     assert [(t.product, t.version, t.packages, t.archive) for t in first.trees] == [
@@ -164,7 +165,7 @@ def test_an_sdist_is_unpacked_as_a_release_tree_and_reused_without_a_request(hos
     fourth, said = sources(settings, "1.0", "2.0", offline=True)
     assert fourth == first and hosts.asked(".tar.gz") == 2
     root = first.trees[0].root
-    assert (root / COMPILED_LIST).read_text() == "" and (root / "acme" / "kept.py").exists()
+    assert (root / COMPILED_LIST).read_text() == "acme/_speed.pyx\n" and (root / "acme" / "kept.py").exists()
     assert not [p for p in first.trees[0].root.iterdir() if p.name.startswith(".reldocs-staging-")]
 
 
@@ -373,12 +374,14 @@ def test_a_member_named_as_the_compiled_list_is_not_written_and_blocks_nothing(
             member("acme-2.0/acme/__init__.py", b"x = 1\n"),
             member(f"acme-2.0/{COMPILED_LIST}/evil.py", b"y = 2\n"),
             member("acme-2.0/acme/_speed.pyx", b"cdef int x\n"),
+            member("acme-2.0/acme/\udcff.pyx", b"cdef int y\n"),  # a name that is no UTF-8
         ]
     )
     publish(hosts, {"2.0": [a_file(hosts, "acme-2.0.tar.gz", archive)]})
     report, _ = sources(settings_for(hosts.url, tmp_path), "2.0", "2.0")
     (tree,) = report.trees
-    assert report.problems == () and (tree.root / COMPILED_LIST).read_text() == "acme/_speed.pyx\n"
+    listed = (tree.root / COMPILED_LIST).read_text(errors="replace").splitlines()
+    assert report.problems == () and listed[0] == "acme/_speed.pyx" and len(listed) == 2
 
 
 def test_zip_members_leading_out_are_refused_and_source_caps_hold(hosts: FakeHosts, tmp_path: Path) -> None:

@@ -99,7 +99,7 @@ def _single_quoted(tree: ast.AST, span: str) -> list[str]:
         and isinstance(sub.value, str)
         and sub.lineno == 1
         and lines[0][sub.col_offset : sub.col_offset + 1] == "'"
-        for word in re.findall(r"[A-Za-z][\w+-]*", sub.value)
+        for word in re.findall(r"[^\W\d_][\w+-]*", sub.value)  # from a letter, any script's: not `f` of `éf`
     ]
 
 

@@ -254,7 +254,7 @@ def _stale(folder: Path, release: _Release, settings: Settings, limits: ArchiveL
         data, _ = _archive(release, None, settings, limits)
         if data is not None:
             compiled_list(data, folder, wheel=release.archive == "wheel", limits=limits)
-    except (ArchiveRefused, FetchError, OSError) as e:  # the list only narrows what may be shown gone
+    except (ArchiveRefused, FetchError, OSError, ValueError) as e:  # the list only narrows what may be shown gone
         logger.info("%s: compiled modules not listed: %s", folder.name, _line(e))
 
 

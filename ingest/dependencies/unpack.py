@@ -137,7 +137,8 @@ def write_compiled_list(folder: Path, reader: _SourceReader) -> None:
     lines = [*reader.compiled, *([COMPILED_LIST_CUT] if reader.cut else [])]
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f"{STAGING}list-")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
+        # a member's name is whatever bytes the archive holds: kept as they are, never a reason to fail
+        with os.fdopen(fd, "w", encoding="utf-8", errors="surrogateescape") as f:
             f.write("".join(f"{line}\n" for line in lines))
         os.replace(tmp, folder / COMPILED_LIST)
     except BaseException:

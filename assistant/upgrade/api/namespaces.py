@@ -29,7 +29,7 @@ if TYPE_CHECKING:
 Namespaces = Mapping[str, tuple[str, ...] | None]
 
 # Part of the kept namespaces' cache key, beside the diff's analyser: change it whenever what they say could.
-NAMES_VERSION = "names-4"
+NAMES_VERSION = "names-5"
 # What every module has without defining it: never shown gone.
 _IMPLICIT = frozenset(
     {"__name__", "__file__", "__doc__", "__path__", "__spec__", "__loader__", "__package__", "__dict__"}
@@ -44,7 +44,7 @@ def namespaces_of(release: LoadedRelease) -> dict[str, tuple[str, ...] | None]:
     compiled module (its own code imports it, or the archive's list names its source or binary), all open. A
     tree without that list, or whose list was cut, may hold a compiled module anywhere: its packages are open."""
     modules = {m.path: m for package in release.packages.values() for m in modules_of(package)}
-    reader = ModuleNames(modules)
+    reader = ModuleNames(modules, frozenset(release.packages))
     compiled = compiled_modules(release.tree.root, release.packages)
     table: dict[str, tuple[str, ...] | None] = {}
     for path, module in modules.items():
@@ -55,6 +55,9 @@ def namespaces_of(release: LoadedRelease) -> dict[str, tuple[str, ...] | None]:
         table.setdefault(path, None)
     for path in (*release.not_analysable, *(compiled or ())):  # a compiled module, whatever a `.py` beside it says
         table[path] = None
+        parts = path.split(".")
+        for i in range(2, len(parts)):  # its folders, which may hold nothing else the unpacking wrote
+            table.setdefault(".".join(parts[:i]), None)
     return table
 
 
