@@ -106,6 +106,23 @@ def test_what_the_static_load_cannot_follow_is_not_a_removal(tmp_path: Path) -> 
     assert kinds(diff(tmp_path / "c", a, c)) == {(f"{PKG}.Frame.gone", "removed", None)}
 
 
+def test_a_package_that_became_a_namespace_package_is_not_removed(tmp_path: Path) -> None:
+    # Matplotlib 3.9's `mpl_toolkits` lost its `__init__.py`: its import names no longer list it, the load does not
+    # enter it, and yet `import mpl_toolkits.mplot3d` works as before
+    a, b = tree(tmp_path, "1.0", {"__init__.py": "x = 1\n"}), tree(tmp_path, "2.0", {"__init__.py": "x = 1\n"})
+    for root, init in ((a.root, True), (b.root, False)):
+        (root / "kit" / "sub").mkdir(parents=True)
+        (root / "kit" / "sub" / "__init__.py").write_text("def f(): ...\n")
+        if init:
+            (root / "kit" / "__init__.py").write_text("")
+    a = ReleaseTree(a.product, a.version, a.sha256, a.root, (PKG, "kit"))
+    assert kinds(diff_releases([a, b])) == set()
+    (b.root / "kit" / "sub" / "__init__.py").unlink()
+    (b.root / "kit" / "sub").rmdir()
+    (b.root / "kit").rmdir()
+    assert ("kit", "removed", None) in kinds(diff_releases([a, b]))  # gone from disk: removed
+
+
 def test_alias_still_resolving_to_the_same_object_is_not_a_change(tmp_path: Path) -> None:
     a = {"__init__.py": "from .core import read\n", "core.py": "def read(path): ...\n"}
     b = {"__init__.py": "from .io import read\n", "io.py": "def read(path): ...\n", "core.py": "from .io import read\n"}

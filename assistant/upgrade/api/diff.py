@@ -30,7 +30,7 @@ from assistant.upgrade.api.returns import returns_of
 logger = logging.getLogger(__name__)
 
 # Part of every cache key: change it whenever what a diff says could change, so no stale diff is read.
-ANALYSER_VERSION = "api-diff-15"
+ANALYSER_VERSION = "api-diff-16"
 
 Progress = Callable[[list[ReleaseTree]], Iterable[ReleaseTree]]  # wraps the releases as they are loaded
 

@@ -1,7 +1,7 @@
 """Whether a public path is still there in a release: a removal is reported only where the release shows the
 name is gone. What static analysis cannot follow (a star import of a compiled module, a base class in a namespace
-package, a module it cannot parse, a name a module's `__all__` exports or its `__getattr__` gives) is not shown
-gone (`assistant.upgrade.api.compare`).
+package, a top-level package that became a namespace package, a module it cannot parse, a name a module's
+`__all__` exports or its `__getattr__` gives) is not shown gone (`assistant.upgrade.api.compare`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,8 @@ def resolves(release: LoadedRelease, path: str) -> bool:
     concatenate`, where `_core` star-imports a compiled module) is still there: its absence is not shown."""
     head, *rest = path.split(".")
     node: griffe.Object | None = release.packages.get(head)
+    if node is None and _on_disk(release, "", head):
+        return True  # a top-level package the static load does not enter (a namespace one: no `__init__`)
     for part in rest:
         if node is None:
             return False
@@ -78,11 +80,12 @@ def _module_path(value: object) -> bool:
 
 
 def _on_disk(release: LoadedRelease, module: str, name: str) -> bool:
-    """Whether `name` is a submodule file of `module` in the release's tree (`.py`, `.pyi` or a package)."""
-    folder = release.tree.root.joinpath(*module.split("."))
+    """Whether `name` is a submodule file of `module` in the release's tree (`.py`, `.pyi` or a package); with no
+    `module`, a top-level module or package, a folder without `__init__` (a namespace package) included."""
+    folder = release.tree.root.joinpath(*module.split(".")) if module else release.tree.root
     return any(
         (folder / f).exists() for f in (f"{name}.py", f"{name}.pyi", f"{name}/__init__.py", f"{name}/__init__.pyi")
-    )
+    ) or (not module and (folder / name).is_dir())
 
 
 def _unseen_base(node: griffe.Object, release: LoadedRelease) -> bool:
