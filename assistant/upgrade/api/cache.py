@@ -8,12 +8,15 @@ import json
 import logging
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any, TypeVar
 
 from assistant.model.api import CODE_KINDS, CodeChange
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def cache_path(cache_dir: Path, sha_a: str, sha_b: str, analyser: str) -> Path:
@@ -24,19 +27,16 @@ def cache_path(cache_dir: Path, sha_a: str, sha_b: str, analyser: str) -> Path:
 
 def read_pair(path: Path) -> tuple[list[CodeChange], list[str], list[str]] | None:
     """(changes, not analysable in A, in B) from a kept diff, or None when it is missing or unreadable."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+
+    def pair(data: Any) -> tuple[list[CodeChange], list[str], list[str]]:
         changes = [
             CodeChange(**{**c, "paths": tuple(c["paths"]), "related": tuple(c.get("related", ()))})
             for c in data["changes"]
             if c["kind"] in CODE_KINDS
         ]
         return changes, list(data["not_analysable_a"]), list(data["not_analysable_b"])
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError, KeyError, TypeError) as e:
-        logger.warning("ignoring the unreadable API diff %s: %s", path, e)
-        return None
+
+    return _kept(path, "API diff", pair)
 
 
 def write_pair(path: Path, changes: list[CodeChange], not_a: list[str], not_b: list[str]) -> None:
@@ -53,14 +53,9 @@ def returns_path(cache_dir: Path, sha: str, analyser: str) -> Path:
 
 def read_returns(path: Path) -> dict[str, str] | None:
     """A kept `returns_of`, or None when it is missing or unreadable."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else None
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as e:
-        logger.warning("ignoring the unreadable return types %s: %s", path, e)
-        return None
+    return _kept(
+        path, "return types", lambda data: {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else None
+    )
 
 
 def write_returns(path: Path, returns: dict[str, str]) -> None:
@@ -76,22 +71,30 @@ def names_path(cache_dir: Path, sha: str, analyser: str) -> Path:
 
 def read_names(path: Path) -> dict[str, tuple[str, ...] | None] | None:
     """Kept module namespaces, or None when they are missing or unreadable."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+
+    def names(data: Any) -> dict[str, tuple[str, ...] | None] | None:
         if not isinstance(data, dict):
             return None
         return {str(k): tuple(str(n) for n in v) if isinstance(v, list) else None for k, v in data.items()}
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError) as e:
-        logger.warning("ignoring the unreadable module names %s: %s", path, e)
-        return None
+
+    return _kept(path, "module names", names)
 
 
 def write_names(path: Path, names: dict[str, tuple[str, ...] | None]) -> None:
     """Keep one archive's module namespaces, as `write_pair` keeps a diff."""
     body = {k: list(v) if v is not None else None for k, v in names.items()}
     _write(path, json.dumps(body, ensure_ascii=False, separators=(",", ":")))
+
+
+def _kept(path: Path, what: str, convert: Callable[[Any], T | None]) -> T | None:
+    """What `convert` makes of the JSON kept at `path`, or None when it is missing or unreadable (said once)."""
+    try:
+        return convert(json.loads(path.read_text(encoding="utf-8")))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        logger.warning("ignoring the unreadable %s %s: %s", what, path, e)
+        return None
 
 
 def _write(path: Path, body: str) -> None:

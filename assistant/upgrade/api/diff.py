@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
-from assistant.model.api import COMPILED_LIST, ApiDiff, CodeChange, ReleaseTree
+from assistant.model.api import ApiDiff, CodeChange, ReleaseTree
 from assistant.upgrade.api.cache import (
     cache_path,
     names_path,
@@ -23,7 +23,7 @@ from assistant.upgrade.api.cache import (
 )
 from assistant.upgrade.api.compare import compare
 from assistant.upgrade.api.load import LoadedRelease, load_release
-from assistant.upgrade.api.namespaces import NAMES_VERSION, namespaces_of
+from assistant.upgrade.api.namespaces import NAMES_VERSION, compiled_list, namespaces_of
 from assistant.upgrade.api.public import PublicApi, public_api
 from assistant.upgrade.api.returns import returns_of
 
@@ -162,5 +162,5 @@ def diff_releases(
 
 def _names_path(cache_dir: Path, tree: ReleaseTree) -> Path:
     # a tree whose compiled modules are listed later has other names: its packages are no longer all open
-    listed = any((folder / COMPILED_LIST).is_file() for folder in (tree.root, tree.root.parent))
+    listed = compiled_list(tree.root) is not None
     return names_path(cache_dir, tree.sha256, f"{NAMES_VERSION}|{'listed' if listed else 'unlisted'}|{_analyser(tree)}")

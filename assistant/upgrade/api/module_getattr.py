@@ -45,12 +45,14 @@ def getattr_gives(
     return given
 
 
-def _string(v: ast.expr | None) -> bool:
+def is_string(v: ast.expr | None) -> bool:
+    """A string literal."""
     return isinstance(v, ast.Constant) and isinstance(v.value, str)
 
 
-def _strings(v: ast.expr | None) -> bool:
-    return isinstance(v, ast.List | ast.Tuple | ast.Set) and all(_string(e) for e in v.elts)
+def is_strings(v: ast.expr | None) -> bool:
+    """A list, tuple or set display of string literals."""
+    return isinstance(v, ast.List | ast.Tuple | ast.Set) and all(is_string(e) for e in v.elts)
 
 
 def _fixed_displays(tree: ast.Module) -> dict[str, set[str]]:
@@ -64,9 +66,9 @@ def _fixed_displays(tree: ast.Module) -> dict[str, set[str]]:
             name, value = node.target.id, node.value
         else:
             continue
-        if _strings(value):
+        if is_strings(value):
             found[name] = {e.value for e in value.elts}  # type: ignore[union-attr]
-        elif isinstance(value, ast.Dict) and all(_string(k) for k in value.keys):
+        elif isinstance(value, ast.Dict) and all(is_string(k) for k in value.keys):
             found[name] = {k.value for k in value.keys}  # type: ignore[union-attr]
     if not found:
         return {}
@@ -108,10 +110,10 @@ def _asks(test: ast.expr, asked: str, displays: dict[str, set[str]]) -> set[str]
     ):
         return None
     op, right = test.ops[0], test.comparators[0]
-    if isinstance(op, ast.Eq) and _string(right):
+    if isinstance(op, ast.Eq) and is_string(right):
         return {right.value}  # type: ignore[attr-defined]
     if isinstance(op, ast.In):
-        if _strings(right):
+        if is_strings(right):
             return {e.value for e in right.elts}  # type: ignore[attr-defined]
         if isinstance(right, ast.Name) and right.id in displays:
             return displays[right.id]

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.upgrade.api.load import is_package
-from assistant.upgrade.api.module_getattr import getattr_gives
+from assistant.upgrade.api.module_getattr import getattr_gives, is_string, is_strings
 
 if TYPE_CHECKING:
     import griffe
@@ -263,14 +263,6 @@ def _writes(module: griffe.Module, tree: ast.Module, packages: frozenset[str]) -
     return written
 
 
-def _string(v: ast.expr | None) -> bool:
-    return isinstance(v, ast.Constant) and isinstance(v.value, str)
-
-
-def _strings(v: ast.expr | None) -> bool:
-    return isinstance(v, ast.List | ast.Tuple | ast.Set) and all(_string(e) for e in v.elts)
-
-
 def _literal_all(top: list[ast.stmt], text: str) -> bool:
     """Whether `__all__` is only ever lists of strings (assigned, added, appended at the top level): then griffe's
     reading of it is whole. A star import of a module whose `__all__` is computed (`[s for s in dir() …]`), or
@@ -282,7 +274,7 @@ def _literal_all(top: list[ast.stmt], text: str) -> bool:
             return False  # in a function's or a class's body
     for node in top:
         sets = isinstance(node, ast.Assign | ast.AugAssign | ast.AnnAssign) and _sets_all(node)
-        if sets and node.value is not None and not _strings(node.value):  # type: ignore[union-attr]
+        if sets and node.value is not None and not is_strings(node.value):  # type: ignore[union-attr]
             return False
         call = node.value if isinstance(node, ast.Expr) else None
         if (
@@ -290,7 +282,7 @@ def _literal_all(top: list[ast.stmt], text: str) -> bool:
             and isinstance(call.func, ast.Attribute)
             and isinstance(call.func.value, ast.Name)
             and call.func.value.id == "__all__"
-            and not all(_strings(a) or _string(a) for a in call.args)
+            and not all(is_strings(a) or is_string(a) for a in call.args)
         ):
             return False
     return True

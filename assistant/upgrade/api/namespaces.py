@@ -109,18 +109,22 @@ def with_gone(diff: ApiDiff, reached: Iterable[str]) -> ApiDiff:
     return replace(diff, changes=(*diff.changes, *added.values())) if added else diff
 
 
+def compiled_list(root: Path) -> Path | None:
+    """The release's list of compiled modules (`COMPILED_LIST`), in the archive's top folder: `root` or, for a
+    `src/` layout, its parent; None for a tree unpacked before the list was kept."""
+    return next((f / COMPILED_LIST for f in (root, root.parent) if (f / COMPILED_LIST).is_file()), None)
+
+
 def compiled_modules(root: Path, packages: Iterable[str]) -> set[str] | None:
     """The dotted names of the compiled modules whose sources or binaries the release's archive holds under `root`
     (its list, `COMPILED_LIST`, is written by the unpacking in the archive's top folder, `root` or its parent): a
     module (`lxml.etree` from `etree.pyx`) the package's own code need not import. None when the tree has no list
     or the list was cut: then where a compiled module is cannot be told. (A compiled module built from a source
     named otherwise, which the package's own code never imports, is not seen.)"""
-    for folder in (root, root.parent):
-        listed = folder / COMPILED_LIST
-        if listed.is_file():
-            break
-    else:
+    listed = compiled_list(root)
+    if listed is None:
         return None
+    folder = listed.parent
     try:
         lines = listed.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
