@@ -109,6 +109,7 @@ ABLATIONS: tuple[Ablation, ...] = (
         ("answer__following_from", 0),
     ),
     ab("_with_leads", "a sentence does not bring its entry's lead", ("answer__with_leads", False)),
+    ab("code_chars", "a sentence ending in a colon quotes no code block after it (0)", ("answer__code_chars", 0)),
     ab("_similar", "a sentence whose words another quoted one holds is quoted too", (A, "_similar", never)),
     ab(
         "_release_label",

@@ -138,3 +138,24 @@ def test_the_retrieval_rank_lifts_a_passage_over_a_slightly_fuller_one() -> None
     passages = [Passage(chunks[0], 1.0), Passage(chunks[1], 0.3)] + [Passage(c, 0.1) for c in chunks[2:]]
     best = ExtractiveAnswerer(Stats(chunks)).scored_units(query, passages)[0]  # type: ignore[arg-type]
     assert best.p_idx == 0 and best.coverage < 1.0
+
+
+def test_a_sentence_ending_in_a_colon_shows_the_short_code_it_introduces() -> None:
+    from dataclasses import replace
+
+    from assistant.model.document import Entry
+
+    def with_code(text: str, code: str, n: int) -> Chunk:
+        return replace(chunk(text, n=n), entries=(Entry("paragraph", text), Entry("code", code)))
+
+    intro = "Google Pub/Sub transport support needs additional dependencies installed:"
+    shown = answer("Which dependencies does the Pub/Sub transport need?", [with_code(intro, 'pip install "x[gcp]"', 0)])
+    assert '`pip install "x[gcp]"`' in shown
+    long_code = "\n".join(f"step_{i}()" for i in range(60))  # past `AnswerTuning.code_chars`: the citation shows it
+    assert "step_0" not in answer(
+        "Which dependencies does the Pub/Sub transport need?", [with_code(intro, long_code, 1)]
+    )
+    told = "Google Pub/Sub transport support needs additional dependencies installed."
+    assert "pip" not in answer(
+        "Which dependencies does the Pub/Sub transport need?", [with_code(told, "pip install x", 2)]
+    )

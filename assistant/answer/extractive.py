@@ -115,6 +115,11 @@ class ExtractiveAnswerer(SentenceRanker):
                     group.append(Scored(s.score, s.coverage, s.p_idx, lead, units[lead]))
         return sorted(group, key=lambda s: s.u_idx)
 
+    def _said(self, unit: Unit) -> str:
+        """A quoted sentence, with the short code block it introduces."""
+        shown = unit.shows if 0 < len(unit.shows) <= self.tuning.answer.code_chars else ""
+        return f"{unit.text} {_code(shown)}" if shown else _full_stop(unit.text)
+
     def _release_label(self, chunk: Chunk) -> str:
         """'pandas 3.0.0' (or '2.11.0' in a one-product index) before each quote, so the answer itself says
         which release it quotes; nothing when the index holds a single release."""
@@ -134,7 +139,7 @@ class ExtractiveAnswerer(SentenceRanker):
         lines: list[str] = []
         draft = Answer(question=query.question, text="", found=True, language=query.language, final=False)
         for group in groups:
-            said = " ".join(_full_stop(s.unit.text) for s in group)
+            said = " ".join(self._said(s.unit) for s in group)
             marks = ""
             for p_idx in dict.fromkeys([group[0].p_idx] + [o for s in group for o in s.also]):
                 numbers.setdefault(p_idx, len(numbers) + 1)
@@ -152,6 +157,15 @@ class ExtractiveAnswerer(SentenceRanker):
             draft = replace(draft, text=text, citations=citations)
             yield draft
         yield replace(draft, final=True)
+
+
+def _code(text: str) -> str:
+    """A short code block as inline code, one span a line."""
+    return " ".join(
+        f"`{line.strip()}`" if "`" not in line else f"`` {line.strip()} ``"
+        for line in text.splitlines()
+        if line.strip()
+    )
 
 
 def _similar(a: Unit, b: Unit) -> bool:

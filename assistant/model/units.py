@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import pairwise
 
 from assistant.model.document import Entry
 from assistant.model.records import Chunk
@@ -30,6 +31,9 @@ class Unit:
     # A French question's terms are weighed in English (glossary words translated); a French sentence is
     # matched against them the same way. Other questions see `tokens`, the sentence's own words.
     glossed: frozenset[str] | None = None
+    # The code block the sentence introduces ("… install additional dependencies:" then `pip install …`): the
+    # last sentence of its entry, ending in a colon, with a code block right after the entry.
+    shows: str = ""
 
 
 def entries(chunk: Chunk) -> tuple[Entry, ...]:
@@ -64,9 +68,14 @@ def units_of(chunk: Chunk, tuning: Tuning = DEFAULT) -> tuple[Unit, ...]:
     if tuned.headline.search(heading) and ": " not in heading:
         # Some notes put the whole change in a `###` heading ("…now raises `NotImplementedError`…").
         out.append(unit(heading, True, HEADING_ENTRY))
-    for entry, part in numbered(entries(chunk)):
-        for i, sentence in enumerate(sentences(part.text)):
+    parts = entries(chunk)
+    after = {id(a): b.text for a, b in pairwise(parts) if b.kind == "code"}  # the code right after a part
+    for entry, part in numbered(parts):
+        said = sentences(part.text)
+        for i, sentence in enumerate(said):
             out.append(unit(sentence, i == 0, entry))
+        if said and id(part) in after and out[-1].text.endswith(":"):
+            out[-1] = replace(out[-1], shows=after[id(part)])
     return tuple(out)
 
 

@@ -24,6 +24,9 @@ class AnswerTuning:
     # The chunk after each of the first few best passages, when it continues their section, is read with them: a
     # change and its fix often fall in neighbouring chunks.
     following_from: int = 3
+    # A quoted sentence that ends in a colon shows the code block it introduces ("… install additional
+    # dependencies:" then `pip install "celery[gcpubsub]"`) up to this many characters: the fix is often the code.
+    code_chars: int = 200
     # The chat model.
     llm_passage_chars: int = 2000  # per passage in the prompt; chunks are shorter, this only bounds odd ones
     llm_history: int = 4  # earlier questions shown to the model when condensing a follow-up
