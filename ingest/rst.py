@@ -18,6 +18,8 @@ Rendering rules:
   alias a project's Sphinx setup resolves) is `orm.Session`; an explicit title wins;
 - `:ref:`text <label>`` (and `:doc:`, `:term:`, any other role) is its text; a bare `:ref:` label is the title
   of the section it labels when that is in the same document, else its words (`upgrade-guide`: upgrade guide);
+- a list item holding only `:release:`3.2.3 <2026-04-05>`` (the Sphinx `releases` extension: Fabric, Invoke) is
+  the heading "3.2.3 (2026-04-05)" over the items after it, one level under the list's section;
 - `:issue:`/`:gh:`/`:pr:` 123 read "GH 123", `:ticket:` "ticket 123", `:pep:`/`:rfc:` "PEP 8"/"RFC 2616"
   (links, from docutils itself), `:user:` the name;
 - a `raw` role, or one derived from it (`.. role:: raw-html(raw)`), reads as its HTML's text, tags removed;
@@ -43,7 +45,7 @@ from assistant.text.untrusted import safe_url, without_controls
 from ingest.markdown_links import check_links
 from ingest.markup import protect, restore
 from ingest.rst_limits import BoundedReader
-from ingest.rst_roles import CODE_ROLES, labelled, resolve_refs, role_text, sphinx_names
+from ingest.rst_roles import CODE_ROLES, RELEASE_CLASS, labelled, resolve_refs, role_text, sphinx_names
 
 __all__ = ["CODE_ROLES", "labelled", "looks_like_rst", "role_text", "rst_to_markdown"]
 
@@ -115,8 +117,7 @@ def _block(node: nodes.Node, depth: int) -> list[str]:
         language = "python" if isinstance(node, nodes.doctest_block) else language
         return [_fence(node.astext(), "math" if isinstance(node, nodes.math_block) else language)]
     if isinstance(node, (nodes.bullet_list, nodes.enumerated_list)):
-        entries = [_entry([], item, depth) for item in node.children if isinstance(item, nodes.Element)]
-        return ["\n".join(e for e in entries if e)]
+        return _list(node, depth)
     if isinstance(node, (nodes.definition_list, nodes.field_list, nodes.option_list)):
         entries = [_entry(*_split_item(item), depth) for item in node.children if isinstance(item, nodes.Element)]
         return ["\n".join(e for e in entries if e)]
@@ -133,6 +134,38 @@ def _block(node: nodes.Node, depth: int) -> list[str]:
     if isinstance(node, nodes.attribution):
         return ["— " + _one_line(_inline(node))]
     return _blocks(node, depth)  # block quotes, containers, compounds, figures, legends, definitions
+
+
+def _list(node: nodes.Element, depth: int) -> list[str]:
+    """A list's entries; a `:release:` item (the Sphinx `releases` extension) is a release heading one level
+    under the list's section, over the items after it, which are that release's entries."""
+    out: list[str] = []
+    entries: list[str] = []
+    for item in node.children:
+        if not isinstance(item, nodes.Element):
+            continue
+        release = _release_line(item)
+        if release is None:
+            entries.append(_entry([], item, depth))
+            continue
+        out.append("\n".join(e for e in entries if e))
+        out.append("#" * min(depth + 1, 6) + " " + release)
+        entries = []
+    return [*out, "\n".join(e for e in entries if e)]
+
+
+def _release_line(item: nodes.Element) -> str | None:
+    """The release a list item names with a `:release:` role ("3.2.3 (2026-04-05)"), else None; the issue numbers
+    a release may list after it ("`1.6.4 <2013-12-24>` 956, 957": fixes backported into it) are left out."""
+    if len(item.children) != 1 or not isinstance(item[0], nodes.paragraph) or not item[0].children:
+        return None
+    first, rest = item[0].children[0], item[0].children[1:]
+    if not isinstance(first, nodes.inline) or RELEASE_CLASS not in first.get("classes", []):
+        return None
+    return _one_line(first.astext()) if _NUMBERS.fullmatch("".join(c.astext() for c in rest)) else None
+
+
+_NUMBERS = re.compile(r"[\d,\s]*")
 
 
 def _bold_only(node: nodes.paragraph) -> bool:

@@ -342,3 +342,23 @@ def test_sphinx_changelog_directives_are_releases_and_their_changes_entries(tmp_
         (chunk,) = [c for c in chunks if CHANGES[i] in c.text]
         assert (chunk.product, chunk.version) == ("acme", version)
         assert chunk.text == f"- Fixed `Operations.{CHANGES[i]}` when the table has a comment."
+
+
+def test_release_list_items_start_their_releases(tmp_path: Path) -> None:
+    # The Sphinx `releases` extension's changelogs (Fabric, Invoke, pytest-relaxed): one bullet list, newest first,
+    # a `:release:` item over the items it released; a release line may list the fixes backported into it.
+    items = "".join(
+        f"- :release:`{v} <2024-03-{i + 1:02d}>`{' 12, 13' if i == 2 else ''}\n"
+        f"- :bug:`{100 + i}` Fixed ``acme.{CHANGES[i]}`` when\n  the table has a comment.\n"
+        for i, v in enumerate(VERSIONS[:3])
+    )
+    _write(
+        tmp_path, "acme/changelog.rst", f"=========\nChangelog\n=========\n\n- :feature:`-` Unreleased work.\n{items}"
+    )
+    chunks = _chunks(tmp_path, "acme/changelog.rst")
+    for i, version in enumerate(VERSIONS[:3]):
+        (chunk,) = [c for c in chunks if CHANGES[i] in c.text]
+        assert (chunk.product, chunk.version) == ("acme", version)
+        assert "release" not in chunk.text and "2024-03" not in chunk.text
+    (unreleased,) = [c for c in chunks if "Unreleased" in c.text]
+    assert unreleased.version not in VERSIONS[:3]
