@@ -138,20 +138,33 @@ def _block(node: nodes.Node, depth: int) -> list[str]:
 
 def _list(node: nodes.Element, depth: int) -> list[str]:
     """A list's entries; a `:release:` item (the Sphinx `releases` extension) is a release heading one level
-    under the list's section, over the items after it, which are that release's entries."""
+    under the list's section, over the items after it, which are that release's entries. Only a list that ends
+    its section and is no item's own, where a heading level is left: a release heading there would take over
+    what follows it."""
+    items = [item for item in node.children if isinstance(item, nodes.Element)]
+    if not _releases_here(node, depth):
+        return ["\n".join(e for e in (_entry([], item, depth) for item in items) if e)]
     out: list[str] = []
     entries: list[str] = []
-    for item in node.children:
-        if not isinstance(item, nodes.Element):
-            continue
+    for item in items:
         release = _release_line(item)
         if release is None:
             entries.append(_entry([], item, depth))
             continue
         out.append("\n".join(e for e in entries if e))
-        out.append("#" * min(depth + 1, 6) + " " + release)
+        out.append("#" * (depth + 1) + " " + release)
         entries = []
     return [*out, "\n".join(e for e in entries if e)]
+
+
+def _releases_here(node: nodes.Element, depth: int) -> bool:
+    """Whether a list's `:release:` items may be headings: it is not inside an item, a heading level is left
+    under its section, and nothing but skipped markup follows it in its section."""
+    parent = node.parent
+    if depth >= 6 or not isinstance(parent, (nodes.section, nodes.document)):
+        return False
+    after = parent.children[parent.index(node) + 1 :]
+    return all(isinstance(c, (*_SKIP, nodes.section)) for c in after)
 
 
 def _release_line(item: nodes.Element) -> str | None:

@@ -7,7 +7,6 @@ and the user's code are both untrusted); `run_upgrade` calls the core; `build_up
 
 from __future__ import annotations
 
-import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
@@ -121,6 +120,12 @@ def run_upgrade(
             f'<p class="reldocs-plan-error">Pasted code may have up to {limit:,} characters, not {len(code):,}: '
             "upload it as a file instead.</p>"
         ), None
+    try:
+        named = product or None
+        diff, notes = code_diff(kb, product_to_diff(kb, named), start, end, cached_only=True)
+        plan = kb.plan(start, end, product=named or (diff.product if diff else None), code=diff, notes=notes)
+    except (PlanError, IndexUnavailable) as e:
+        return f'<p class="reldocs-plan-error">{escape(str(e))}</p>', None
     work = Path(tempfile.mkdtemp(dir=_work().name))
     paths = [Path(getattr(f, "name", f)) for f in files or []]
     if code.strip():
@@ -129,25 +134,17 @@ def run_upgrade(
         paths.append(work / PASTED)
     findings: Sequence[Finding] = ()
     errors: Sequence[ScanError] = ()
-    try:
-        named = product or None
-        # the code scanned goes with the diff: the names it takes that the newest release lacks (cached ones only)
-        diff, notes = code_diff(kb, product_to_diff(kb, named), start, end, cached_only=True, paths=paths)
-        plan = kb.plan(start, end, product=named or (diff.product if diff else None), code=diff, notes=notes)
-        if paths:
-            try:
-                report = kb.scan(paths, plan, bounded=True)
-                # Show uploaded files by their own names, not the server's temp paths.
-                findings = [replace(f, file=Path(f.file).name) for f in report.findings]
-                errors = [ScanError(Path(e.file).name, e.error) for e in report.errors]
-            except Overrun as e:  # the plan stands; one line says why the code was not scanned
-                names = ", ".join(p.name for p in paths) if len(paths) <= 3 else f"{len(paths)} files"
-                errors = [ScanError(names, f"not scanned: the scan {e}; scan fewer or smaller files at a time")]
-    except (PlanError, IndexUnavailable) as e:
-        shutil.rmtree(work, ignore_errors=True)  # no plan: no checklist to keep
-        return f'<p class="reldocs-plan-error">{escape(str(e))}</p>', None
-    finally:
-        (work / PASTED).unlink(missing_ok=True)  # the user's code is not kept; only the checklist stays
+    if paths:
+        try:
+            report = kb.scan(paths, plan, bounded=True)
+            # Show uploaded files by their own names, not the server's temp paths.
+            findings = [replace(f, file=Path(f.file).name) for f in report.findings]
+            errors = [ScanError(Path(e.file).name, e.error) for e in report.errors]
+        except Overrun as e:  # the plan stands; one line says why the code was not scanned
+            names = ", ".join(p.name for p in paths) if len(paths) <= 3 else f"{len(paths)} files"
+            errors = [ScanError(names, f"not scanned: the scan {e}; scan fewer or smaller files at a time")]
+        finally:
+            (work / PASTED).unlink(missing_ok=True)  # the user's code is not kept; only the checklist stays
     checklist = work / "upgrade-checklist.md"
     checklist.write_text(plan_markdown(plan, findings, errors), encoding="utf-8")
     return upgrade_html(plan, findings, errors), str(checklist)

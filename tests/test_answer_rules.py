@@ -155,6 +155,9 @@ def test_a_sentence_ending_in_a_colon_shows_the_short_code_it_introduces() -> No
     assert "step_0" not in answer(
         "Which dependencies does the Pub/Sub transport need?", [with_code(intro, long_code, 1)]
     )
+    # code that inline spans would misread (nesting lost, a backtick closing the span) is left to the citation
+    for odd in ("def f():\n    return 1", 'x = "``"'):
+        assert "`" not in answer("Which dependencies does the Pub/Sub transport need?", [with_code(intro, odd, 3)])
     told = "Google Pub/Sub transport support needs additional dependencies installed."
     assert "pip" not in answer(
         "Which dependencies does the Pub/Sub transport need?", [with_code(told, "pip install x", 2)]

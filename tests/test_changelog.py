@@ -362,3 +362,19 @@ def test_release_list_items_start_their_releases(tmp_path: Path) -> None:
         assert "release" not in chunk.text and "2024-03" not in chunk.text
     (unreleased,) = [c for c in chunks if "Unreleased" in c.text]
     assert unreleased.version not in VERSIONS[:3]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # inside another item: its heading would take over the outer list
+        "- Older lines:\n\n  - :release:`1.1.0 <2024-01-02>`\n  - :bug:`1` Fixed frob.\n\n- :bug:`3` Fixed glorp.\n",
+        # followed by more of its section: the last release would take that over
+        "- :release:`1.1.0 <2024-01-02>`\n- :bug:`3` Fixed glorp.\n\nOlder history: see the 0.x notes.\n",
+    ],
+)
+def test_release_items_stay_items_where_a_heading_would_take_over_what_follows(text: str) -> None:
+    from ingest.rst import rst_to_markdown
+
+    markdown = rst_to_markdown(f"Changelog\n=========\n\n{text}")
+    assert "## " not in markdown and "1.1.0 (2024-01-02)" in markdown

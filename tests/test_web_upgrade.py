@@ -54,23 +54,3 @@ def test_doc_text_and_code_are_escaped() -> None:
     assert "<script>" not in html and "<img" not in html and "<svg" not in html and "<i>" not in html
     assert "javascript:" not in html  # an unsafe URL is not linked
     assert "&lt;script&gt;" in html and "f&lt;.py:1:1" in html
-
-
-def test_the_code_scanned_goes_with_the_code_diff(fake_kb: KnowledgeBase, monkeypatch) -> None:
-    """The releases' code diff is asked with the files scanned, as the command line asks it: the names they take
-    that the newest release lacks are in the plan (from the cache only, as a server must)."""
-    import interfaces.web_upgrade as web
-
-    asked: list[dict] = []
-
-    def code_diff(kb, product, a, b, **kw):
-        asked.append({**kw, "pasted": [Path(p).read_text(encoding="utf-8") for p in kw.get("paths", ())]})
-        return None, ()
-
-    monkeypatch.setattr(web, "code_diff", code_diff)
-    run_upgrade(fake_kb, "PyTorch", "2.11", "2.12", CODE, None)
-    (kw,) = asked
-    assert kw["cached_only"] and kw["pasted"] == [CODE]
-    before = set(Path(_work().name).iterdir())
-    assert run_upgrade(fake_kb, "PyTorch", "2.12", "2.11", CODE, None)[1] is None  # no plan: nothing is left behind
-    assert set(Path(_work().name).iterdir()) == before

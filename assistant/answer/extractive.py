@@ -117,8 +117,8 @@ class ExtractiveAnswerer(SentenceRanker):
 
     def _said(self, unit: Unit) -> str:
         """A quoted sentence, with the short code block it introduces."""
-        shown = unit.shows if 0 < len(unit.shows) <= self.tuning.answer.code_chars else ""
-        return f"{unit.text} {_code(shown)}" if shown else _full_stop(unit.text)
+        shown = _code(unit.shows) if len(unit.shows) <= self.tuning.answer.code_chars else ""
+        return f"{unit.text} {shown}" if shown else _full_stop(unit.text)
 
     def _release_label(self, chunk: Chunk) -> str:
         """'pandas 3.0.0' (or '2.11.0' in a one-product index) before each quote, so the answer itself says
@@ -160,12 +160,13 @@ class ExtractiveAnswerer(SentenceRanker):
 
 
 def _code(text: str) -> str:
-    """A short code block as inline code, one span a line."""
-    return " ".join(
-        f"`{line.strip()}`" if "`" not in line else f"`` {line.strip()} ``"
-        for line in text.splitlines()
-        if line.strip()
-    )
+    """A short code block as inline code, one span a line; "" for one that would not read right so: a line
+    indented under another (Python's or YAML's nesting would be lost) or holding a backtick (which would close
+    the span early, and no chat renders nested ones alike)."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    if any("`" in line for line in lines) or any(line[:1].isspace() for line in lines[1:]):
+        return ""
+    return " ".join(f"`{line.strip()}`" for line in lines)
 
 
 def _similar(a: Unit, b: Unit) -> bool:
