@@ -81,7 +81,8 @@ if TYPE_CHECKING:
 # 54: a keyword in an example expression (`f(x, k=v) + g(y)`) or in the call to use instead names no parameter;
 #     "`f` deprecated the `x` parameter", "In `f`, deprecate the `x` parameter" name one; "in favor of" a replacement
 # 55: the Sphinx `releases` extension's `:release:` list items are release headings over the items after them
-CHUNKER_VERSION = 55
+# 56: ... only in a list that ends its section and is no item's own
+CHUNKER_VERSION = 56
 TARGET_CHARS = 350  # short entries are packed together up to this size; most entries stand alone
 MAX_CHARS = 1600  # a single block longer than this is cut
 
