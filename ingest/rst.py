@@ -19,7 +19,8 @@ Rendering rules:
 - `:ref:`text <label>`` (and `:doc:`, `:term:`, any other role) is its text; a bare `:ref:` label is the title
   of the section it labels when that is in the same document, else its words (`upgrade-guide`: upgrade guide);
 - a list item holding only `:release:`3.2.3 <2026-04-05>`` (the Sphinx `releases` extension: Fabric, Invoke) is
-  the heading "3.2.3 (2026-04-05)" over the items after it, one level under the list's section;
+  the heading "3.2.3 (2026-04-05)" over the items after it, one level under the list's section, in a list that
+  ends its section and is no item's own (elsewhere the item stays, as its text);
 - `:issue:`/`:gh:`/`:pr:` 123 read "GH 123", `:ticket:` "ticket 123", `:pep:`/`:rfc:` "PEP 8"/"RFC 2616"
   (links, from docutils itself), `:user:` the name;
 - a `raw` role, or one derived from it (`.. role:: raw-html(raw)`), reads as its HTML's text, tags removed;

@@ -56,7 +56,7 @@ _DIRECTIVE_NAME = re.compile(r"^[ \t]*\.\.[ \t]+([A-Za-z][\w+.:-]*?)[ \t]*::", r
 # a title does not end inside a run of blanks unless at its first character (each of those ends fails alike).
 _TITLED = re.compile(r"^(?=.*>\Z)(.+?)(?:(?<=\A.)|(?<!\s))\s*+(?<!\x00)<(.*?)>$", re.DOTALL)
 _LOCK = threading.Lock()
-RELEASE_CLASS = "release-line"  # the node of a `:release:` role
+RELEASE_CLASS = "release-line"  # the class that marks the node a `:release:` role makes
 
 
 def _role(name: str, rawtext: str, text: str, *_: object, **__: object) -> tuple[list[nodes.Node], list[object]]:
