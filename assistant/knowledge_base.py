@@ -216,14 +216,11 @@ class KnowledgeBase:
         every pair is. With `paths`, also each name the code there takes from the product that the newest
         release shows gone, which the older one did not (`assistant.upgrade.api.namespaces`): one the older
         release made at run time is in no diff of the two."""
-        from assistant.upgrade.api import diff_releases
-        from assistant.upgrade.api.namespaces import with_gone
-        from assistant.upgrade.reach import reached
+        from assistant.upgrade.reach import diff_reached
 
-        diff = diff_releases(
-            trees, cache_dir=self.settings.api_diffs_path, progress=progress, cached_only=cached_only, names=bool(paths)
+        return diff_reached(
+            trees, paths, cache_dir=self.settings.api_diffs_path, progress=progress, cached_only=cached_only
         )
-        return with_gone(diff, reached(paths, diff.packages)) if paths else diff
 
     def scan(
         self,

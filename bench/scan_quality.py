@@ -95,10 +95,8 @@ def _with_code(
     cached there, the names the code under `paths` takes that the newest release lacks added), and what that
     cost; the plan unchanged, and why, when the code cannot be had."""
     from assistant.runtime.settings import Settings
-    from assistant.upgrade.api import diff_releases
-    from assistant.upgrade.api.namespaces import with_gone
     from assistant.upgrade.code_plan import with_code
-    from assistant.upgrade.reach import reached
+    from assistant.upgrade.reach import diff_reached
     from assistant.upgrade.targeting import doc_targets
     from ingest.dependencies import fetch_sources
 
@@ -110,8 +108,7 @@ def _with_code(
     if len(got.trees) < 2:
         return plan, {"code": "; ".join(got.problems) or "fewer than two releases"}
     fetched = time.perf_counter() - started
-    diff = diff_releases(got.trees, cache_dir=settings.api_diffs_path, names=bool(paths))
-    diff = with_gone(diff, reached(paths, diff.packages)) if paths else diff
+    diff = diff_reached(got.trees, paths, cache_dir=settings.api_diffs_path)
     info = {
         "code_releases": list(diff.releases),
         "code_changes": len(diff.changes),

@@ -2,7 +2,8 @@
 `from flask import Markup`), and the attributes it reads on a module so imported (`scipy.zeros(...)`, `sp.misc.x`),
 as dotted paths. The API diff checks them against a release's module namespaces
 (`assistant.upgrade.api.namespaces.with_gone`): a name the newest release shows gone breaks the code at once,
-whether the docs list it or not.
+whether the docs list it or not. `diff_reached` is the releases' diff with those names in it, as the knowledge base
+and the scan bench ask it.
 
 Only what names a module binds is followed: a name rebound later, a module passed around, `getattr` with a
 string, are not; relative imports are the project's own. Notebooks are left out (their code is cells, read by
@@ -15,10 +16,33 @@ import ast
 import functools
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assistant.upgrade.scan import files_to_scan
 
+if TYPE_CHECKING:
+    from assistant.model.api import ApiDiff, ReleaseTree
+    from assistant.upgrade.api.diff import Progress
+
 MAX_FILE_BYTES = 2_000_000  # a larger file is a generated one, not what imports a product by hand
+
+
+def diff_reached(
+    trees: Sequence[ReleaseTree],
+    paths: Sequence[str | Path],
+    *,
+    cache_dir: Path | None,
+    progress: Progress | None = None,
+    cached_only: bool = False,
+) -> ApiDiff:
+    """The releases' API diff (`assistant.upgrade.api.diff_releases`), with each name the code under `paths` takes
+    that the newest release shows gone and the oldest did not (`namespaces.with_gone`); no `paths`, the diff
+    alone, and no release's names are worked out."""
+    from assistant.upgrade.api import diff_releases
+    from assistant.upgrade.api.namespaces import with_gone
+
+    diff = diff_releases(trees, cache_dir=cache_dir, progress=progress, cached_only=cached_only, names=bool(paths))
+    return with_gone(diff, reached(paths, diff.packages)) if paths else diff
 
 
 def reached(paths: Sequence[str | Path], packages: Iterable[str]) -> frozenset[str]:
