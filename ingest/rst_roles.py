@@ -61,12 +61,12 @@ RELEASE_CLASS = "release-line"  # the class that marks the node a `:release:` ro
 
 def _role(name: str, rawtext: str, text: str, *_: object, **__: object) -> tuple[list[nodes.Node], list[object]]:
     """Any interpreted-text role: a code span, a readable reference or the text, by the rules in `ingest.rst`."""
-    code, shown = role_text(name, text)
     if name.lower() == "release" and (titled := _TITLED.fullmatch(text)):
         # `:release:`3.2.3 <2026-04-05>`` of the Sphinx `releases` extension (Fabric, Invoke): a list item that
         # starts a release, whose entries are the items after it (`ingest.rst` makes it a heading)
         version, date = (" ".join(utils.unescape(g).split()) for g in titled.groups())
         return [nodes.inline(rawtext, f"{version} ({date})", classes=[RELEASE_CLASS])], []
+    code, shown = role_text(name, text)
     if name.lower().rsplit(":", 1)[-1] == "ref" and not _TITLED.fullmatch(text):  # the section's title, if here
         return [_xref(rawtext, shown, target=nodes.fully_normalize_name(utils.unescape(text)))], []
     return [nodes.literal(rawtext, shown) if code else nodes.Text(shown)], []
