@@ -209,18 +209,32 @@ class KnowledgeBase:
         progress: Callable[[list[ReleaseTree]], Iterable[ReleaseTree]] | None = None,
         cached_only: bool = False,
         paths: Sequence[str | Path] = (),
+        bounded: bool = False,
     ) -> ApiDiff:
         """What changed in the public API of consecutive releases (oldest first), read from their unpacked source
         without running it; cached by the archives' sha256 (`assistant.upgrade.api`). `progress` wraps the
         releases as they are loaded (none is when every pair is cached); with `cached_only`, `NotCached` unless
         every pair is. With `paths`, also each name the code there takes from the product that the newest
         release shows gone, which the older one did not (`assistant.upgrade.api.namespaces`): one the older
-        release made at run time is in no diff of the two."""
+        release made at run time is in no diff of the two. `bounded` (what servers ask for; `progress` is not
+        shown) works in the scan's worker process, raising `Overrun` as `scan` does: the code under `paths` is read
+        there, never in this process, within the scan's size cap per file, and none of it is kept there for the
+        next request."""
         from assistant.upgrade.reach import diff_reached
 
-        return diff_reached(
-            trees, paths, cache_dir=self.settings.api_diffs_path, progress=progress, cached_only=cached_only
-        )
+        cache_dir = self.settings.api_diffs_path
+        if bounded:
+            return self._scans.run(
+                diff_reached,
+                list(trees),
+                list(map(Path, paths)),
+                cache_dir=cache_dir,
+                cached_only=cached_only,
+                max_bytes=self.settings.scan_max_file_kb * 1024,
+                keep_parses=False,
+                seconds=self.settings.scan_timeout_s,
+            )
+        return diff_reached(trees, paths, cache_dir=cache_dir, progress=progress, cached_only=cached_only)
 
     def scan(
         self,

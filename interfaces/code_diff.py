@@ -31,16 +31,24 @@ def code_diff(
     cached_only: bool = False,
     say: Say | None = None,
     paths: Sequence[str | Path] = (),
+    bounded: bool = False,
 ) -> tuple[ApiDiff | None, tuple[str, ...]]:
     """What the code of `product`'s releases from `a` to `b` says changed, and the notes for the plan; `product`
     None (several products indexed, none named): no diff. `say` gets progress and each problem, one line each.
-    `paths`: the code to be scanned, whose names the newest release lacks are changes too."""
+    `paths`: the code to be scanned, whose names the newest release lacks are changes too (a note says so where
+    the diff was kept without the releases' names); `bounded` (servers, which read only what is cached) reads that
+    code in the knowledge base's worker process, and when that is too much work the diff stands without those
+    names, and a note says so."""
     import griffe
 
+    from assistant.runtime.bounded import Overrun
     from assistant.text.untrusted import one_line
     from assistant.upgrade.api import NotCached, UnsafeTree
+    from assistant.upgrade.api.namespaces import names_known
     from ingest.dependencies import fetch_sources
 
+    if bounded and not cached_only:
+        raise ValueError("a bounded code diff reads only what is cached: releases load outside the worker")
     if not product:
         return None, ()
     report = fetch_sources(
@@ -60,8 +68,20 @@ def code_diff(
                 say(f"{product} {tree.version}: reading its public API")
             yield tree
 
+    checked = bool(paths)  # the names the code takes are checked against the releases'
     try:
-        diff = kb.api_diff(report.trees, progress=loading, cached_only=cached_only, paths=paths)
+        if bounded and paths:
+            try:
+                diff = kb.api_diff(report.trees, cached_only=cached_only, paths=paths, bounded=True)
+            except Overrun as e:
+                checked = False
+                notes = (
+                    *notes,
+                    _said(say, f"the names your code takes from {product} were not checked: reading it {e}"),
+                )
+                diff = kb.api_diff(report.trees, progress=loading, cached_only=cached_only)
+        else:
+            diff = kb.api_diff(report.trees, progress=loading, cached_only=cached_only, paths=paths)
     except NotCached:
         missing = f"no code diff of {product} {a} → {b} in the cache: run `upgrade` on the command line"
         return None, (*notes, _said(say, missing))
@@ -69,6 +89,10 @@ def code_diff(
         # a release the static load cannot read (Python 2 syntax, a module outside its tree): the docs' plan stands
         why = one_line(f"{type(e).__name__}: {e}")[:300]
         return None, (*notes, _said(say, f"no code diff of {product}: a release could not be read ({why})"))
+    if checked and not names_known(diff):
+        run = f"python app.py upgrade --product {product} --from {a} --to {b} PATH"
+        unknown = f"the names your code takes from {product} were not checked: the diff was kept without them ({run})"
+        notes = (*notes, _said(say, unknown))
     if say:
         say(f"{product}: {len(diff.changes)} changes in the code of {', '.join(diff.releases)}")
     return diff, notes

@@ -7,6 +7,7 @@ and the user's code are both untrusted); `run_upgrade` calls the core; `build_up
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import replace
@@ -109,7 +110,8 @@ def run_upgrade(
 ) -> tuple[str, str | None]:
     """The plan's HTML and the path of its Markdown checklist (None when there is no plan). Pasted code over
     `scan_max_pasted_chars` is refused, not cut; the scan runs in the knowledge base's bounded worker, where
-    a file over the size caps is named and skipped and one that is too much work stops the scan, not the server."""
+    a file over the size caps is named and skipped and one that is too much work stops the scan, not the server.
+    The names the code takes that the newer release's code lacks are read there too (`code_diff`, `bounded`)."""
     start, end = (start or "").strip(), (end or "").strip()
     if not start or not end:
         return '<p class="reldocs-plan-error">Pick the version you run and the one you upgrade to.</p>', None
@@ -120,34 +122,38 @@ def run_upgrade(
             f'<p class="reldocs-plan-error">Pasted code may have up to {limit:,} characters, not {len(code):,}: '
             "upload it as a file instead.</p>"
         ), None
+    work = Path(tempfile.mkdtemp(dir=_work().name))
+    checklist = work / "upgrade-checklist.md"
     try:
+        paths = [Path(getattr(f, "name", f)) for f in files or []]
+        if code.strip():
+            # A lone surrogate (JSON can carry one) is no character a file can hold: it becomes U+FFFD, not an error.
+            (work / PASTED).write_text(code, encoding="utf-8", errors="replace")
+            paths.append(work / PASTED)
         named = product or None
-        diff, notes = code_diff(kb, product_to_diff(kb, named), start, end, cached_only=True)
+        # The names the code takes that the newer release lacks are read in the bounded worker, as the scan is.
+        wanted = product_to_diff(kb, named)
+        diff, notes = code_diff(kb, wanted, start, end, cached_only=True, paths=paths, bounded=True)
         plan = kb.plan(start, end, product=named or (diff.product if diff else None), code=diff, notes=notes)
+        findings: Sequence[Finding] = ()
+        errors: Sequence[ScanError] = ()
+        if paths:
+            try:
+                report = kb.scan(paths, plan, bounded=True)
+                # Show uploaded files by their own names, not the server's temp paths.
+                findings = [replace(f, file=Path(f.file).name) for f in report.findings]
+                errors = [ScanError(Path(e.file).name, e.error) for e in report.errors]
+            except Overrun as e:  # the plan stands; one line says why the code was not scanned
+                names = ", ".join(p.name for p in paths) if len(paths) <= 3 else f"{len(paths)} files"
+                errors = [ScanError(names, f"not scanned: the scan {e}; scan fewer or smaller files at a time")]
+        checklist.write_text(plan_markdown(plan, findings, errors), encoding="utf-8")
+        return upgrade_html(plan, findings, errors), str(checklist)
     except (PlanError, IndexUnavailable) as e:
         return f'<p class="reldocs-plan-error">{escape(str(e))}</p>', None
-    work = Path(tempfile.mkdtemp(dir=_work().name))
-    paths = [Path(getattr(f, "name", f)) for f in files or []]
-    if code.strip():
-        # A lone surrogate (JSON can carry one) is no character a file can hold: it becomes U+FFFD, not an error.
-        (work / PASTED).write_text(code, encoding="utf-8", errors="replace")
-        paths.append(work / PASTED)
-    findings: Sequence[Finding] = ()
-    errors: Sequence[ScanError] = ()
-    if paths:
-        try:
-            report = kb.scan(paths, plan, bounded=True)
-            # Show uploaded files by their own names, not the server's temp paths.
-            findings = [replace(f, file=Path(f.file).name) for f in report.findings]
-            errors = [ScanError(Path(e.file).name, e.error) for e in report.errors]
-        except Overrun as e:  # the plan stands; one line says why the code was not scanned
-            names = ", ".join(p.name for p in paths) if len(paths) <= 3 else f"{len(paths)} files"
-            errors = [ScanError(names, f"not scanned: the scan {e}; scan fewer or smaller files at a time")]
-        finally:
-            (work / PASTED).unlink(missing_ok=True)  # the user's code is not kept; only the checklist stays
-    checklist = work / "upgrade-checklist.md"
-    checklist.write_text(plan_markdown(plan, findings, errors), encoding="utf-8")
-    return upgrade_html(plan, findings, errors), str(checklist)
+    finally:
+        (work / PASTED).unlink(missing_ok=True)  # the user's code is not kept; only the checklist stays
+        if not checklist.is_file():  # no checklist (no plan, or a failure): nothing of the request stays
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def build_upgrade_tab(kb: KnowledgeBase) -> None:

@@ -14,6 +14,7 @@ from unittest import mock
 import pytest
 
 import assistant.upgrade.api.diff
+from assistant.knowledge_base import KnowledgeBase
 from assistant.model.api import COMPILED_LIST, ApiDiff, ReleaseTree
 from assistant.upgrade.api import diff_releases, load_release
 from assistant.upgrade.api.namespaces import gone, namespaces_of, with_gone
@@ -291,6 +292,16 @@ def test_the_names_code_takes_from_a_product(tmp_path: Path) -> None:
     assert reached([tmp_path], [PKG]) == frozenset(got)
 
 
+def test_a_worker_keeps_no_file_s_names_and_reads_no_file_over_its_cap(tmp_path: Path) -> None:
+    from assistant.upgrade import reach
+
+    (tmp_path / "m.py").write_text("import packaging.sub\n")
+    reach._taken_from.cache_clear()
+    assert reached([tmp_path], [PKG], keep_parses=False) == {"packaging.sub"}
+    assert reach._taken_from.cache_info().currsize == 0  # a server's worker outlives every request's files
+    assert reached([tmp_path], [PKG], max_bytes=10) == frozenset()
+
+
 def test_the_scan_hits_where_code_takes_a_name_gone_with_its_fix(tmp_path: Path) -> None:
     from assistant.upgrade.code_plan import code_plan
     from assistant.upgrade.scan import scan
@@ -309,3 +320,68 @@ def test_the_scan_hits_where_code_takes_a_name_gone_with_its_fix(tmp_path: Path)
     assert hits == {(2, f"{PKG}.ones"), (4, f"{PKG}.zeros"), (5, f"{PKG}.ones")}
     (change,) = [c for c in plan.changes if c.symbols == (f"{PKG}.zeros",)]
     assert change.kind == "removed" and change.citations[0].kind == "code" and "has no `zeros`" in change.fix
+
+
+def test_the_web_plan_shows_a_gone_name_the_pasted_code_takes(tmp_path: Path, fake_kb: KnowledgeBase) -> None:
+    from ingest.dependencies import SourcesReport
+    from interfaces.web_upgrade import run_upgrade
+
+    trees = (tree(tmp_path, "1.0", OLD), tree(tmp_path, "2.0", NEW))
+    fake_kb.api_diff(trees, paths=[tmp_path / "1.0"])  # the command line filled the cache; the web loads nothing
+    fetched = SourcesReport(PKG, trees, ())  # the registry's side, which the web never asks (`cached_only`)
+    # Nothing of the pasted code is parsed in the server's process: the bounded worker, a process of its own, reads it.
+    in_server = mock.patch("assistant.upgrade.reach.reached", side_effect=AssertionError("parsed in the server"))
+    with mock.patch("ingest.dependencies.fetch_sources", return_value=fetched) as fetch, in_server:
+        html, _ = run_upgrade(fake_kb, PKG, "1.0", "2.0", "import packaging\n\nx = packaging.zeros(3)\n", None)
+    assert fetch.call_args.kwargs["offline"] is True
+    assert "1 hits in your code" in html and "<code>pasted.py:3:5</code>" in html and "has no `zeros`" in html
+
+
+def test_code_too_much_to_read_for_gone_names_leaves_the_diff_and_says_so(
+    tmp_path: Path, fake_kb: KnowledgeBase
+) -> None:
+    from assistant.runtime.bounded import Overrun
+    from ingest.dependencies import SourcesReport
+    from interfaces.code_diff import code_diff
+
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "app.py").write_text("import packaging\nx = packaging.zeros(3)\n")
+    trees = (tree(tmp_path, "1.0", OLD), tree(tmp_path, "2.0", NEW))
+    real = fake_kb.api_diff
+    real(trees, paths=[user])  # kept with the releases' names
+
+    def api_diff(*args: object, bounded: bool = False, **kw: object) -> ApiDiff:
+        if bounded:
+            raise Overrun("took longer than 1 s")
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    with (
+        mock.patch("ingest.dependencies.fetch_sources", return_value=SourcesReport(PKG, trees, ())),
+        mock.patch.object(fake_kb, "api_diff", side_effect=api_diff) as called,
+    ):
+        diff, notes = code_diff(fake_kb, PKG, "1.0", "2.0", cached_only=True, paths=[user], bounded=True)
+    assert diff is not None and f"{PKG}.zeros" not in {c.object for c in diff.changes}  # the code was not read
+    assert "paths" not in called.call_args_list[-1].kwargs
+    assert notes == (f"the names your code takes from {PKG} were not checked: reading it took longer than 1 s",)
+
+
+def test_a_diff_kept_without_the_releases_names_says_the_code_was_not_checked(
+    tmp_path: Path, fake_kb: KnowledgeBase
+) -> None:
+    from ingest.dependencies import SourcesReport
+    from interfaces.code_diff import code_diff
+
+    # Releases of their own: the session's knowledge base keeps every diff, with names where other tests read code.
+    trees = (tree(tmp_path, "1.0", {**OLD, "own.py": ""}), tree(tmp_path, "2.0", {**NEW, "own.py": ""}))
+    fake_kb.api_diff(trees)  # `upgrade` without code to scan keeps no names
+    (tmp_path / "app.py").write_text("import packaging\nx = packaging.zeros(3)\n")
+    with (
+        mock.patch("ingest.dependencies.fetch_sources", return_value=SourcesReport(PKG, trees, ())),
+        mock.patch("assistant.upgrade.reach.reached", side_effect=AssertionError("read for nothing")),
+    ):
+        diff, notes = code_diff(fake_kb, PKG, "1.0", "2.0", cached_only=True, paths=[tmp_path / "app.py"])
+    assert diff is not None and notes == (
+        f"the names your code takes from {PKG} were not checked: the diff was kept without them "
+        f"(python app.py upgrade --product {PKG} --from 1.0 --to 2.0 PATH)",
+    )

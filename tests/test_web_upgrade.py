@@ -5,6 +5,9 @@ the indexed chunks, never their vectors."""
 from __future__ import annotations
 
 from pathlib import Path
+from unittest import mock
+
+import pytest
 
 from assistant.knowledge_base import KnowledgeBase
 from assistant.model.records import Citation
@@ -30,11 +33,16 @@ def test_pasted_code_is_scanned_and_the_checklist_written(fake_kb: KnowledgeBase
     assert [p.name for p in Path(checklist).parent.iterdir()] == ["upgrade-checklist.md"]
 
 
-def test_bad_requests_are_one_line_messages(fake_kb: KnowledgeBase) -> None:
-    assert run_upgrade(fake_kb, "PyTorch", "2.12", "2.11", "", None)[1] is None
+def test_bad_requests_are_one_line_messages_and_leave_nothing(fake_kb: KnowledgeBase) -> None:
+    before = set(Path(_work().name).iterdir())
+    assert run_upgrade(fake_kb, "PyTorch", "2.12", "2.11", CODE, None)[1] is None
     assert "not before" in run_upgrade(fake_kb, "PyTorch", "2.12", "2.11", "", None)[0]
-    assert "no product" in run_upgrade(fake_kb, "nope", "1.0", "2.0", "", None)[0]
+    assert "no product" in run_upgrade(fake_kb, "nope", "1.0", "2.0", CODE, None)[0]
     assert "Pick the version" in run_upgrade(fake_kb, "PyTorch", "", "2.12", "", None)[0]
+    # a failure nobody foresaw is the server's to show
+    with mock.patch.object(fake_kb, "scan", side_effect=RuntimeError("no more processes")), pytest.raises(RuntimeError):
+        run_upgrade(fake_kb, "PyTorch", "2.11", "2.12", CODE, None)
+    assert set(Path(_work().name).iterdir()) == before  # neither the pasted code nor a folder stays
 
 
 def test_pasted_code_with_a_lone_surrogate_is_still_scanned(fake_kb: KnowledgeBase) -> None:

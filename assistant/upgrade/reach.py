@@ -34,19 +34,29 @@ def diff_reached(
     cache_dir: Path | None,
     progress: Progress | None = None,
     cached_only: bool = False,
+    max_bytes: int = MAX_FILE_BYTES,
+    keep_parses: bool = True,
 ) -> ApiDiff:
     """The releases' API diff (`assistant.upgrade.api.diff_releases`), with each name the code under `paths` takes
     that the newest release shows gone and the oldest did not (`namespaces.with_gone`); no `paths`, the diff
-    alone, and no release's names are worked out."""
+    alone, and no release's names are worked out. The code is read only where both ends' names are at hand (a
+    cached diff kept without them has none: `names_known`); a Python file over `max_bytes` is not read.
+    `keep_parses` False (a long-lived worker process, whose requests' files are never the same) keeps no file's
+    names for the next call."""
     from assistant.upgrade.api import diff_releases
-    from assistant.upgrade.api.namespaces import with_gone
+    from assistant.upgrade.api.namespaces import names_known, with_gone
 
     diff = diff_releases(trees, cache_dir=cache_dir, progress=progress, cached_only=cached_only, names=bool(paths))
-    return with_gone(diff, reached(paths, diff.packages)) if paths else diff
+    if not paths or not names_known(diff):
+        return diff
+    return with_gone(diff, reached(paths, diff.packages, max_bytes=max_bytes, keep_parses=keep_parses))
 
 
-def reached(paths: Sequence[str | Path], packages: Iterable[str]) -> frozenset[str]:
-    """The dotted names under `packages` (top-level import names) that the Python files under `paths` take."""
+def reached(
+    paths: Sequence[str | Path], packages: Iterable[str], *, max_bytes: int = MAX_FILE_BYTES, keep_parses: bool = True
+) -> frozenset[str]:
+    """The dotted names under `packages` (top-level import names) that the Python files under `paths` take; a
+    file over `max_bytes` is not read. With `keep_parses`, each file's names are kept for the next call."""
     tops = frozenset(packages)
     found: set[str] = set()
     for path in files_to_scan(paths):
@@ -56,10 +66,9 @@ def reached(paths: Sequence[str | Path], packages: Iterable[str]) -> frozenset[s
             stat = path.stat()
         except OSError:
             continue
-        if stat.st_size <= MAX_FILE_BYTES:
-            found.update(
-                n for n in _taken_from(str(path), stat.st_mtime_ns, stat.st_size) if n.partition(".")[0] in tops
-            )
+        if stat.st_size <= max_bytes:
+            read = _taken_from if keep_parses else _taken_from.__wrapped__
+            found.update(n for n in read(str(path), stat.st_mtime_ns, stat.st_size) if n.partition(".")[0] in tops)
     return frozenset(found)
 
 

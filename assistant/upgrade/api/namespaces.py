@@ -86,13 +86,19 @@ def _lacks(table: Namespaces, path: str) -> bool:
     return path.partition(".")[0] not in table or gone(table, path) is not None
 
 
+def names_known(diff: ApiDiff) -> bool:
+    """Whether the diff has the module names of its oldest and its newest release, which `with_gone` needs (a diff
+    read from a cache kept without them has none)."""
+    return len(diff.releases) >= 2 and diff.releases[0] in diff.names and diff.releases[-1] in diff.names
+
+
 def with_gone(diff: ApiDiff, reached: Iterable[str]) -> ApiDiff:
     """`diff` with a removal for each name `reached` (dotted paths the user's code takes from the product) that the
     newest release shows gone and the oldest does not, at the first release from which every release shows it gone
     (the newest, where a release between cannot tell); a name the diff already has removed is left to it."""
-    tables = [(r, diff.names[r]) for r in diff.releases if r in diff.names]
-    if len(tables) < 2 or tables[0][0] != diff.releases[0] or tables[-1][0] != diff.releases[-1]:
+    if not names_known(diff):
         return diff
+    tables = [(r, diff.names[r]) for r in diff.releases if r in diff.names]
     known = {p for c in diff.changes if c.kind == "removed" and not c.parameter for p in (c.paths or (c.object,))}
     added: dict[str, CodeChange] = {}
     for path in sorted(set(reached)):
