@@ -100,6 +100,12 @@ def answer_body(text: str, citations: Sequence[Citation], anchor: str) -> str:
     return md.renderer.render(tokens, md.options, {})
 
 
+def inline_html(text: str) -> str:
+    """One line of doc text as inline HTML: its code spans as code, everything else escaped (the answer's
+    Markdown without raw HTML, images or links)."""
+    return _markdown().renderInline(without_controls(text))
+
+
 def sources_html(citations: Sequence[Citation], language: str, anchor: str) -> str:
     """'Sources' and one entry per citation: [n] title (linked when safe), version, kind, section; quote folds."""
     quoted = escape(QUOTE_LABELS.get(language, QUOTE_LABELS["en"]))

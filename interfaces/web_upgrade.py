@@ -26,6 +26,7 @@ from assistant.upgrade.plan import PlanError, UpgradePlan
 from assistant.upgrade.scan import Finding, ScanError
 from interfaces.code_diff import code_diff, product_to_diff
 from interfaces.upgrade_render import SECTION_TITLES, counted, evidence_lines, plan_markdown, where
+from interfaces.web_render import inline_html
 
 LINK_ATTRS = 'target="_blank" rel="noopener noreferrer nofollow"'
 PASTED = "pasted.py"
@@ -69,7 +70,7 @@ def upgrade_html(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Se
         for entry in section.entries:
             c = entry.change
             use = f" <em>Use instead:</em> <code>{escape(c.replacement)}</code>" if c.replacement else ""
-            use = use or (f" <em>Fix:</em> {escape(c.fix)}" if c.fix else "")
+            use = use or (f" <em>Fix:</em> {inline_html(c.fix)}" if c.fix else "")
             code = "".join(
                 f'<li class="reldocs-hit{"" if f.exact else " reldocs-possible"}"><code>{escape(f.file)}:'
                 f"{escape(where(f))}</code> <code>{escape(f.code)}</code>{_mark(f)}</li>"
@@ -78,7 +79,7 @@ def upgrade_html(plan: UpgradePlan, findings: Sequence[Finding] = (), errors: Se
             sources = "".join(_source(cite) for cite in c.citations)
             parts.append(
                 f'<li class="reldocs-change" data-kind="{escape(c.kind)}"><strong>[{escape(c.kind)}]</strong> '
-                f"<small>{escape(c.version)}</small> {escape(c.summary)}{use}"
+                f"<small>{escape(c.version)}</small> {inline_html(c.summary)}{use}"
                 + (f'<ul class="reldocs-hits">{code}</ul>' if code else "")
                 + f"<details><summary>Source</summary>{sources}</details></li>"
             )

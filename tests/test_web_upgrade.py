@@ -62,3 +62,24 @@ def test_doc_text_and_code_are_escaped() -> None:
     assert "<script>" not in html and "<img" not in html and "<svg" not in html and "<i>" not in html
     assert "javascript:" not in html  # an unsafe URL is not linked
     assert "&lt;script&gt;" in html and "f&lt;.py:1:1" in html
+
+
+def test_code_in_a_change_shows_as_code_and_its_links_stay_text() -> None:
+    cite = Citation(1, "T", "2.0", "release-notes", "S", "p/2.0/n.md", "", "q")
+    change = PlannedChange(
+        "c1",
+        "2.0",
+        "removed",
+        "`a.b` is removed: see [the docs](javascript:alert(1)) <b>now</b>",
+        ("a.b",),
+        "",
+        "",
+        False,
+        -1,
+        (),
+        "Use `a.c(x=1)` instead",
+        (cite,),
+    )
+    html = upgrade_html(UpgradePlan("P", "1.0", "2.0", ("2.0",), (change,)))
+    assert "<code>a.b</code> is removed" in html and "<em>Fix:</em> Use <code>a.c(x=1)</code> instead" in html
+    assert '<a href="javascript' not in html and "&lt;b&gt;now&lt;/b&gt;" in html
