@@ -305,6 +305,17 @@ def test_a_member_the_docs_write_on_its_type_is_a_possible_hit_on_any_receiver()
     assert (hit.line, hit.exact) == (3, False)  # reported apart, as possible: `arr`'s type is unknown
 
 
+def test_a_member_the_docs_name_inside_another_dotted_name_is_no_guess() -> None:
+    chunks = [
+        chunk(item("The `canvas` and `background` attributes of `Cursor` are deprecated with no replacement."), n=1),
+        chunk(item("`Frame.canvas.blit_all` is deprecated."), n=2),
+    ]
+    plan = make_plan(chunks, Catalog.learn(chunks), "1.0", "2.0", "acme")
+    guess = {t.symbol: t.guess for t in targets(plan)}
+    # `Frame.canvas` is another class's `canvas`: a `.canvas` on a receiver of unknown type is no evidence
+    assert guess["acme.Cursor.canvas"] is False and guess["acme.Cursor.background"] is True
+
+
 @pytest.mark.parametrize(
     "given", [["0.3b1", "0.3", "0.3a2", "0.2"], ["0.3a2", "0.2", "0.3", "0.3b1"], ["0.3", "0.2", "0.3b1", "0.3a2"]]
 )

@@ -127,14 +127,16 @@ def doc_targets(plan: UpgradePlan) -> list[Target]:
 
 def _guesses(found: list[Target], plan: UpgradePlan, placed: set[str]) -> list[Target]:
     """`found`, a member's target marked not worth a guess on an unknown receiver where the docs name the same
-    member of a class it does not hit (every member name the plan's changes mention counts, but for the bare names
-    `placed` as members of what a change names: "`x` properties on `app`" says whose member `x` is)."""
+    member of a class it does not hit (every member name the plan's changes mention counts, inside a dotted name
+    too: `frame.canvas.manager` names a `canvas` that is not `MultiCursor`'s; but for the bare names `placed` as
+    members of what a change names: "`x` properties on `app`" says whose member `x` is)."""
     plain = {t.symbol for t in found if not t.qualified} | placed
     members: dict[str, set[str]] = defaultdict(set)
     for change in plan.changes:
         for symbol in change.symbols:
-            if "." in symbol:
-                members[symbol.rsplit(".", 1)[1]].add(symbol)
+            parts = symbol.split(".")
+            for i in range(1, len(parts)):  # `frame.canvas.manager` names `canvas` as a member of `frame` too
+                members[parts[i]].add(".".join(parts[: i + 1]))
     return [
         replace(t, guess=False) if members.get(t.symbol.rsplit(".", 1)[-1], set()) - plain - {t.symbol} else t
         for t in found
