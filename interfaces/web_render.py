@@ -101,9 +101,10 @@ def answer_body(text: str, citations: Sequence[Citation], anchor: str) -> str:
 
 
 def inline_html(text: str) -> str:
-    """One line of doc text as inline HTML: its code spans as code, everything else escaped (the answer's
-    Markdown without raw HTML, images or links)."""
-    return _markdown().renderInline(without_controls(text))
+    """One line of doc text as inline HTML: its code spans as code, everything else as written, escaped (no
+    emphasis, which would eat a bare `__init__`'s underscores, and no entities, which would bring back the control
+    characters `without_controls` took out)."""
+    return _code_spans().renderInline(without_controls(text))
 
 
 def sources_html(citations: Sequence[Citation], language: str, anchor: str) -> str:
@@ -180,6 +181,14 @@ def _markdown() -> Any:
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     return md.disable(["image", "link", "autolink", "html_inline", "html_block", "reference"])
+
+
+@lru_cache(maxsize=1)
+def _code_spans() -> Any:
+    """markdown-it with its inline code spans only: every other rule off."""
+    from markdown_it import MarkdownIt
+
+    return MarkdownIt("zero").enable(["backticks"])
 
 
 def indexed_note(products: dict[str, list[str]]) -> str:

@@ -309,11 +309,15 @@ def test_a_member_the_docs_name_inside_another_dotted_name_is_no_guess() -> None
     chunks = [
         chunk(item("The `canvas` and `background` attributes of `Cursor` are deprecated with no replacement."), n=1),
         chunk(item("`Frame.canvas.blit_all` is deprecated."), n=2),
+        chunk(item("`Model.json` and `Styler.render` are deprecated."), n=3),
+        chunk(item("`acme.json.encoder` and the `styler.render.max_rows` option are deprecated."), n=4),
     ]
     plan = make_plan(chunks, Catalog.learn(chunks), "1.0", "2.0", "acme")
     guess = {t.symbol: t.guess for t in targets(plan)}
     # `Frame.canvas` is another class's `canvas`: a `.canvas` on a receiver of unknown type is no evidence
     assert guess["acme.Cursor.canvas"] is False and guess["acme.Cursor.background"] is True
+    # ... but a module's `json` is no class's, and `styler.render` is `Styler`'s own, by its usual variable name
+    assert guess["acme.Model.json"] is True and guess["acme.Styler.render"] is True
 
 
 @pytest.mark.parametrize(

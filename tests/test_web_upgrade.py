@@ -4,6 +4,7 @@ the indexed chunks, never their vectors."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from unittest import mock
 
@@ -83,3 +84,7 @@ def test_code_in_a_change_shows_as_code_and_its_links_stay_text() -> None:
     html = upgrade_html(UpgradePlan("P", "1.0", "2.0", ("2.0",), (change,)))
     assert "<code>a.b</code> is removed" in html and "<em>Fix:</em> Use <code>a.c(x=1)</code> instead" in html
     assert '<a href="javascript' not in html and "&lt;b&gt;now&lt;/b&gt;" in html
+    # Only code spans: a bare `__init__` keeps its underscores, and an entity stays text (no bidi override)
+    change = replace(change, summary="`X.__init__` and X.__init__ of a&#x202E;gnp.exe")
+    html = upgrade_html(UpgradePlan("P", "1.0", "2.0", ("2.0",), (change,)))
+    assert "<code>X.__init__</code> and X.__init__ of a&amp;#x202E;gnp.exe" in html and "\u202e" not in html

@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from assistant.upgrade.code_plan import code_targets
 from assistant.upgrade.literals import old_values
+from assistant.upgrade.lookup import class_of, receiver_names
 from assistant.upgrade.plan import PlannedChange, UpgradePlan
 from assistant.upgrade.subjects import (
     ADDS,
@@ -127,20 +128,35 @@ def doc_targets(plan: UpgradePlan) -> list[Target]:
 
 def _guesses(found: list[Target], plan: UpgradePlan, placed: set[str]) -> list[Target]:
     """`found`, a member's target marked not worth a guess on an unknown receiver where the docs name the same
-    member of a class it does not hit (every member name the plan's changes mention counts, inside a dotted name
-    too: `frame.canvas.manager` names a `canvas` that is not `MultiCursor`'s; but for the bare names `placed` as
-    members of what a change names: "`x` properties on `app`" says whose member `x` is)."""
+    member of a class it does not hit (every member name the plan's changes mention counts, but for the bare names
+    `placed` as members of what a change names: "`x` properties on `app`" says whose member `x` is). A name inside
+    a dotted one counts too where what it is read on is an object, not a module of the product and not the
+    target's own class by its usual variable name: `frame.canvas.manager` names a `canvas` that is not
+    `MultiCursor`'s; `pydantic.json.x` is a module, and `styler.render.x` names `Styler.render` itself."""
     plain = {t.symbol for t in found if not t.qualified} | placed
     members: dict[str, set[str]] = defaultdict(set)
+    inner: dict[str, set[str]] = defaultdict(set)  # name -> what a dotted name reads it on ("frame")
     for change in plan.changes:
         for symbol in change.symbols:
             parts = symbol.split(".")
-            for i in range(1, len(parts)):  # `frame.canvas.manager` names `canvas` as a member of `frame` too
-                members[parts[i]].add(".".join(parts[: i + 1]))
-    return [
-        replace(t, guess=False) if members.get(t.symbol.rsplit(".", 1)[-1], set()) - plain - {t.symbol} else t
-        for t in found
-    ]
+            if len(parts) > 1:
+                members[parts[-1]].add(symbol)
+            for i in range(1, len(parts) - 1):
+                owner = parts[:i]
+                if not (owner[0] in plan.modules and not any(p[:1].isupper() for p in owner)):
+                    inner[parts[i]].add(".".join(owner))
+
+    def other(t: Target) -> bool:
+        name = t.symbol.rsplit(".", 1)[-1]
+        if members.get(name, set()) - plain - {t.symbol}:
+            return True
+        cls = class_of(t.symbol, t.member_of)
+        if cls is None:  # no class's member: a guess on a receiver is never made of it
+            return False
+        own = receiver_names(cls)
+        return any(o.rsplit(".", 1)[-1].lower() not in own and f"{o}.{name}" != t.symbol for o in inner.get(name, ()))
+
+    return [replace(t, guess=False) if other(t) else t for t in found]
 
 
 def _row_of(symbol: str, change: PlannedChange) -> bool:
