@@ -26,9 +26,8 @@ from assistant.upgrade.plan import PlanError, UpgradePlan
 from assistant.upgrade.scan import Finding, ScanError
 from interfaces.code_diff import code_diff, product_to_diff
 from interfaces.upgrade_render import SECTION_TITLES, counted, evidence_lines, plan_markdown, where
-from interfaces.web_render import inline_html
+from interfaces.web_render import LINK_ATTRS, inline_html
 
-LINK_ATTRS = 'target="_blank" rel="noopener noreferrer nofollow"'
 PASTED = "pasted.py"
 
 
