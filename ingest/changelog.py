@@ -16,6 +16,7 @@ dictionaries of entries, where reldocs needs the sections' Markdown to chunk lik
 
 from __future__ import annotations
 
+import itertools
 import re
 import textwrap
 from collections import Counter
@@ -45,7 +46,9 @@ _DATE = (
 _LEAD = (
     # "Changes in Version 4.4.1", GNU's "Noteworthy changes in release 1.2", "What's new in psycopg 2.9.6", an
     # upgrading guide's "Upgrading to version 2.0.0+"
-    r"(?:(?:(?:noteworthy\s+)?changes|what['’]?s\s+new)\s+in\s+|(?:upgrad|migrat)[a-z]{0,6}\s+to\s+)?"
+    # the span headings of PyTables, numexpr and Blosc ("Changes from 3.9.1 to 3.9.2": the release is the second)
+    r"(?:(?:(?:noteworthy\s+)?changes|what['’]?s\s+new)\s+in\s+|(?:upgrad|migrat)[a-z]{0,6}\s+to\s+"
+    r"|(?:important\s+)?changes\s+from\s+v?\d[\w.+-]{0,20}\s+to\s+)?"
     r"(?:(?:version|release|v(?=\d))\s*|(?P<name>[A-Za-z][\w.+-]*)\s+)?"
     r"\[?(?P<version>v?\d+(?:\.\d+)+[0-9A-Za-z.+-]*)(?:\s+(?P<pre>alpha|beta|rc)\s*(?P<n>\d+))?\]?"
 )
@@ -73,6 +76,7 @@ _UNRELEASED = re.compile(
 # A heading marked as a wiki writes it: "= 4.3.0 (20130812) =".
 _WIKI_HEADING = re.compile(r"^=+\s+|(?<!\s)\s+=+$")  # blanks taken from their first: not retried from each (quadratic)
 _BULLET = re.compile(r"^([ \t]*)[*+•][ \t]+")
+_LIST_ITEM = re.compile(r"^[ \t]{0,3}(?:[-*+]|1[.)])[ \t]+\S")
 _UNDERLINE = re.compile(r"^([=\-~^*+#])\1{2,}[ \t]*$")
 
 
@@ -103,6 +107,77 @@ def heading_version(heading: str, product: str = "") -> str | None:
     return safe_version(match.group("version").rstrip(".+") + pre)  # "## 2.2.0. (2007-07-31)", "to version 2.0.0+"
 
 
+# A file's own form of release line, learned from the file (`repeated_releases`): the first version in a short
+# line, after at most two words ("Version 2026.12.2:", "CHANGES 5.1.0  22/10/2026", "[0.18.15, 2025-08-19]:").
+_VERSION_TOKEN = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+[0-9A-Za-z]*)(?![\w.])")
+_LEARNED_CHARS = 60  # a release line; the longest of the forms above in the docs seen is 33 characters
+_WORD = re.compile(r"\b[A-Za-z]{2,}\b")  # not "th" of "4th"
+_MONTHS = frozenset(
+    m
+    for full in ("january february march april may june july august september october november december").split()
+    for m in (full, full[:3], "sept")
+)
+# Three lines of one form, in order, are a pattern, not a coincidence: two topics ("Python 3.9 support") can share
+# a form, and a list of pins ("numpy 1.22.4") names versions in no order.
+_LEARNED_MIN = 3
+_IN_ORDER = 0.8  # of the adjacent pairs: a changelog may place a backport after a later release
+
+
+def repeated_releases(lines: list[tuple[int, str]]) -> dict[int, str]:
+    """{index: version} of those `lines` (index, text) that share one form with at least two others, naming three
+    versions or more, in order (newest first or oldest first): the release lines of a changelog whose form the
+    grammar of `heading_version` does not know, learned from the file itself. A form is the line with its first
+    version read as one mark, every other number as another and a month's name as a third; at most two words may
+    come before the version and two after it, months aside."""
+    forms: dict[str, list[tuple[int, str]]] = {}
+    for i, line in lines:
+        text = " ".join(strip_markup(line, keep_code=False).replace("*", "").split())
+        match = _VERSION_TOKEN.search(text) if len(text) <= _LEARNED_CHARS else None
+        if not match or len(_WORD.findall(text[: match.start()])) > 2:
+            continue
+        rest = text[match.end() :]
+        words = [w for w in _WORD.findall(rest) if w.lower() not in _MONTHS]  # a date's month is no word
+        version = safe_version(match.group(1))
+        # A second version makes the line a span ("Changes from 2.0.3 to 2.0.4"), not one release's.
+        if version and len(words) <= 2 and not _VERSION_TOKEN.search(rest):
+            rest = _WORD.sub(lambda w: "M" if w.group().lower() in _MONTHS else w.group(), rest)
+            form = text[: match.start()] + "V" + re.sub(r"\d+", "9", rest)
+            forms.setdefault(form, []).append((i, version))
+    found: dict[int, str] = {}
+    for group in forms.values():
+        if len({v for _, v in group}) >= _LEARNED_MIN and _ordered(group):
+            found.update(group)
+    return found
+
+
+def _ordered(group: list[tuple[int, str]]) -> bool:
+    """Whether the versions run one way (most adjacent pairs newer first, or most older first; a version named
+    twice in a row breaks neither way)."""
+    from packaging.version import InvalidVersion, Version  # only for a file whose release lines are learned
+
+    keys = []
+    for _, version in group:
+        try:
+            keys.append(Version(version))
+        except InvalidVersion:
+            return False
+    pairs = list(itertools.pairwise(keys))
+    down, up = sum(a > b for a, b in pairs), sum(a < b for a, b in pairs)
+    return max(down, up) + len(pairs) - down - up >= _IN_ORDER * len(pairs)
+
+
+def _learned(headings: list[tuple[int, int, str | None]], lines: list[str]) -> list[tuple[int, int, str | None]]:
+    """`headings` with those of one level that `repeated_releases` finds given their versions, when the grammar
+    found fewer than two releases."""
+    if sum(version is not None for _, _, version in headings) >= 2:
+        return headings
+    learned: dict[int, str] = {}
+    for level in {lvl for _, lvl, _ in headings}:
+        at = [(i, _ATX.match(lines[i]).group(2)) for i, lvl, v in headings if lvl == level and v is None]  # type: ignore[union-attr]
+        learned.update(repeated_releases(at))
+    return [(i, lvl, learned.get(i, version)) for i, lvl, version in headings]
+
+
 def _names_product(name: str, product: str) -> bool:
     """The word before a heading's version is the product's name, or it without the major version it ends with
     ("Jinja 3.1.2" in `jinja2`'s changelog)."""
@@ -117,9 +192,12 @@ def releases(text: str, *, product: str = "", named: bool = False, own_version: 
     name or kind and has no version of its own (a version folder or front matter). A heading that is no release,
     at the level of the outermost release headings or above, ends the release before it; what follows it is
     `own_version`'s. The release headings themselves are left out, so sections are named by the headings below
-    them."""
+    them. In a changelog by name or kind, headings of a form the grammar does not know are releases when the file
+    repeats that form (`repeated_releases`); elsewhere "Django 4.2", "Django 5.0" headings may be another
+    product's releases."""
     lines = text.split("\n")
     headings = list(_headings(lines, product))
+    headings = _learned(headings, lines) if named else headings
     counts = Counter(level for _, level, version in headings if version)
     if not counts:
         return None
@@ -151,13 +229,17 @@ def _headings(lines: list[str], product: str, inside: list[bool] | None = None) 
 
 def release_lines(text: str, product: str = "") -> str:
     """Markdown with its one-line paragraphs that are release lines ("6.0.4 (2026-11-20)") made headings, at the
-    level of the file's other release headings: a changelog may underline its older releases and not its newer."""
+    level of the file's other release headings: a changelog may underline its older releases and not its newer.
+    When the grammar finds fewer than two releases, the lines of a form the file repeats (`repeated_releases`)."""
     lines = text.split("\n")
     inside = in_fences(lines)
-    found = [i for i in range(len(lines)) if not inside[i] and _release_line(lines, i, product)]
+    alone = [i for i in range(len(lines)) if not inside[i] and _alone_line(lines, i)]
+    found = [i for i in alone if heading_version(lines[i].strip(), product) is not None]
+    headings = _headings(lines, product, inside)
+    if len(found) + sum(version is not None for _, _, version in headings) < 2:
+        found = sorted({*found, *repeated_releases([(i, lines[i]) for i in alone])})
     if not found:
         return text
-    headings = _headings(lines, product, inside)
     level = min((lvl for _, lvl, version in headings if version is not None), default=0)
     if not level:
         # No heading is a release: the release lines are the file's top level, and its headings ("# New
@@ -170,26 +252,28 @@ def release_lines(text: str, product: str = "") -> str:
     return "\n".join(lines)
 
 
-def _release_line(lines: list[str], i: int, product: str) -> bool:
-    """A paragraph of one line that is a release heading ("6.0.4 (2026-11-20)", "= 4.3.0 (20130812) =",
-    "**0.44.0 (2024-08-04)**")."""
+def _alone_line(lines: list[str], i: int) -> bool:
+    """A paragraph of one line that could be a release heading ("6.0.4 (2026-11-20)", "= 4.3.0 (20130812) =",
+    "**0.44.0 (2024-08-04)**"): a blank line or a list after it, as a list interrupts a Markdown paragraph
+    ("v1.7.3 (2026-11-12)" over "* Preserve …")."""
     line = lines[i]
-    alone = (i == 0 or not lines[i - 1].strip()) and (i + 1 == len(lines) or not lines[i + 1].strip())
+    after = lines[i + 1] if i + 1 < len(lines) else ""
+    alone = (i == 0 or not lines[i - 1].strip()) and (not after.strip() or bool(_LIST_ITEM.match(after)))
     bold = line.startswith("**") and line.rstrip().endswith("**")
-    opens = line[:1].isalnum() or bold or bool(_WIKI_HEADING.match(line))
-    return alone and opens and heading_version(line.strip(), product) is not None
+    return alone and (line[:1].isalnum() or line[:1] == "[" or bold or bool(_WIKI_HEADING.match(line)))
 
 
 def news_to_markdown(text: str, *, product: str = "", named: bool = False) -> str | None:
     """Plain text with `Version 1.2.0` (or `1.2.0 (2024-05-01)`) lines as Markdown: those lines become
     headings (an underline below them is dropped), `*`/`+`/`•` bullets `- ` entries, each release's lines
-    dedented; None when it has no such lines (two are needed unless the file is a changelog by name)."""
+    dedented; None when it has no such lines (two are needed unless the file is a changelog by name). A changelog
+    by name whose lines the grammar does not know has its own form learned (`repeated_releases`)."""
     lines = text.split("\n")
-    marks = [
-        i
-        for i, line in enumerate(lines)
-        if line.strip() and not line[0].isspace() and heading_version(line.strip(), product) is not None
-    ]
+    opening = [(i, line) for i, line in enumerate(lines) if line.strip() and not line[0].isspace()]
+    marks = [i for i, line in opening if heading_version(line.strip(), product) is not None]
+    if len(marks) < 2 and named:
+        starts = [(i, line) for i, line in opening if i == 0 or not lines[i - 1].strip()]
+        marks = sorted({*marks, *repeated_releases(starts)})
     if len(marks) < (1 if named else 2):
         return None
     out: list[str] = []

@@ -52,6 +52,7 @@ _PARAGRAPH_END = re.compile(r"\n[ \t]*\n")
 # (`<li>`, `<tr>` and `<td>` end where the next begins).
 _FRAMED = frozenset({"a", "code", "pre", "ul", "ol", "menu", "table", *HEADINGS})
 _PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
+_TAG_OPEN = re.compile(r"<[A-Za-z/!?]")
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)>")
 # CommonMark's raw HTML; possessive quantifiers, so a long unclosed tag costs linear time.
 _ATTR = r"""(?:\s++[A-Za-z_:][A-Za-z0-9_.:-]*+(?:\s*+=\s*+(?:[^\s"'=<>`]++|'[^']*+'|"[^"]*+"))?+)"""
@@ -120,10 +121,16 @@ def _inline(text: str, saved: list[str]) -> str:
             url = safe_url(auto.group(1))
             out.append(_hold(saved, f"<{url}>") if url else "")  # `<javascript:…>` is dropped whole
             i = auto.end()
+        elif tag := _RAW_HTML.match(text, j):
+            out.append(tag.group())
+            i = tag.end()
         else:
-            tag = _RAW_HTML.match(text, j)
-            i = tag.end() if tag else j + 1
-            out.append(text[j:i])
+            # No raw HTML by CommonMark's grammar, so text: set aside where the HTML parser would read a tag up
+            # to the next `>`, however far ("<Stackoverflow" over a line break and a link ate 17 KB up to a later
+            # "X > y"). A link's destination in angle brackets (`](<a b>)`) is the link parser's.
+            opens = _TAG_OPEN.match(text, j) and text[max(0, j - 2) : j] != "]("
+            out.append(_hold(saved, "<") if opens else "<")
+            i = j + 1
     out.append(text[i:])
     return "".join(out)
 

@@ -1,0 +1,128 @@
+"""Release lines in a form the release grammar does not know are learned from the changelog itself: three lines
+or more of one form, each naming a release, in order (`ingest.changelog.repeated_releases`). Each form is
+written here for a neutral product; the forms are those of real changelogs on the package registry."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ingest.changelog import heading_version, repeated_releases
+from ingest.chunking import chunk_document
+from ingest.loader import load_document
+from ingest.markup import markdown_text
+
+VERSIONS = ["1.3.0", "1.2.1", "1.2.0", "1.1.0"]
+NAMES = ["frobnicate", "glorp", "wibble", "sprocket"]
+
+
+def _entry(i: int) -> str:
+    return f"Removed `acme.{NAMES[i]}()`; use `acme.twiddle()` instead."
+
+
+# (file name, the text of release i of VERSIONS): a line form each, as the file writes it
+FORMS = [
+    ("CHANGES", lambda i, v: f"[{v}, 2024-0{4 - i}-01]:\n- {_entry(i)}\n"),  # bracketed version and date, a colon
+    ("CHANGELOG.rst", lambda i, v: f"{v}:\n\n * {_entry(i)}\n"),  # the version and a colon, RST
+    ("changelog.txt", lambda i, v: f"Version 2024.{4 - i}.{i}:\n\n    {_entry(i)}\n"),  # indented entries
+    ("CHANGELOG.md", lambda i, v: f"## {v} - {4 - i}/1/24\n\n- {_entry(i)}\n"),  # a date as M/D/YY
+    ("CHANGES.md", lambda i, v: f"CHANGES {v}     01/0{4 - i}2024\n---------------------------\n    * {_entry(i)}\n"),
+    ("HISTORY", lambda i, v: f"Revision {v}, released 01-0{4 - i}-2024\n\n- {_entry(i)}\n"),
+    ("CHANGES.txt", lambda i, v: f"--{v}--\nReleased {'MJFJ'[i]}ay 1, 2024\n\n* {_entry(i)}\n"),
+]
+
+
+def _versions(name: str) -> list[str]:
+    return [f"2024.{4 - i}.{i}" for i in range(4)] if name == "changelog.txt" else VERSIONS
+
+
+@pytest.mark.parametrize(("name", "form"), FORMS, ids=[name for name, _ in FORMS])
+def test_a_changelogs_own_release_lines_give_each_entry_its_release(tmp_path: Path, name: str, form) -> None:
+    versions = _versions(name)
+    path = tmp_path / "acme" / name
+    path.parent.mkdir()
+    path.write_text("Changelog for acme\n\n" + "\n".join(form(i, v) for i, v in enumerate(versions)))
+    assert all(heading_version(form(i, v).split("\n")[0]) is None for i, v in enumerate(versions))  # unknown forms
+    chunks = chunk_document(load_document(path, tmp_path))
+    for i, version in enumerate(versions):
+        (chunk,) = [c for c in chunks if f"acme.{NAMES[i]}()" in c.text]
+        assert chunk.version == version, (name, chunk.text)
+
+
+def test_a_release_line_over_a_list_is_a_release_line(tmp_path: Path) -> None:
+    """A list interrupts a Markdown paragraph: "v1.3.0 (2024-04-01)" over "* …" is a paragraph of one line."""
+    path = tmp_path / "acme" / "CHANGELOG.md"
+    path.parent.mkdir()
+    path.write_text(
+        "# Version History\n\n" + "\n".join(f"v{v} (2024-0{4 - i}-01)\n* {_entry(i)}\n" for i, v in enumerate(VERSIONS))
+    )
+    chunks = chunk_document(load_document(path, tmp_path))
+    assert [c.version for c in chunks if "acme." in c.text] == VERSIONS
+
+
+def _lines(*texts: str) -> list[tuple[int, str]]:
+    return list(enumerate(texts))
+
+
+def test_what_is_not_learned() -> None:
+    # in order, three releases: learned
+    assert repeated_releases(_lines("1.3.0:", "1.2.0:", "1.1.0:")) == {0: "1.3.0", 1: "1.2.0", 2: "1.1.0"}
+    # a month's name is part of a date, whichever month it is
+    assert repeated_releases(_lines("1.3.0 of March 3:", "1.2.0 of Feb 3:", "1.1.0 of January 9:")) == {
+        0: "1.3.0",
+        1: "1.2.0",
+        2: "1.1.0",
+    }
+    # two lines of a form are no pattern
+    assert repeated_releases(_lines("1.3.0:", "1.2.0:")) == {}
+    # versions in no order: topics, not releases
+    assert repeated_releases(_lines("Python 3.9 support", "Python 3.12 support", "Python 3.10 support")) == {}
+    # one version three times is no sequence
+    assert repeated_releases(_lines("Requires numpy 1.22:", "Requires numpy 1.22:", "Requires numpy 1.22:")) == {}
+    # a line naming two versions is a span, whose release is not the first it names
+    assert repeated_releases(_lines("From 1.3 to 1.4:", "From 1.2 to 1.3:", "From 1.1 to 1.2:")) == {}
+    # a sentence that begins with a version is no release line
+    assert (
+        repeated_releases(_lines(*(f"{v} is the release where every frobnicate call was removed" for v in VERSIONS)))
+        == {}
+    )
+    # more than two words before the version
+    assert repeated_releases(_lines(*(f"The big new acme {v}:" for v in VERSIONS))) == {}
+
+
+@pytest.mark.parametrize(
+    ("heading", "version"),
+    [
+        ("Changes from 3.9.1 to 3.9.2", "3.9.2"),
+        ("Changes from 2.0rc2 to 2.0", "2.0"),
+        ("Important changes from 1.4.x to 2.0", "2.0"),
+        ("Changes from the old API to 2.0 style", None),
+    ],
+)
+def test_a_span_heading_is_the_release_it_ends_at(heading: str, version: str | None) -> None:
+    assert heading_version(heading) == version
+
+
+def test_an_angle_bracket_that_opens_no_tag_keeps_the_text_up_to_a_later_greater_than() -> None:
+    """`<Name` over a line break and an autolink is no raw HTML (CommonMark), so it is text; the HTML parser would
+    have read a tag from it (`indent=4` an attribute) to the next `>`, many entries later, and dropped them all."""
+    text = (
+        "- fixed (reported on <Stackoverflow\n  <https://stackoverflow.com/a/1>`__)\n"
+        "- the frobnicate entry, with indent=4 now\n\n[1.2.0]:\n- works on 2.7 > sys.maxint now\n"
+    )
+    out = markdown_text(text)
+    assert "the frobnicate entry" in out and "[1.2.0]:" in out and "2.7 > sys.maxint" in out
+    assert markdown_text("a <b>bold</b> word and List<T>") == "a bold word and List<T>"
+
+
+def test_a_form_is_learned_only_in_a_changelog(tmp_path: Path) -> None:
+    """A guide's "Django 5.1" headings over a Django plugin's notes are another product's releases: only a file
+    that is a changelog by name or kind has its own forms learned."""
+    body = "# Support\n\n" + "\n".join(f"## Django {v}:\n\n{_entry(i)}\n" for i, v in enumerate(VERSIONS))
+    for name, learned in (("guide.md", False), ("HISTORY.md", True)):
+        path = tmp_path / "acme" / name
+        path.parent.mkdir(exist_ok=True)
+        path.write_text(body)
+        versions = [c.version for c in chunk_document(load_document(path, tmp_path)) if "acme." in c.text]
+        assert versions == (VERSIONS if learned else [""] * 4), name
