@@ -108,8 +108,12 @@ def heading_version(heading: str, product: str = "") -> str | None:
 
 
 # A file's own form of release line, learned from the file (`repeated_releases`): the first version in a short
-# line, after at most two words ("Version 2026.12.2:", "CHANGES 5.1.0  22/10/2026", "[0.18.15, 2025-08-19]:").
-_VERSION_TOKEN = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+[0-9A-Za-z]*)(?![\w.])")
+# line, after at most two words ("Version 2026.12.2:", "CHANGES 5.1.0  22/10/2026", "[0.18.15, 2025-08-19]:"); a
+# pre-release suffix after a hyphen starts with a letter ("2.0.0-beta.1"), so a range "0.10.6-0.10.9" is no version.
+_VERSION_TOKEN = re.compile(
+    r"(?<![\w.])v?(\d+(?:\.\d+)+[0-9A-Za-z]*(?:[-+][A-Za-z][0-9A-Za-z]*(?:\.[0-9A-Za-z]+)*)?)(?![\w.])"
+)
+_DOTTED_DATE = re.compile(r"(?<![\w.])\d{1,2}\.\d{1,2}\.(?:19|20)\d{2}(?![\w.])")  # "01.04.2024", after the version
 _LEARNED_CHARS = 60  # a release line; the longest of the forms above in the docs seen is 33 characters
 _WORD = re.compile(r"\b[A-Za-z]{2,}\b")  # not "th" of "4th"
 _MONTHS = frozenset(
@@ -117,42 +121,52 @@ _MONTHS = frozenset(
     for full in ("january february march april may june july august september october november december").split()
     for m in (full, full[:3], "sept")
 )
-# Three lines of one form, in order, are a pattern, not a coincidence: two topics ("Python 3.9 support") can share
-# a form, and a list of pins ("numpy 1.22.4") names versions in no order.
+# Three lines of one form, in order, are a pattern, not a coincidence: two topics can share a form, and a list of
+# several packages' pins names versions in no order.
 _LEARNED_MIN = 3
-_IN_ORDER = 0.8  # of the adjacent pairs: a changelog may place a backport after a later release
+_IN_ORDER = 0.8  # of the adjacent pairs that differ: a changelog may place a backport after a later release
 
 
 def repeated_releases(lines: list[tuple[int, str]]) -> dict[int, str]:
-    """{index: version} of those `lines` (index, text) that share one form with at least two others, naming three
-    versions or more, in order (newest first or oldest first): the release lines of a changelog whose form the
-    grammar of `heading_version` does not know, learned from the file itself. A form is the line with its first
-    version read as one mark, every other number as another and a month's name as a third; at most two words may
-    come before the version and two after it, months aside."""
+    """{index: version} of those `lines` (index, text) that share one form, naming three versions or more in
+    order (newest first or oldest first): the release lines of a changelog whose form the grammar of
+    `heading_version` does not know, learned from the file itself. A form is the line with its first version read
+    as one mark, every other number as another and a month's name as a third; at most two words may come before
+    the version and two after it, months aside, and no second version after it (a span). The form naming the
+    most versions (the first of those that tie) is taken, then each other form whose lines all lie outside the
+    stretches of the file the forms taken cover: a file may write its older releases another way ("Revision
+    0.4.8" below "Revision 0.6.5, released 26-10-2026"), while lines of a form that fall among the releases are
+    topics inside them ("Python 3.13 support", "Released 2024.04.01")."""
     forms: dict[str, list[tuple[int, str]]] = {}
     for i, line in lines:
+        if len(line) > 4 * _LEARNED_CHARS:  # markup aside, no release line is this long
+            continue
         text = " ".join(strip_markup(line, keep_code=False).replace("*", "").split())
         match = _VERSION_TOKEN.search(text) if len(text) <= _LEARNED_CHARS else None
         if not match or len(_WORD.findall(text[: match.start()])) > 2:
             continue
-        rest = text[match.end() :]
+        rest = _DOTTED_DATE.sub("9", text[match.end() :])
         words = [w for w in _WORD.findall(rest) if w.lower() not in _MONTHS]  # a date's month is no word
         version = safe_version(match.group(1))
         # A second version makes the line a span ("Changes from 2.0.3 to 2.0.4"), not one release's.
         if version and len(words) <= 2 and not _VERSION_TOKEN.search(rest):
             rest = _WORD.sub(lambda w: "M" if w.group().lower() in _MONTHS else w.group(), rest)
-            form = text[: match.start()] + "V" + re.sub(r"\d+", "9", rest)
+            form = re.sub(r"\d+", "9", text[: match.start()]) + "V" + re.sub(r"\d+", "9", rest)
             forms.setdefault(form, []).append((i, version))
+    chosen = [g for g in forms.values() if len({v for _, v in g}) >= _LEARNED_MIN and _ordered(g)]
     found: dict[int, str] = {}
-    for group in forms.values():
-        if len({v for _, v in group}) >= _LEARNED_MIN and _ordered(group):
+    spans: list[tuple[int, int]] = []
+    for group in sorted(chosen, key=lambda g: (-len({v for _, v in g}), g[0][0])):
+        first, last = group[0][0], group[-1][0]
+        if all(last < a or first > b for a, b in spans):
+            spans.append((first, last))
             found.update(group)
     return found
 
 
 def _ordered(group: list[tuple[int, str]]) -> bool:
-    """Whether the versions run one way (most adjacent pairs newer first, or most older first; a version named
-    twice in a row breaks neither way)."""
+    """Whether the versions run one way: most adjacent pairs that differ newer first, or most older first (a
+    version named twice in a row counts neither way)."""
     from packaging.version import InvalidVersion, Version  # only for a file whose release lines are learned
 
     keys = []
@@ -163,18 +177,19 @@ def _ordered(group: list[tuple[int, str]]) -> bool:
             return False
     pairs = list(itertools.pairwise(keys))
     down, up = sum(a > b for a, b in pairs), sum(a < b for a, b in pairs)
-    return max(down, up) + len(pairs) - down - up >= _IN_ORDER * len(pairs)
+    return down + up >= _LEARNED_MIN - 1 and max(down, up) >= _IN_ORDER * (down + up)
 
 
 def _learned(headings: list[tuple[int, int, str | None]], lines: list[str]) -> list[tuple[int, int, str | None]]:
-    """`headings` with those of one level that `repeated_releases` finds given their versions, when the grammar
-    found fewer than two releases."""
-    if sum(version is not None for _, _, version in headings) >= 2:
+    """`headings` with those of one form that `repeated_releases` finds given their versions, when the grammar
+    found no release among them."""
+    if any(version is not None for _, _, version in headings):
         return headings
-    learned: dict[int, str] = {}
-    for level in {lvl for _, lvl, _ in headings}:
-        at = [(i, _ATX.match(lines[i]).group(2)) for i, lvl, v in headings if lvl == level and v is None]  # type: ignore[union-attr]
-        learned.update(repeated_releases(at))
+    at = [(i, _ATX.match(lines[i]).group(2)) for i, _, _ in headings]  # type: ignore[union-attr]
+    learned = repeated_releases(at)
+    levels = {lvl for i, lvl, _ in headings if i in learned}
+    if len(levels) > 1:  # one form at several levels is no file's release structure
+        return headings
     return [(i, lvl, learned.get(i, version)) for i, lvl, version in headings]
 
 
@@ -192,12 +207,12 @@ def releases(text: str, *, product: str = "", named: bool = False, own_version: 
     name or kind and has no version of its own (a version folder or front matter). A heading that is no release,
     at the level of the outermost release headings or above, ends the release before it; what follows it is
     `own_version`'s. The release headings themselves are left out, so sections are named by the headings below
-    them. In a changelog by name or kind, headings of a form the grammar does not know are releases when the file
-    repeats that form (`repeated_releases`); elsewhere "Django 4.2", "Django 5.0" headings may be another
-    product's releases."""
+    them. In a changelog by name or kind with no version of its own and no heading the grammar reads as a
+    release, headings of a form the file repeats are releases (`repeated_releases`); elsewhere "Django 4.2",
+    "Django 5.0" headings may be another product's releases."""
     lines = text.split("\n")
     headings = list(_headings(lines, product))
-    headings = _learned(headings, lines) if named else headings
+    headings = _learned(headings, lines) if named and not own_version else headings
     counts = Counter(level for _, level, version in headings if version)
     if not counts:
         return None
@@ -230,14 +245,21 @@ def _headings(lines: list[str], product: str, inside: list[bool] | None = None) 
 def release_lines(text: str, product: str = "") -> str:
     """Markdown with its one-line paragraphs that are release lines ("6.0.4 (2026-11-20)") made headings, at the
     level of the file's other release headings: a changelog may underline its older releases and not its newer.
-    When the grammar finds fewer than two releases, the lines of a form the file repeats (`repeated_releases`)."""
+    Where that finds fewer than two releases, a release line may have its list right below it (a list interrupts
+    a Markdown paragraph: "v1.7.3 (2026-11-12)" over "* Preserve …"); where the grammar finds none, the lines of a
+    form the file repeats are its releases (`repeated_releases`)."""
     lines = text.split("\n")
     inside = in_fences(lines)
-    alone = [i for i in range(len(lines)) if not inside[i] and _alone_line(lines, i)]
-    found = [i for i in alone if heading_version(lines[i].strip(), product) is not None]
     headings = _headings(lines, product, inside)
-    if len(found) + sum(version is not None for _, _, version in headings) < 2:
-        found = sorted({*found, *repeated_releases([(i, lines[i]) for i in alone])})
+    released = sum(version is not None for _, _, version in headings)
+    found: list[int] = []
+    for list_after in (False, True):
+        alone = [i for i in range(len(lines)) if not inside[i] and _alone_line(lines, i, list_after=list_after)]
+        found = [i for i in alone if heading_version(lines[i].strip(), product) is not None]
+        if released + len(found) >= 2:
+            break
+    if not released and not found:
+        found = sorted(repeated_releases([(i, lines[i]) for i in alone]))
     if not found:
         return text
     level = min((lvl for _, lvl, version in headings if version is not None), default=0)
@@ -252,26 +274,26 @@ def release_lines(text: str, product: str = "") -> str:
     return "\n".join(lines)
 
 
-def _alone_line(lines: list[str], i: int) -> bool:
+def _alone_line(lines: list[str], i: int, *, list_after: bool = False) -> bool:
     """A paragraph of one line that could be a release heading ("6.0.4 (2026-11-20)", "= 4.3.0 (20130812) =",
-    "**0.44.0 (2024-08-04)**"): a blank line or a list after it, as a list interrupts a Markdown paragraph
-    ("v1.7.3 (2026-11-12)" over "* Preserve …")."""
+    "**0.44.0 (2024-08-04)**"): a blank line after it, or with `list_after` a list."""
     line = lines[i]
     after = lines[i + 1] if i + 1 < len(lines) else ""
-    alone = (i == 0 or not lines[i - 1].strip()) and (not after.strip() or bool(_LIST_ITEM.match(after)))
+    ends = not after.strip() or (list_after and bool(_LIST_ITEM.match(after)))
     bold = line.startswith("**") and line.rstrip().endswith("**")
-    return alone and (line[:1].isalnum() or line[:1] == "[" or bold or bool(_WIKI_HEADING.match(line)))
+    opens = line[:1].isalnum() or line[:1] == "[" or bold or bool(_WIKI_HEADING.match(line))
+    return (i == 0 or not lines[i - 1].strip()) and ends and opens
 
 
 def news_to_markdown(text: str, *, product: str = "", named: bool = False) -> str | None:
     """Plain text with `Version 1.2.0` (or `1.2.0 (2024-05-01)`) lines as Markdown: those lines become
     headings (an underline below them is dropped), `*`/`+`/`•` bullets `- ` entries, each release's lines
     dedented; None when it has no such lines (two are needed unless the file is a changelog by name). A changelog
-    by name whose lines the grammar does not know has its own form learned (`repeated_releases`)."""
+    by name where the grammar reads no line as a release has its own form learned (`repeated_releases`)."""
     lines = text.split("\n")
     opening = [(i, line) for i, line in enumerate(lines) if line.strip() and not line[0].isspace()]
     marks = [i for i, line in opening if heading_version(line.strip(), product) is not None]
-    if len(marks) < 2 and named:
+    if not marks and named:
         starts = [(i, line) for i, line in opening if i == 0 or not lines[i - 1].strip()]
         marks = sorted({*marks, *repeated_releases(starts)})
     if len(marks) < (1 if named else 2):

@@ -52,7 +52,9 @@ _PARAGRAPH_END = re.compile(r"\n[ \t]*\n")
 # (`<li>`, `<tr>` and `<td>` end where the next begins).
 _FRAMED = frozenset({"a", "code", "pre", "ul", "ol", "menu", "table", *HEADINGS})
 _PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
-_TAG_OPEN = re.compile(r"<[A-Za-z/!?]")
+_TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
+_DESTINATION = re.compile(r"<[^<>\n]*>")
+_BEFORE_DESTINATION = re.compile(r"(?:\]\(|^ {0,3}\[[^\]\n]+\]:)[ \t]*$", re.M)
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)>")
 # CommonMark's raw HTML; possessive quantifiers, so a long unclosed tag costs linear time.
 _ATTR = r"""(?:\s++[A-Za-z_:][A-Za-z0-9_.:-]*+(?:\s*+=\s*+(?:[^\s"'=<>`]++|'[^']*+'|"[^"]*+"))?+)"""
@@ -87,6 +89,13 @@ def protect(text: str) -> tuple[str, list[str]]:
 
 def restore(text: str, saved: list[str]) -> str:
     return _HOLD.sub(lambda m: saved[int(m.group(1))], text)
+
+
+def _destination(text: str, j: int) -> bool:
+    """Whether the `<` at `j` opens a link's destination in angle brackets: `](<a b>)`, or a definition's
+    `[id]: <a b>`, closed on its line."""
+    line_start = text.rfind("\n", 0, j) + 1
+    return bool(_DESTINATION.match(text, j) and _BEFORE_DESTINATION.search(text[line_start:j]))
 
 
 def _hold(saved: list[str], text: str) -> str:
@@ -125,11 +134,14 @@ def _inline(text: str, saved: list[str]) -> str:
             out.append(tag.group())
             i = tag.end()
         else:
-            # No raw HTML by CommonMark's grammar, so text: set aside where the HTML parser would read a tag up
-            # to the next `>`, however far ("<Stackoverflow" over a line break and a link ate 17 KB up to a later
-            # "X > y"). A link's destination in angle brackets (`](<a b>)`) is the link parser's.
-            opens = _TAG_OPEN.match(text, j) and text[max(0, j - 2) : j] != "]("
-            out.append(_hold(saved, "<") if opens else "<")
+            # No raw HTML by CommonMark's grammar, so text: set aside where the HTML parser would read a tag of no
+            # HTML element up to the next `>`, however far ("<Stackoverflow" over a line break and a link ate 17 KB
+            # up to a later "X > y"). A known element's malformed tag (`<script/src=x>`) stays the parser's, which
+            # drops what it must; so does a link's destination in angle brackets (`](<a b>)`, `[id]: <a b>`),
+            # which the link checks read.
+            name = _TAG_NAME.match(text, j)
+            unknown = bool(name) and name.group(1).lower() not in ELEMENTS  # type: ignore[union-attr]
+            out.append(_hold(saved, "<") if unknown and not _destination(text, j) else "<")
             i = j + 1
     out.append(text[i:])
     return "".join(out)

@@ -89,6 +89,65 @@ def test_what_is_not_learned() -> None:
     )
     # more than two words before the version
     assert repeated_releases(_lines(*(f"The big new acme {v}:" for v in VERSIONS))) == {}
+    # a version named again and again is no order, however the few others run
+    assert repeated_releases(_lines("1.0:", "1.0:", "1.0:", "1.0:", "2.0:", "1.5:", "3.0:")) == {}
+    # a pre-release after a hyphen stays; a date after the version is no second version
+    assert repeated_releases(_lines("v2.0.0-beta.1:", "v1.9.0-beta.1:", "v1.8.0-beta.1:")) == {
+        0: "2.0.0-beta.1",
+        1: "1.9.0-beta.1",
+        2: "1.8.0-beta.1",
+    }
+    assert set(repeated_releases(_lines("1.3.0 - 01.04.2024", "1.2.0 - 01.03.2024", "1.1.0 - 01.02.2024"))) == {0, 1, 2}
+
+
+def test_topics_in_the_same_shape_stay_in_their_release_and_an_older_form_is_learned_too() -> None:
+    """Only the form naming the most releases, and forms wholly outside the stretches it covers (a file's older
+    releases written another way): lines of another form that fall among its releases are topics inside them."""
+    topics = _lines("4.4.2:", "Python 3.13 support", "4.4.1:", "Python 3.12 support", "4.4.0:", "Python 3.11 support")
+    assert repeated_releases(topics) == {0: "4.4.2", 2: "4.4.1", 4: "4.4.0"}
+    dated = _lines(
+        "--1.3.0--", "Released 2024.04.01", "--1.2.0--", "Released 2024.03.01", "--1.1.0--", "Released 2024.02.01"
+    )
+    assert repeated_releases(dated) == {0: "1.3.0", 2: "1.2.0", 4: "1.1.0"}
+    eras = _lines(
+        "Revision 0.6.5, released 26-10-2026",
+        "Revision 0.6.4, released 08-07-2026",
+        "Revision 0.6.3, released 16-03-2026",
+        "Revision 0.4.8",
+        "Revision 0.4.7",
+        "Revision 0.4.6",
+    )
+    assert repeated_releases(eras) == {0: "0.6.5", 1: "0.6.4", 2: "0.6.3", 3: "0.4.8", 4: "0.4.7", 5: "0.4.6"}
+
+
+def _versions_of(tmp_path: Path, name: str, text: str) -> list[tuple[str, str]]:
+    path = tmp_path / "acme" / name
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    return [(c.version, c.text) for c in chunk_document(load_document(path, tmp_path))]
+
+
+def test_a_changelog_the_grammar_reads_is_left_as_it_was(tmp_path: Path) -> None:
+    """Nothing is learned where the grammar reads a release, or where the file has a version of its own: topic
+    headings and pins in order stay text of their release."""
+    one = "## 1.0.0 (2024-01-01)\n\nFirst release.\n\n" + "".join(
+        f"### Python 3.{n}\n\n- Wheels for cp3{n}.\n\n" for n in (12, 11, 10)
+    )
+    assert {v for v, _ in _versions_of(tmp_path, "CHANGELOG.md", one)} == {"1.0.0"}
+    pins = "Version 2.0.0\n- Removed frobnicate.\n\nTested with:\n\n" + "".join(
+        f"SQLAlchemy {v}\n\n" for v in ("2.0.30", "1.4.52", "1.3.24")
+    )
+    chunks = _versions_of(tmp_path, "CHANGES.md", pins)
+    assert {v for v, _ in chunks} == {"2.0.0"} and "SQLAlchemy 1.3.24" in "".join(text for _, text in chunks)
+    own = "---\nversion: 2.0.0\n---\n" + "".join(f"## Django {v}\n\n{_entry(i)}\n\n" for i, v in enumerate(VERSIONS))
+    assert {v for v, _ in _versions_of(tmp_path, "HISTORY.md", own)} == {"2.0.0"}
+
+
+def test_a_grammar_line_over_a_list_inside_a_release_stays_in_that_release(tmp_path: Path) -> None:
+    """A line over a list counts as a release line only where the file's releases are not found otherwise."""
+    text = "## 3.0.0\n\n- Removed frobnicate.\n\nMigrating to 2.0.0\n- First do glorp.\n\n## 2.0.0\n\n- Added glorp.\n"
+    (glorp,) = [v for v, chunk in _versions_of(tmp_path, "CHANGELOG.md", text) if "First do glorp" in chunk]
+    assert glorp == "3.0.0"
 
 
 @pytest.mark.parametrize(
@@ -114,6 +173,12 @@ def test_an_angle_bracket_that_opens_no_tag_keeps_the_text_up_to_a_later_greater
     out = markdown_text(text)
     assert "the frobnicate entry" in out and "[1.2.0]:" in out and "2.7 > sys.maxint" in out
     assert markdown_text("a <b>bold</b> word and List<T>") == "a bold word and List<T>"
+    # a known element's tag, malformed or not, is still the HTML parser's: a script's content goes
+    assert markdown_text("<script/src=x>alert(1)</script> after") == "after"
+    assert markdown_text('<a href="http://a.org"title="t">link</a>') == "[link](http://a.org/)"
+    # a destination in angle brackets is still the link checks': definitions go, as they went
+    assert markdown_text("[id]: <javascript:alert(1) x>\n\n[a][id]").strip() == "[a][id]"
+    assert markdown_text("[id]: <docs/a b.md>") == ""
 
 
 def test_a_form_is_learned_only_in_a_changelog(tmp_path: Path) -> None:
