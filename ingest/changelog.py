@@ -76,7 +76,6 @@ _UNRELEASED = re.compile(
 # A heading marked as a wiki writes it: "= 4.3.0 (20130812) =".
 _WIKI_HEADING = re.compile(r"^=+\s+|(?<!\s)\s+=+$")  # blanks taken from their first: not retried from each (quadratic)
 _BULLET = re.compile(r"^([ \t]*)[*+•][ \t]+")
-_LIST_ITEM = re.compile(r"^[ \t]{0,3}(?:[-*+]|1[.)])[ \t]+\S")
 _UNDERLINE = re.compile(r"^([=\-~^*+#])\1{2,}[ \t]*$")
 
 
@@ -113,7 +112,8 @@ def heading_version(heading: str, product: str = "") -> str | None:
 _VERSION_TOKEN = re.compile(
     r"(?<![\w.])v?(\d+(?:\.\d+)+[0-9A-Za-z]*(?:[-+][A-Za-z][0-9A-Za-z]*(?:\.[0-9A-Za-z]+)*)?)(?![\w.])"
 )
-_DOTTED_DATE = re.compile(r"(?<![\w.])\d{1,2}\.\d{1,2}\.(?:19|20)\d{2}(?![\w.])")  # "01.04.2024", after the version
+# after the version: "01.04.2024", "01.04.24", "2024.04.01"
+_DOTTED_DATE = re.compile(r"(?<![\w.])(?:\d{1,2}\.\d{1,2}\.(?:19|20)?\d{2}|(?:19|20)\d{2}\.\d{1,2}\.\d{1,2})(?![\w.])")
 _LEARNED_CHARS = 60  # a release line; the longest of the forms above in the docs seen is 33 characters
 _WORD = re.compile(r"\b[A-Za-z]{2,}\b")  # not "th" of "4th"
 _MONTHS = frozenset(
@@ -127,18 +127,19 @@ _LEARNED_MIN = 3
 _IN_ORDER = 0.8  # of the adjacent pairs that differ: a changelog may place a backport after a later release
 
 
-def repeated_releases(lines: list[tuple[int, str]]) -> dict[int, str]:
-    """{index: version} of those `lines` (index, text) that share one form, naming three versions or more in
-    order (newest first or oldest first): the release lines of a changelog whose form the grammar of
-    `heading_version` does not know, learned from the file itself. A form is the line with its first version read
-    as one mark, every other number as another and a month's name as a third; at most two words may come before
-    the version and two after it, months aside, and no second version after it (a span). The form naming the
-    most versions (the first of those that tie) is taken, then each other form whose lines all lie outside the
-    stretches of the file the forms taken cover: a file may write its older releases another way ("Revision
-    0.4.8" below "Revision 0.6.5, released 26-10-2026"), while lines of a form that fall among the releases are
-    topics inside them ("Python 3.13 support", "Released 2024.04.01")."""
+def repeated_releases(candidates: list[tuple[int, str]], lines: list[str]) -> dict[int, str]:
+    """{index: version} of those `candidates` (index into `lines`, text) that share one form, naming three
+    versions or more in order (newest first or oldest first), most of them over text of their own: the release
+    lines of a changelog whose form the grammar of `heading_version` does not know, learned from the file itself.
+    A form is the line with its first version read as one mark, every other number as another and a month's name
+    as a third; at most two words may come before the version and two after it, months aside, and no second
+    version after it (a span). Lines with nothing but blank lines between them are a list (pins, supported
+    Pythons), not releases. The form that starts first is taken (a topic lies inside a release), then each other
+    form whose lines all lie outside the stretches of the file the forms taken cover: a file may write its older
+    releases another way ("Revision 0.4.8" below "Revision 0.6.5, released 26-10-2026"), while lines of a form
+    among the releases are topics inside them ("Python 3.13 support", "Released 2024.04.01")."""
     forms: dict[str, list[tuple[int, str]]] = {}
-    for i, line in lines:
+    for i, line in candidates:
         if len(line) > 4 * _LEARNED_CHARS:  # markup aside, no release line is this long
             continue
         text = " ".join(strip_markup(line, keep_code=False).replace("*", "").split())
@@ -153,15 +154,23 @@ def repeated_releases(lines: list[tuple[int, str]]) -> dict[int, str]:
             rest = _WORD.sub(lambda w: "M" if w.group().lower() in _MONTHS else w.group(), rest)
             form = re.sub(r"\d+", "9", text[: match.start()]) + "V" + re.sub(r"\d+", "9", rest)
             forms.setdefault(form, []).append((i, version))
-    chosen = [g for g in forms.values() if len({v for _, v in g}) >= _LEARNED_MIN and _ordered(g)]
+    chosen = [
+        g for g in forms.values() if len({v for _, v in g}) >= _LEARNED_MIN and _ordered(g) and _over_text(g, lines)
+    ]
     found: dict[int, str] = {}
     spans: list[tuple[int, int]] = []
-    for group in sorted(chosen, key=lambda g: (-len({v for _, v in g}), g[0][0])):
+    for group in sorted(chosen, key=lambda g: g[0][0]):
         first, last = group[0][0], group[-1][0]
         if all(last < a or first > b for a, b in spans):
             spans.append((first, last))
             found.update(group)
     return found
+
+
+def _over_text(group: list[tuple[int, str]], lines: list[str]) -> bool:
+    """Whether at most half of the lines of `group` have only blank lines between them and the next."""
+    bare = sum(all(not lines[k].strip() for k in range(a + 1, b)) for (a, _), (b, _) in itertools.pairwise(group))
+    return 2 * bare <= len(group) - 1
 
 
 def _ordered(group: list[tuple[int, str]]) -> bool:
@@ -180,16 +189,14 @@ def _ordered(group: list[tuple[int, str]]) -> bool:
     return down + up >= _LEARNED_MIN - 1 and max(down, up) >= _IN_ORDER * (down + up)
 
 
-def _learned(headings: list[tuple[int, int, str | None]], lines: list[str]) -> list[tuple[int, int, str | None]]:
-    """`headings` with those of one form that `repeated_releases` finds given their versions, when the grammar
-    found no release among them."""
-    if any(version is not None for _, _, version in headings):
+def _learned(
+    headings: list[tuple[int, int, str | None]], lines: list[str], product: str
+) -> list[tuple[int, int, str | None]]:
+    """`headings` with those of a form that `repeated_releases` finds given their versions, when the grammar reads
+    no release in the file ("Unreleased" aside)."""
+    if _grammar_reads_a_release(lines, in_fences(lines), headings, product):
         return headings
-    at = [(i, _ATX.match(lines[i]).group(2)) for i, _, _ in headings]  # type: ignore[union-attr]
-    learned = repeated_releases(at)
-    levels = {lvl for i, lvl, _ in headings if i in learned}
-    if len(levels) > 1:  # one form at several levels is no file's release structure
-        return headings
+    learned = repeated_releases([(i, _ATX.match(lines[i]).group(2)) for i, _, _ in headings], lines)  # type: ignore[union-attr]
     return [(i, lvl, learned.get(i, version)) for i, lvl, version in headings]
 
 
@@ -207,12 +214,12 @@ def releases(text: str, *, product: str = "", named: bool = False, own_version: 
     name or kind and has no version of its own (a version folder or front matter). A heading that is no release,
     at the level of the outermost release headings or above, ends the release before it; what follows it is
     `own_version`'s. The release headings themselves are left out, so sections are named by the headings below
-    them. In a changelog by name or kind with no version of its own and no heading the grammar reads as a
-    release, headings of a form the file repeats are releases (`repeated_releases`); elsewhere "Django 4.2",
-    "Django 5.0" headings may be another product's releases."""
+    them. In a changelog by name or kind with no version of its own where the grammar reads no release
+    ("Unreleased" aside), headings of a form the file repeats are releases (`repeated_releases`); elsewhere
+    "Django 4.2", "Django 5.0" headings may be another product's releases."""
     lines = text.split("\n")
     headings = list(_headings(lines, product))
-    headings = _learned(headings, lines) if named and not own_version else headings
+    headings = _learned(headings, lines, product) if named and not own_version else headings
     counts = Counter(level for _, level, version in headings if version)
     if not counts:
         return None
@@ -245,21 +252,15 @@ def _headings(lines: list[str], product: str, inside: list[bool] | None = None) 
 def release_lines(text: str, product: str = "") -> str:
     """Markdown with its one-line paragraphs that are release lines ("6.0.4 (2026-11-20)") made headings, at the
     level of the file's other release headings: a changelog may underline its older releases and not its newer.
-    Where that finds fewer than two releases, a release line may have its list right below it (a list interrupts
-    a Markdown paragraph: "v1.7.3 (2026-11-12)" over "* Preserve …"); where the grammar finds none, the lines of a
-    form the file repeats are its releases (`repeated_releases`)."""
+    Where the grammar reads no release ("Unreleased" aside), the lines of a form the file repeats are releases
+    (`repeated_releases`)."""
     lines = text.split("\n")
     inside = in_fences(lines)
     headings = _headings(lines, product, inside)
-    released = sum(version is not None for _, _, version in headings)
-    found: list[int] = []
-    for list_after in (False, True):
-        alone = [i for i in range(len(lines)) if not inside[i] and _alone_line(lines, i, list_after=list_after)]
-        found = [i for i in alone if heading_version(lines[i].strip(), product) is not None]
-        if released + len(found) >= 2:
-            break
-    if not released and not found:
-        found = sorted(repeated_releases([(i, lines[i]) for i in alone]))
+    alone = [i for i in range(len(lines)) if not inside[i] and _alone_line(lines, i)]
+    found = [i for i in alone if heading_version(lines[i].strip(), product) is not None]
+    if not _grammar_reads_a_release(lines, inside, headings, product):
+        found = sorted({*found, *repeated_releases([(i, lines[i]) for i in alone], lines)})
     if not found:
         return text
     level = min((lvl for _, lvl, version in headings if version is not None), default=0)
@@ -274,28 +275,37 @@ def release_lines(text: str, product: str = "") -> str:
     return "\n".join(lines)
 
 
-def _alone_line(lines: list[str], i: int, *, list_after: bool = False) -> bool:
+def _grammar_reads_a_release(
+    lines: list[str], inside: list[bool], headings: list[tuple[int, int, str | None]], product: str
+) -> bool:
+    """Whether the grammar reads a release (not "Unreleased") in the file's headings or in its lines outside code
+    that are not indented ("Version 2.0.0" over its list): then its releases are in a form the grammar knows, and
+    lines of another form are topics inside them ("### Python 3.12" under "## 1.0.0")."""
+    return any(version for _, _, version in headings) or any(
+        not inside[i] and line[:1].isalnum() and heading_version(line.strip(), product) for i, line in enumerate(lines)
+    )
+
+
+def _alone_line(lines: list[str], i: int) -> bool:
     """A paragraph of one line that could be a release heading ("6.0.4 (2026-11-20)", "= 4.3.0 (20130812) =",
-    "**0.44.0 (2024-08-04)**"): a blank line after it, or with `list_after` a list."""
+    "**0.44.0 (2024-08-04)**", "[0.18.15, 2025-08-19]:")."""
     line = lines[i]
-    after = lines[i + 1] if i + 1 < len(lines) else ""
-    ends = not after.strip() or (list_after and bool(_LIST_ITEM.match(after)))
+    alone = (i == 0 or not lines[i - 1].strip()) and (i + 1 == len(lines) or not lines[i + 1].strip())
     bold = line.startswith("**") and line.rstrip().endswith("**")
-    opens = line[:1].isalnum() or line[:1] == "[" or bold or bool(_WIKI_HEADING.match(line))
-    return (i == 0 or not lines[i - 1].strip()) and ends and opens
+    return alone and (line[:1].isalnum() or line[:1] == "[" or bold or bool(_WIKI_HEADING.match(line)))
 
 
 def news_to_markdown(text: str, *, product: str = "", named: bool = False) -> str | None:
     """Plain text with `Version 1.2.0` (or `1.2.0 (2024-05-01)`) lines as Markdown: those lines become
     headings (an underline below them is dropped), `*`/`+`/`•` bullets `- ` entries, each release's lines
     dedented; None when it has no such lines (two are needed unless the file is a changelog by name). A changelog
-    by name where the grammar reads no line as a release has its own form learned (`repeated_releases`)."""
+    by name where the grammar reads no release ("Unreleased" aside) has its own form learned (`repeated_releases`)."""
     lines = text.split("\n")
     opening = [(i, line) for i, line in enumerate(lines) if line.strip() and not line[0].isspace()]
     marks = [i for i, line in opening if heading_version(line.strip(), product) is not None]
-    if not marks and named:
+    if named and not any(heading_version(lines[i].strip(), product) for i in marks):
         starts = [(i, line) for i, line in opening if i == 0 or not lines[i - 1].strip()]
-        marks = sorted({*marks, *repeated_releases(starts)})
+        marks = sorted({*marks, *repeated_releases(starts, lines)})
     if len(marks) < (1 if named else 2):
         return None
     out: list[str] = []

@@ -53,8 +53,10 @@ _PARAGRAPH_END = re.compile(r"\n[ \t]*\n")
 _FRAMED = frozenset({"a", "code", "pre", "ul", "ol", "menu", "table", *HEADINGS})
 _PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 _TAG_NAME = re.compile(r"</?([A-Za-z][A-Za-z0-9-]*)")
+_TAG_OPEN = re.compile(r"<[A-Za-z/!?]")
 _DESTINATION = re.compile(r"<[^<>\n]*>")
-_BEFORE_DESTINATION = re.compile(r"(?:\]\(|^ {0,3}\[[^\]\n]+\]:)[ \t]*$", re.M)
+_DEFINITION_LEAD = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.M)
+_LABEL_CHARS = 1003  # CommonMark's link label: at most 999 characters, and its brackets, indent and colon
 _AUTOLINK = re.compile(r"<([A-Za-z][A-Za-z0-9+.-]{1,31}:[^\s<>]*)>")
 # CommonMark's raw HTML; possessive quantifiers, so a long unclosed tag costs linear time.
 _ATTR = r"""(?:\s++[A-Za-z_:][A-Za-z0-9_.:-]*+(?:\s*+=\s*+(?:[^\s"'=<>`]++|'[^']*+'|"[^"]*+"))?+)"""
@@ -92,10 +94,39 @@ def restore(text: str, saved: list[str]) -> str:
 
 
 def _destination(text: str, j: int) -> bool:
-    """Whether the `<` at `j` opens a link's destination in angle brackets: `](<a b>)`, or a definition's
-    `[id]: <a b>`, closed on its line."""
-    line_start = text.rfind("\n", 0, j) + 1
-    return bool(_DESTINATION.match(text, j) and _BEFORE_DESTINATION.search(text[line_start:j]))
+    """Whether the `<` at `j` opens a link's destination in angle brackets, closed on its line: `](<a b>)`, or a
+    definition's `[id]: <a b>`. Looks back over blanks only, and at most a label's length for a definition, so a
+    line of many `<` costs linear time."""
+    if not _DESTINATION.match(text, j):
+        return False
+    k = j
+    while k and text[k - 1] in " \t":
+        k -= 1
+    if text[max(0, k - 2) : k] == "](":
+        return True
+    if not k or text[k - 1] != ":":
+        return False
+    start = text.rfind("\n", max(0, k - _LABEL_CHARS), k) + 1
+    return (start > 0 or k <= _LABEL_CHARS) and bool(_DEFINITION_LEAD.fullmatch(text, start, k))
+
+
+class _Ahead:
+    """Where the next `>` and the next line break are, from a position that only grows: each found once."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.gt, self.nl = text, -1, -1
+
+    def closes_on_its_line(self, j: int) -> bool:
+        """Whether a `>` comes after `j` before the line ends."""
+        if self.gt < j:
+            self.gt = self._find(">", j)
+        if self.nl < j:
+            self.nl = self._find("\n", j)
+        return self.gt < self.nl
+
+    def _find(self, char: str, j: int) -> int:
+        found = self.text.find(char, j)
+        return len(self.text) if found < 0 else found  # none: the end, which no later position passes
 
 
 def _hold(saved: list[str], text: str) -> str:
@@ -107,6 +138,7 @@ def _inline(text: str, saved: list[str]) -> str:
     """Code spans and autolinks of one run of prose lines set aside; raw HTML tags are skipped over whole, so
     a backtick inside an attribute opens nothing (a tag that starts first wins, as in CommonMark)."""
     out: list[str] = []
+    ahead = _Ahead(text)
     i = 0
     while found := _SPECIAL.search(text, i):
         j = found.start()
@@ -134,14 +166,17 @@ def _inline(text: str, saved: list[str]) -> str:
             out.append(tag.group())
             i = tag.end()
         else:
-            # No raw HTML by CommonMark's grammar, so text: set aside where the HTML parser would read a tag of no
-            # HTML element up to the next `>`, however far ("<Stackoverflow" over a line break and a link ate 17 KB
-            # up to a later "X > y"). A known element's malformed tag (`<script/src=x>`) stays the parser's, which
-            # drops what it must; so does a link's destination in angle brackets (`](<a b>)`, `[id]: <a b>`),
+            # No raw HTML by CommonMark's grammar, so text: set aside where the HTML parser would read a tag up to
+            # the next `>`, however far ("<Stackoverflow" over a line break and a link ate 17 KB up to a later
+            # "X > y"). A known element's malformed tag closed on its line (`<script/src=x>`) stays the parser's,
+            # which drops what it must; so does a link's destination in angle brackets (`](<a b>)`, `[id]: <a b>`),
             # which the link checks read.
             name = _TAG_NAME.match(text, j)
-            unknown = bool(name) and name.group(1).lower() not in ELEMENTS  # type: ignore[union-attr]
-            out.append(_hold(saved, "<") if unknown and not _destination(text, j) else "<")
+            if name and name.group(1).lower() in ELEMENTS:
+                hold = not ahead.closes_on_its_line(j)
+            else:
+                hold = bool(_TAG_OPEN.match(text, j))
+            out.append(_hold(saved, "<") if hold and not _destination(text, j) else "<")
             i = j + 1
     out.append(text[i:])
     return "".join(out)
