@@ -4,6 +4,7 @@ written here for a neutral product; the forms are those of real changelogs on th
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ def _entry(i: int) -> str:
 
 
 # (file name, the text of release i of VERSIONS): a line form each, as the file writes it
-FORMS = [
+FORMS: list[tuple[str, Callable[[int, str], str]]] = [
     ("CHANGES", lambda i, v: f"[{v}, 2024-0{4 - i}-01]:\n- {_entry(i)}\n"),  # bracketed version and date, a colon
     ("CHANGELOG.rst", lambda i, v: f"{v}:\n\n * {_entry(i)}\n"),  # the version and a colon, RST
     ("changelog.txt", lambda i, v: f"Version 2024.{4 - i}.{i}:\n\n    {_entry(i)}\n"),  # indented entries
@@ -38,7 +39,9 @@ def _versions(name: str) -> list[str]:
 
 
 @pytest.mark.parametrize(("name", "form"), FORMS, ids=[name for name, _ in FORMS])
-def test_a_changelogs_own_release_lines_give_each_entry_its_release(tmp_path: Path, name: str, form) -> None:
+def test_a_changelogs_own_release_lines_give_each_entry_its_release(
+    tmp_path: Path, name: str, form: Callable[[int, str], str]
+) -> None:
     versions = _versions(name)
     path = tmp_path / "acme" / name
     path.parent.mkdir()
