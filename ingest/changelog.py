@@ -302,8 +302,9 @@ def news_to_markdown(text: str, *, product: str = "", named: bool = False) -> st
     by name where the grammar reads no release ("Unreleased" aside) has its own form learned (`repeated_releases`)."""
     lines = text.split("\n")
     opening = [(i, line) for i, line in enumerate(lines) if line.strip() and not line[0].isspace()]
-    marks = [i for i, line in opening if heading_version(line.strip(), product) is not None]
-    if named and not any(heading_version(lines[i].strip(), product) for i in marks):
+    read = {i: heading_version(line.strip(), product) for i, line in opening}
+    marks = [i for i, version in read.items() if version is not None]
+    if named and not any(read.values()):  # no release ("Unreleased" aside)
         starts = [(i, line) for i, line in opening if i == 0 or not lines[i - 1].strip()]
         marks = sorted({*marks, *repeated_releases(starts, lines)})
     if len(marks) < (1 if named else 2):
